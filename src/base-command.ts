@@ -1,0 +1,54 @@
+import {Command, Flags} from '@oclif/core'
+
+import {UsageError} from './errors.js'
+import {EXIT_CODE_HELP, type GatePolicy} from './planner/verdict.js'
+
+type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
+
+/**
+ * Base of every kpx-check command: `--json` from oclif, and exit codes that survive `--json`
+ * (oclif's own catch() reads err.exitCode and would turn a usage error into exit 1).
+ */
+export abstract class KpxCommand extends Command {
+  static enableJsonFlag = true
+
+  protected async catch(error: OclifError): Promise<unknown> {
+    const exitCode = error.oclif?.exit ?? error.exitCode ?? 1
+    process.exitCode = exitCode
+    if (this.jsonEnabled()) {
+      this.logJson({error: {name: error.name, message: error.message, exitCode, suggestions: error.suggestions ?? []}})
+      return
+    }
+
+    if (error instanceof UsageError) this.error(error.message, {exit: exitCode, suggestions: error.suggestions})
+    return super.catch(error)
+  }
+}
+
+/** Flags shared by the commands that evaluate rules and gate on the verdict. */
+export const checkFlags = {
+  rules: Flags.string({
+    description: 'Extra rule files or folders to load besides the built-in rules (repeatable).',
+    multiple: true,
+    helpValue: 'PATH',
+  }),
+  skip: Flags.string({description: 'Do not evaluate this rule (repeatable).', multiple: true, helpValue: 'RULE-ID'}),
+  severity: Flags.string({
+    description: 'Override a rule\'s severity (repeatable).',
+    multiple: true,
+    helpValue: 'RULE-ID=blocker|warning|info',
+  }),
+  'fail-on': Flags.string({
+    description: 'Lowest failed severity that fails the run: blocker (exit 3) or warning (also exit 4).',
+    options: ['blocker', 'warning'],
+    default: 'blocker',
+  }),
+  'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
+}
+
+export function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': string}): GatePolicy {
+  return {failOn: flags['fail-on'] === 'warning' ? 'warning' : 'blocker', allowIncomplete: flags['allow-incomplete']}
+}
+
+/** The exit-code table as it appears at the end of a command's --help. */
+export const EXIT_CODES_DESCRIPTION = ['Exit codes:', ...EXIT_CODE_HELP.map((line) => `  ${line}`)].join('\n')

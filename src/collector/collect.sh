@@ -1,0 +1,956 @@
+#!/bin/sh
+# kpx-check node facts collector: prints a node facts bundle (format v1) on stdout.
+#
+#   # kpx-check node facts v1
+#   ### <section>
+#   <raw output of a command or file>
+#   ...
+#   ### unavailable
+#   <section> <reason> [detail]        (one line per section that could not be read)
+#
+# Every section header is always printed, in a fixed order; a section listed in `unavailable`
+# has an empty (or partial) body that must not be trusted. A body line that would start with
+# "### " is printed with one leading space so it cannot be taken for a header.
+#
+# Rules this script keeps:
+#   * POSIX sh only (runs under dash and busybox ash); no Node.js, no bash.
+#   * Read-only: it never loads modules, changes sysctls or rules. The only kernel request that
+#     carries a ruleset is `nft -c` (check-only, never committed) on a scratch table. Like every
+#     nftables request, it lets the kernel autoload the nf_tables expression modules it names.
+#   * Each external command is bounded by `timeout` (KPX_TIMEOUT seconds, default 5) when a
+#     timeout utility exists; a command that timed out once is not run again.
+#   * No credentials: process arguments are filtered to a few proxy flags, and process
+#     environments are only searched for one variable, never printed.
+#   * Takes no arguments (any are ignored) and builds no command from input.
+#   * stderr of the commands it runs never reaches the bundle (it is only classified).
+#
+# shellcheck shell=sh
+
+COLLECTOR_VERSION=0.1.0
+
+# sbin directories are often missing from a non-root user's PATH; append (never prepend) them.
+PATH="${PATH:+$PATH:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+export PATH
+LC_ALL=C
+export LC_ALL
+# kube-proxy's endpoints are on 127.0.0.1: never send them through a proxy.
+unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
+umask 077
+
+NL='
+'
+
+# ---------------------------------------------------------------------------------------------
+# Time bound
+
+TO=5
+if [ -n "${KPX_TIMEOUT+x}" ]; then
+  case $KPX_TIMEOUT in
+    '' | *[!0-9]* | 0*) printf 'kpx-check collector: ignoring KPX_TIMEOUT (want 1-300 seconds)\n' >&2 ;;
+    *)
+      if [ "${#KPX_TIMEOUT}" -le 3 ] && [ "$KPX_TIMEOUT" -le 300 ]; then
+        TO=$KPX_TIMEOUT
+      else
+        printf 'kpx-check collector: ignoring KPX_TIMEOUT (want 1-300 seconds)\n' >&2
+      fi
+      ;;
+  esac
+fi
+
+have() {
+  command -v "$1" >/dev/null 2>&1
+}
+
+# How to call timeout: coreutils and busybox >= 1.30 take `timeout [-k K] SECS`, older busybox
+# takes `timeout -t SECS`. Without any, commands run unbounded.
+TSTYLE=none
+if have timeout; then
+  if timeout -k 1 2 true >/dev/null 2>&1 </dev/null; then
+    TSTYLE='kill'
+  elif timeout 2 true >/dev/null 2>&1 </dev/null; then
+    TSTYLE=plain
+  elif timeout -t 2 true >/dev/null 2>&1 </dev/null; then
+    TSTYLE=old
+  fi
+fi
+
+# bounded SECS CMD ARGS... : run CMD with the time bound.
+bounded() {
+  _secs=$1
+  shift
+  case $TSTYLE in
+    kill) timeout -k 2 "$_secs" "$@" ;;
+    plain) timeout "$_secs" "$@" ;;
+    old) timeout -t "$_secs" "$@" ;;
+    *) "$@" ;;
+  esac
+}
+
+# ---------------------------------------------------------------------------------------------
+# Scratch space: command output goes to files, never through pipes, so a timed-out command's
+# orphaned children cannot keep the collector waiting.
+
+SCRATCH=
+for _dir in "${TMPDIR:-/tmp}" /tmp /dev/shm /var/tmp /run; do
+  if [ ! -d "$_dir" ] || [ ! -w "$_dir" ]; then
+    continue
+  fi
+  if have mktemp; then
+    SCRATCH=$(mktemp -d "$_dir/kpx-check.XXXXXX" 2>/dev/null) && [ -d "$SCRATCH" ] && break
+  elif mkdir "$_dir/kpx-check.$$" 2>/dev/null; then
+    SCRATCH="$_dir/kpx-check.$$"
+    break
+  fi
+  SCRATCH=
+done
+if [ -z "$SCRATCH" ]; then
+  printf 'kpx-check collector: no writable scratch directory (tried %s)\n' 'TMPDIR, /tmp, /dev/shm, /var/tmp, /run' >&2
+  exit 1
+fi
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+  rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+OUT="$SCRATCH/out"
+ERR="$SCRATCH/err"
+TMPF="$SCRATCH/tmp"
+
+# ---------------------------------------------------------------------------------------------
+# Running commands and reporting
+
+HUNG=' '
+RC=0
+
+# run OUTFILE ERRFILE CMD ARGS... : stdout to OUTFILE, stderr to ERRFILE (the same file: both
+# streams into it), stdin from /dev/null, bounded by BOUND (default TO) seconds. Sets RC
+# (124 = timed out). Never fails itself.
+run() {
+  _out=$1
+  _err=$2
+  shift 2
+  case $HUNG in
+    *" $1 "*)
+      : >"$_out"
+      printf 'skipped: %s timed out earlier\n' "$1" >"$_err"
+      RC=124
+      return 0
+      ;;
+  esac
+  if [ "$_err" = "$_out" ]; then
+    bounded "${BOUND:-$TO}" "$@" >"$_out" 2>&1 </dev/null
+  else
+    bounded "${BOUND:-$TO}" "$@" >"$_out" 2>"$_err" </dev/null
+  fi
+  RC=$?
+  if [ "$TSTYLE" != none ]; then
+    case $RC in
+      124 | 137 | 143)
+        RC=124
+        HUNG="$HUNG$1 "
+        ;;
+    esac
+  fi
+  return 0
+}
+
+UNAVAIL=
+
+# unavailable SECTION REASON [DETAIL]
+unavailable() {
+  UNAVAIL="$UNAVAIL$1 $2${3:+ $3}$NL"
+}
+
+# first_line FILE : the first line of FILE, printable ASCII only, at most 120 characters.
+first_line() {
+  [ -s "$1" ] || return 0
+  sed -n '1{s/[^ -~]/ /g;s/  */ /g;p;q;}' "$1" 2>/dev/null | cut -c 1-120
+}
+
+# classify RC ERRFILE : sets REASON and DETAIL for a command that did not succeed.
+classify() {
+  DETAIL="exit=$1"
+  case $1 in
+    124)
+      REASON=timeout
+      DETAIL="bound=${BOUND:-$TO}s"
+      return 0
+      ;;
+    126) REASON=permission-denied ;;
+    127) REASON=not-installed ;;
+    *)
+      if [ -s "$2" ] && grep -q -i -E 'permission denied|operation not permitted|must be root|access denied' "$2" 2>/dev/null; then
+        REASON=permission-denied
+      else
+        REASON=failed
+      fi
+      ;;
+  esac
+  _line=$(first_line "$2")
+  [ -z "$_line" ] || DETAIL="$DETAIL $_line"
+  return 0
+}
+
+# fail SECTION RC ERRFILE : record a failed command in `unavailable`.
+fail() {
+  classify "$2" "$3"
+  unavailable "$1" "$REASON" "$DETAIL"
+}
+
+header() {
+  printf '### %s\n' "$1"
+}
+
+# body FILE : print FILE as a section body, ending with a newline.
+body() {
+  [ -s "$1" ] || return 0
+  sed 's/^### / ### /' "$1"
+  [ -z "$(tail -c 1 "$1")" ] || printf '\n'
+}
+
+# file_section NAME PATH : raw file content; absent → not-present, unreadable → permission-denied.
+file_section() {
+  header "$1"
+  if [ ! -e "$2" ]; then
+    unavailable "$1" not-present "$2"
+  elif [ ! -r "$2" ] || ! cat "$2" >"$OUT" 2>"$ERR"; then
+    unavailable "$1" permission-denied "$2"
+  else
+    body "$OUT"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Who and where
+
+UID_NUM=$(id -u 2>/dev/null)
+if [ -z "$UID_NUM" ]; then
+  while read -r _key _val _rest; do
+    if [ "$_key" = Uid: ]; then
+      UID_NUM=$_val
+      break
+    fi
+  done </proc/self/status
+fi
+IS_ROOT=no
+[ "$UID_NUM" = 0 ] && IS_ROOT=yes
+
+printf '# kpx-check node facts v1\n'
+
+header collector
+printf 'version=%s\nuid=%s\ntime=%s\n' "$COLLECTOR_VERSION" "$UID_NUM" "$(date -u +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)"
+
+# --- hostname
+header hostname
+_host=
+# /proc/sys files may end at EOF without a newline when read byte by byte: keep what was read.
+read -r _host 2>/dev/null </proc/sys/kernel/hostname || :
+[ -n "$_host" ] || _host=$(hostname 2>/dev/null)
+[ -n "$_host" ] || _host=$(uname -n 2>/dev/null)
+if [ -n "$_host" ]; then
+  printf '%s\n' "$_host"
+else
+  unavailable hostname failed
+fi
+
+# --- kernel-release
+header kernel-release
+REL=$(uname -r 2>/dev/null)
+if [ -n "$REL" ]; then
+  printf '%s\n' "$REL"
+else
+  unavailable kernel-release failed
+fi
+
+# --- os-release
+if [ -e /etc/os-release ]; then
+  file_section os-release /etc/os-release
+else
+  file_section os-release /usr/lib/os-release
+fi
+
+# --- nft-version
+header nft-version
+NFT=no
+if have nft; then
+  NFT=yes
+  run "$OUT" "$ERR" nft --version
+  if [ "$RC" = 0 ]; then
+    body "$OUT"
+  else
+    fail nft-version "$RC" "$ERR"
+  fi
+else
+  unavailable nft-version not-installed
+fi
+
+# --- iptables-version
+header iptables-version
+IPT_VERSION=
+if have iptables; then
+  run "$OUT" "$ERR" iptables --version
+  if [ "$RC" = 0 ]; then
+    body "$OUT"
+    IPT_VERSION=$(cat "$OUT")
+  else
+    fail iptables-version "$RC" "$ERR"
+  fi
+else
+  unavailable iptables-version not-installed
+fi
+
+# --- kernel-config
+KCONFIG='(NF_TABLES|NF_TABLES_IPV4|NF_TABLES_IPV6|NF_TABLES_INET|NFT_[A-Z0-9_]+|NF_CONNTRACK|NF_NAT|NETFILTER_NETLINK_ACCT|NETFILTER_XT_MATCH_NFACCT|IP_VS)'
+header kernel-config
+_src=
+_why=not-present
+_detail=
+if [ -e /proc/config.gz ]; then
+  if [ ! -r /proc/config.gz ]; then
+    _why=permission-denied
+    _detail=/proc/config.gz
+  elif have gzip || have zcat; then
+    if have gzip; then
+      run "$TMPF" "$ERR" gzip -dc /proc/config.gz
+    else
+      run "$TMPF" "$ERR" zcat /proc/config.gz
+    fi
+    if [ "$RC" = 0 ]; then
+      _src=/proc/config.gz
+    else
+      classify "$RC" "$ERR"
+      _why=$REASON
+      _detail="/proc/config.gz $DETAIL"
+    fi
+  else
+    _why=not-installed
+    _detail='gzip (for /proc/config.gz)'
+  fi
+fi
+if [ -z "$_src" ] && [ -n "$REL" ]; then
+  for _file in "/boot/config-$REL" "/lib/modules/$REL/config"; do
+    [ -e "$_file" ] || continue
+    if [ -r "$_file" ] && cat "$_file" >"$TMPF" 2>/dev/null; then
+      _src=$_file
+      break
+    fi
+    _why=permission-denied
+    _detail=$_file
+  done
+fi
+if [ -n "$_src" ]; then
+  {
+    printf '# source: %s\n' "$_src"
+    grep -E "^(CONFIG_$KCONFIG=|# CONFIG_$KCONFIG is not set)" "$TMPF" 2>/dev/null
+  } >"$OUT"
+  body "$OUT"
+else
+  [ -n "$_detail" ] || _detail="/proc/config.gz /boot/config-$REL"
+  unavailable kernel-config "$_why" "$_detail"
+fi
+: >"$TMPF"
+
+# --- modules
+file_section modules /proc/modules
+
+# --- modules-builtin, modules-available
+MODPAT='(^|/)(nf_|nft_|nfnetlink|ip_vs|xt_nfacct)[^/]*$'
+header modules-builtin
+_file="/lib/modules/$REL/modules.builtin"
+if [ -z "$REL" ] || [ ! -e "$_file" ]; then
+  unavailable modules-builtin not-present "$_file"
+elif [ ! -r "$_file" ]; then
+  unavailable modules-builtin permission-denied "$_file"
+else
+  grep -E "$MODPAT" "$_file" >"$OUT" 2>/dev/null
+  body "$OUT"
+fi
+
+header modules-available
+_file="/lib/modules/$REL/modules.dep"
+if [ -z "$REL" ] || [ ! -e "$_file" ]; then
+  unavailable modules-available not-present "$_file"
+elif [ ! -r "$_file" ]; then
+  unavailable modules-available permission-denied "$_file"
+else
+  sed -n 's/:.*//p' "$_file" 2>/dev/null >"$TMPF"
+  grep -E "$MODPAT" "$TMPF" >"$OUT" 2>/dev/null
+  body "$OUT"
+fi
+
+# --- nft-check: a kube-proxy-like ruleset in scratch tables, checked (-c) and never committed.
+header nft-check
+if [ "$NFT" = no ]; then
+  unavailable nft-check not-installed
+elif [ "$IS_ROOT" = no ]; then
+  unavailable nft-check permission-denied
+else
+  _probe="$SCRATCH/probe.nft"
+  cat >"$_probe" <<'RULESET'
+table ip kpx-check-probe {
+	set cluster-ips {
+		type ipv4_addr
+		elements = { 10.96.0.10 }
+	}
+	set affinity-probe {
+		type ipv4_addr
+		flags dynamic,timeout
+		timeout 3h
+	}
+	map service-ips {
+		type ipv4_addr . inet_proto . inet_service : verdict
+		elements = { 10.96.0.10 . tcp . 53 : goto service-probe }
+	}
+	map no-endpoint-services {
+		type ipv4_addr . inet_proto . inet_service : verdict
+		elements = { 10.96.0.11 . tcp . 80 : goto reject-chain }
+	}
+	chain filter-prerouting {
+		type filter hook prerouting priority -110; policy accept;
+		ct state new jump endpoints-check
+	}
+	chain filter-input {
+		type filter hook input priority -110; policy accept;
+		ct state invalid drop
+		ct state new jump endpoints-check
+	}
+	chain filter-forward {
+		type filter hook forward priority -110; policy accept;
+		ct state new jump endpoints-check
+		ct state new jump cluster-ips-check
+	}
+	chain filter-output {
+		type filter hook output priority -110; policy accept;
+		ct state new jump endpoints-check
+	}
+	chain nat-prerouting {
+		type nat hook prerouting priority -100; policy accept;
+		jump services
+	}
+	chain nat-output {
+		type nat hook output priority -100; policy accept;
+		jump services
+	}
+	chain nat-postrouting {
+		type nat hook postrouting priority 100; policy accept;
+		jump masquerading
+	}
+	chain cluster-ips-check {
+		ip daddr @cluster-ips reject
+		ip daddr 10.96.0.0/12 drop
+	}
+	chain endpoints-check {
+		ip daddr . meta l4proto . th dport vmap @no-endpoint-services
+	}
+	chain reject-chain {
+		reject
+	}
+	chain mark-for-masquerade {
+		meta mark set meta mark | 0x4000
+	}
+	chain masquerading {
+		meta mark & 0x4000 == 0 return
+		meta mark set meta mark ^ 0x4000
+		masquerade fully-random
+	}
+	chain services {
+		ip daddr . meta l4proto . th dport vmap @service-ips
+		fib daddr type local ip daddr != 127.0.0.0/8 jump nodeports
+	}
+	chain nodeports {
+		fib saddr type local jump mark-for-masquerade
+	}
+	chain service-probe {
+		ip daddr 10.96.0.10 tcp dport 53 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
+		ip saddr @affinity-probe goto endpoint-a
+		numgen random mod 2 vmap { 0 : goto endpoint-a, 1 : goto endpoint-b }
+	}
+	chain endpoint-a {
+		ip saddr 10.244.1.5 jump mark-for-masquerade
+		update @affinity-probe { ip saddr }
+		meta l4proto tcp dnat to 10.244.1.5:53
+	}
+	chain endpoint-b {
+		ct original ip daddr 10.96.0.10 meta l4proto tcp dnat to 10.244.2.7:53
+	}
+}
+table ip6 kpx-check-probe {
+	set affinity-probe {
+		type ipv6_addr
+		flags dynamic,timeout
+		timeout 3h
+	}
+	map no-endpoint-services {
+		type ipv6_addr . inet_proto . inet_service : verdict
+		elements = { fd00:10:96::11 . tcp . 80 : goto reject-chain }
+	}
+	chain filter-prerouting {
+		type filter hook prerouting priority -110; policy accept;
+		ct state new ip6 daddr . meta l4proto . th dport vmap @no-endpoint-services
+	}
+	chain filter-input {
+		type filter hook input priority -110; policy accept;
+		ct state invalid drop
+	}
+	chain nat-prerouting {
+		type nat hook prerouting priority -100; policy accept;
+		jump services
+	}
+	chain nat-postrouting {
+		type nat hook postrouting priority 100; policy accept;
+		meta mark & 0x4000 == 0 return
+		masquerade fully-random
+	}
+	chain reject-chain {
+		reject
+	}
+	chain services {
+		ip6 daddr fd00:10:96::10 tcp dport 53 goto service-probe
+		fib daddr type local jump nodeports
+	}
+	chain nodeports {
+		fib saddr type local meta mark set meta mark | 0x4000
+	}
+	chain service-probe {
+		ip6 saddr @affinity-probe goto endpoint-a
+		numgen random mod 2 vmap { 0 : goto endpoint-a, 1 : goto endpoint-b }
+	}
+	chain endpoint-a {
+		update @affinity-probe { ip6 saddr }
+		meta l4proto tcp dnat to [fd00:10:244::5]:53
+	}
+	chain endpoint-b {
+		meta l4proto tcp dnat to [fd00:10:244::7]:53
+	}
+}
+RULESET
+  run "$OUT" "$OUT" nft -c -f "$_probe"
+  rm -f "$_probe"
+  if [ "$RC" = 124 ] || [ "$RC" = 127 ] || [ "$RC" = 126 ]; then
+    fail nft-check "$RC" "$OUT"
+  elif [ "$RC" != 0 ] && grep -q -i -E 'operation not permitted|permission denied' "$OUT" 2>/dev/null; then
+    # root without CAP_NET_ADMIN (e.g. an unprivileged container): no verdict on the kernel.
+    fail nft-check "$RC" "$OUT"
+  else
+    printf 'exit=%s\n' "$RC"
+    body "$OUT"
+  fi
+fi
+
+# --- ipvs: no /proc/net/ip_vs means the ip_vs module is not loaded (empty body, not unknown).
+header ipvs
+if [ -e /proc/net/ip_vs ]; then
+  if [ -r /proc/net/ip_vs ] && cat /proc/net/ip_vs >"$OUT" 2>/dev/null; then
+    body "$OUT"
+  else
+    unavailable ipvs permission-denied /proc/net/ip_vs
+  fi
+fi
+
+# --- kube-ipvs0
+header kube-ipvs0
+if [ -d /sys/class/net ] && [ ! -e /sys/class/net/kube-ipvs0 ]; then
+  : # no such interface: empty body
+elif ! have ip; then
+  unavailable kube-ipvs0 not-installed ip
+else
+  run "$OUT" "$ERR" ip -o addr show dev kube-ipvs0
+  if [ "$RC" = 0 ]; then
+    body "$OUT"
+  elif [ ! -d /sys/class/net ] && grep -q -i 'does not exist' "$ERR" 2>/dev/null; then
+    : # no /sys to look at, and ip says the device does not exist: empty body
+  else
+    fail kube-ipvs0 "$RC" "$ERR"
+  fi
+fi
+
+# --- sysctl (read from /proc/sys; absent ones are skipped)
+header sysctl
+_denied=
+for _name in net.ipv4.conf.all.route_localnet net.netfilter.nf_conntrack_tcp_be_liberal net.ipv4.vs.conn_reuse_mode; do
+  case $_name in
+    net.ipv4.conf.all.route_localnet) _file=/proc/sys/net/ipv4/conf/all/route_localnet ;;
+    net.netfilter.nf_conntrack_tcp_be_liberal) _file=/proc/sys/net/netfilter/nf_conntrack_tcp_be_liberal ;;
+    *) _file=/proc/sys/net/ipv4/vs/conn_reuse_mode ;;
+  esac
+  [ -e "$_file" ] || continue
+  _val=
+  # A /proc/sys int reads as EOF after its first byte when read byte by byte (as read does):
+  # read then fails but has set the value.
+  if read -r _val 2>/dev/null <"$_file" || [ -n "$_val" ]; then
+    printf '%s = %s\n' "$_name" "$_val"
+  else
+    _denied="$_denied${_denied:+,}$_name"
+  fi
+done
+[ -z "$_denied" ] || unavailable sysctl permission-denied "$_denied"
+
+# --- services
+SERVICES='firewalld ufw nftables docker keepalived'
+header services
+_done=no
+if [ -d /run/systemd/system ] && have systemctl; then
+  # shellcheck disable=SC2086 # SERVICES is a fixed word list
+  run "$OUT" "$ERR" systemctl is-active $SERVICES
+  # is-active exits non-zero when a unit is not active; its stdout still has one line per unit.
+  if [ "$RC" != 124 ] && [ "$(grep -c . "$OUT" 2>/dev/null)" = 5 ]; then
+    printf '# method: systemctl\n'
+    # shellcheck disable=SC2086 # SERVICES is a fixed word list
+    set -- $SERVICES
+    while read -r _state; do
+      printf '%s %s\n' "$1" "$_state"
+      shift
+    done <"$OUT"
+    _done=yes
+  fi
+fi
+if [ "$_done" = no ]; then
+  printf '# method: proc\n'
+  _seen=' '
+  for _pid in /proc/[0-9]*; do
+    _comm=
+    read -r _comm 2>/dev/null <"$_pid/comm" || continue
+    case $_comm in
+      firewalld | dockerd | keepalived) _seen="$_seen$_comm " ;;
+    esac
+  done
+  for _svc in $SERVICES; do
+    case $_svc in
+      firewalld) _proc=firewalld ;;
+      docker) _proc=dockerd ;;
+      keepalived) _proc=keepalived ;;
+      *) _proc= ;;
+    esac
+    if [ "$_svc" = ufw ]; then
+      # ufw has no daemon: it is on when its config says so.
+      if [ -r /etc/ufw/ufw.conf ] && grep -q -E '^[[:space:]]*ENABLED[[:space:]]*=[[:space:]]*"?yes' /etc/ufw/ufw.conf 2>/dev/null; then
+        _state=active
+      else
+        _state=inactive
+      fi
+    elif [ -z "$_proc" ]; then
+      _state=unknown # nftables.service is a one-shot loader: no process to look for
+    else
+      case $_seen in
+        *" $_proc "*) _state=active ;;
+        *) _state=inactive ;;
+      esac
+    fi
+    printf '%s %s\n' "$_svc" "$_state"
+  done
+fi
+
+# --- iptables-policies (root)
+header iptables-policies
+if ! have iptables; then
+  unavailable iptables-policies not-installed
+elif [ "$IS_ROOT" = no ]; then
+  unavailable iptables-policies permission-denied
+else
+  _skip=no
+  case $IPT_VERSION in
+    *nf_tables*) ;;
+    *)
+      # legacy backend: `iptables -S` would modprobe iptable_filter if the table is not there.
+      if ! grep -q -x filter /proc/net/ip_tables_names 2>/dev/null; then
+        _skip=yes
+      fi
+      ;;
+  esac
+  if [ "$_skip" = yes ]; then
+    printf '# legacy filter table not loaded; not loading it\n'
+  else
+    : >"$TMPF"
+    _failed=
+    for _chain in INPUT FORWARD; do
+      run "$OUT" "$ERR" iptables -S "$_chain"
+      if [ "$RC" = 0 ]; then
+        grep '^-P ' "$OUT" >>"$TMPF" 2>/dev/null
+      elif [ -z "$_failed" ]; then
+        _failed=$RC
+        cp "$ERR" "$SCRATCH/err2" 2>/dev/null
+      fi
+    done
+    body "$TMPF"
+    [ -z "$_failed" ] || fail iptables-policies "$_failed" "$SCRATCH/err2"
+  fi
+fi
+
+# --- iptables-rules (root): rule counts per backend
+header iptables-rules
+_lines=0
+_failed=
+_tried=0
+for _backend in legacy nft; do
+  _cmd="iptables-$_backend-save"
+  have "$_cmd" || continue
+  _tried=$((_tried + 1))
+  [ "$IS_ROOT" = yes ] || continue
+  run "$OUT" "$ERR" "$_cmd"
+  if [ "$RC" = 0 ]; then
+    _total=$(grep -c '^-A' "$OUT" 2>/dev/null)
+    _kube=$(grep '^-A' "$OUT" 2>/dev/null | grep -c 'KUBE-')
+    printf '%s total=%s kube=%s\n' "$_backend" "${_total:-0}" "${_kube:-0}"
+    _lines=$((_lines + 1))
+  else
+    printf '# %s failed exit=%s\n' "$_backend" "$RC"
+    if [ -z "$_failed" ]; then
+      _failed=$RC
+      cp "$ERR" "$SCRATCH/err2" 2>/dev/null
+    fi
+  fi
+done
+if [ "$_tried" = 0 ]; then
+  unavailable iptables-rules not-installed
+elif [ "$IS_ROOT" = no ]; then
+  unavailable iptables-rules permission-denied
+elif [ "$_lines" = 0 ]; then
+  fail iptables-rules "$_failed" "$SCRATCH/err2"
+fi
+
+# --- nft-tables, nft-chains (root)
+header nft-tables
+if [ "$NFT" = no ]; then
+  unavailable nft-tables not-installed
+elif [ "$IS_ROOT" = no ]; then
+  unavailable nft-tables permission-denied
+else
+  run "$OUT" "$ERR" nft list tables
+  if [ "$RC" = 0 ]; then
+    body "$OUT"
+  else
+    fail nft-tables "$RC" "$ERR"
+  fi
+fi
+
+header nft-chains
+if [ "$NFT" = no ]; then
+  unavailable nft-chains not-installed
+elif [ "$IS_ROOT" = no ]; then
+  unavailable nft-chains permission-denied
+else
+  run "$TMPF" "$ERR" nft list ruleset
+  if [ "$RC" = 0 ]; then
+    grep -E '^table |^[[:space:]]+chain |^[[:space:]]+type [a-z]+ hook ' "$TMPF" >"$OUT" 2>/dev/null
+    body "$OUT"
+  else
+    fail nft-chains "$RC" "$ERR"
+  fi
+  : >"$TMPF"
+fi
+
+# --- addresses
+header addresses
+if have ip; then
+  run "$OUT" "$ERR" ip -o addr show scope global
+  if [ "$RC" = 0 ]; then
+    body "$OUT"
+  else
+    fail addresses "$RC" "$ERR"
+  fi
+else
+  unavailable addresses not-installed ip
+fi
+
+# --- kube-proxy-mode, kube-proxy-metrics (http://127.0.0.1:10249)
+HTTP=
+if have curl; then
+  HTTP=curl
+elif have wget; then
+  if wget -V 2>/dev/null </dev/null | grep -q 'GNU Wget'; then
+    HTTP=gnu-wget
+  else
+    HTTP=wget
+  fi
+elif have busybox && busybox --list 2>/dev/null | grep -q -x wget; then
+  HTTP=busybox-wget
+fi
+
+# http_get URL : body to $OUT; sets HREASON/HDETAIL (empty HREASON = success).
+http_get() {
+  BOUND=$((TO + 2))
+  case $HTTP in
+    curl) run "$OUT" "$ERR" curl -s -f --max-time "$TO" --noproxy '*' "$1" ;;
+    gnu-wget) run "$OUT" "$ERR" wget -q -O - -T "$TO" -t 1 --no-proxy "$1" ;;
+    wget) run "$OUT" "$ERR" wget -q -O - -Y off "$1" ;;
+    busybox-wget) run "$OUT" "$ERR" busybox wget -q -O - -Y off "$1" ;;
+  esac
+  HREASON=
+  HDETAIL="exit=$RC"
+  case $HTTP:$RC in
+    *:0) ;;
+    *:124)
+      HREASON=timeout
+      HDETAIL="bound=${BOUND}s"
+      ;;
+    *:127) HREASON=not-installed ;;
+    curl:22) HREASON=failed HDETAIL="exit=22 http-error" ;;
+    gnu-wget:8) HREASON=failed HDETAIL="exit=8 http-error" ;;
+    curl:28) HREASON=unreachable HDETAIL="exit=28 no-answer" ;;
+    *) HREASON=unreachable ;;
+  esac
+  BOUND=
+}
+
+header kube-proxy-mode
+_mode_reason=
+if [ -z "$HTTP" ]; then
+  unavailable kube-proxy-mode not-installed 'curl or wget'
+else
+  http_get http://127.0.0.1:10249/proxyMode
+  if [ -z "$HREASON" ]; then
+    body "$OUT"
+  else
+    unavailable kube-proxy-mode "$HREASON" "$HDETAIL"
+    _mode_reason=$HREASON
+  fi
+fi
+
+header kube-proxy-metrics
+if [ -z "$HTTP" ]; then
+  unavailable kube-proxy-metrics not-installed 'curl or wget'
+elif [ "$_mode_reason" = timeout ] || [ "$_mode_reason" = unreachable ]; then
+  unavailable kube-proxy-metrics "$_mode_reason" 'same endpoint as kube-proxy-mode'
+else
+  http_get http://127.0.0.1:10249/metrics
+  if [ -z "$HREASON" ]; then
+    grep -E '^kubeproxy_(iptables_ct_state_invalid_dropped_packets_total|iptables_localhost_nodeports_accepted_packets_total|sync_proxy_rules_nftables_sync_failures_total|sync_proxy_rules_nftables_cleanup_failures_total)' "$OUT" >"$TMPF" 2>/dev/null
+    body "$TMPF"
+  else
+    unavailable kube-proxy-metrics "$HREASON" "$HDETAIL"
+  fi
+  : >"$TMPF"
+fi
+
+# --- kube-proxy-process
+# proxy_args ARGVFILE : the flags worth showing, as --name=value, space-separated (sets PARGS).
+# Only these names pass; every other argument (tokens, URLs, paths of secrets) is dropped.
+proxy_flag_ok() {
+  case $1 in
+    proxy-mode | config | feature-gates | nodeport-addresses | *masquerade*) return 0 ;;
+  esac
+  return 1
+}
+proxy_args() {
+  PARGS=
+  _want=
+  _first=yes
+  while IFS= read -r _arg || [ -n "$_arg" ]; do
+    if [ "$_first" = yes ]; then
+      _first=no
+      continue
+    fi
+    if [ -n "$_want" ]; then
+      _name=$_want
+      _want=
+      case $_name in
+        kube-proxy-arg)
+          _inner=${_arg%%=*}
+          _inner=${_inner#-}
+          _inner=${_inner#-}
+          proxy_flag_ok "$_inner" && PARGS="$PARGS --$_name=$_arg"
+          ;;
+        *) PARGS="$PARGS --$_name=$_arg" ;;
+      esac
+      continue
+    fi
+    case $_arg in
+      -*=*)
+        _name=${_arg%%=*}
+        _val=${_arg#*=}
+        ;;
+      -?*)
+        _name=$_arg
+        _val=
+        ;;
+      *) continue ;;
+    esac
+    _name=${_name#-}
+    _name=${_name#-}
+    case $_arg in
+      *=*)
+        case $_name in
+          kube-proxy-arg)
+            _inner=${_val%%=*}
+            _inner=${_inner#-}
+            _inner=${_inner#-}
+            proxy_flag_ok "$_inner" && PARGS="$PARGS --$_name=$_val"
+            ;;
+          *) proxy_flag_ok "$_name" && PARGS="$PARGS --$_name=$_val" ;;
+        esac
+        ;;
+      *)
+        case $_name in
+          proxy-mode | config | feature-gates | nodeport-addresses | iptables-masquerade-bit | kube-proxy-arg) _want=$_name ;;
+          *masquerade*) PARGS="$PARGS --$_name" ;;
+        esac
+        ;;
+    esac
+  done <"$1"
+  PARGS=${PARGS# }
+}
+
+header kube-proxy-process
+_hidden=no
+if [ "$IS_ROOT" = no ] && grep -q -E '^[^ ]+ /proc proc [^ ]*hidepid=([12]|noaccess|invisible)' /proc/mounts 2>/dev/null; then
+  _hidden=yes
+fi
+# A cheap pre-filter in one process; each candidate's argv[0] is then checked exactly.
+run "$TMPF" "$ERR" grep -l -E 'kube-proxy|k3s|rke2' /proc/[0-9]*/cmdline
+if [ "$RC" = 124 ]; then
+  fail kube-proxy-process "$RC" "$ERR"
+else
+  _argv="$SCRATCH/argv"
+  : >"$OUT"
+  while IFS= read -r _path; do
+    _pid=${_path#/proc/}
+    _pid=${_pid%/cmdline}
+    case $_pid in '' | *[!0-9]*) continue ;; esac
+    [ "$_pid" = "$$" ] && continue
+    tr '\0' '\n' 2>/dev/null <"$_path" >"$_argv" || continue
+    _arg0=
+    IFS= read -r _arg0 <"$_argv" || [ -n "$_arg0" ] || continue
+    _exe=${_arg0%% *}
+    _exe=${_exe##*/}
+    case $_exe in
+      kube-proxy | k3s | k3s-server | k3s-agent | rke2) ;;
+      *) continue ;;
+    esac
+    _container=no
+    if grep -q -E 'kubepods|docker|containerd|crio' "/proc/$_pid/cgroup" 2>/dev/null; then
+      _container=yes
+    fi
+    proxy_args "$_argv"
+    printf 'pid=%s exe=%s container=%s args=%s\n' "$_pid" "$_exe" "$_container" "$PARGS" >>"$OUT"
+    case $_exe in
+      kube-proxy | k3s | k3s-server | k3s-agent)
+        # The environment is searched, never printed.
+        _envf="/proc/$_pid/environ"
+        _skip=unreadable
+        if [ -r "$_envf" ] && tr '\0' '\n' 2>/dev/null <"$_envf" >/dev/null; then
+          if tr '\0' '\n' 2>/dev/null <"$_envf" | grep -q '^KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK=.'; then
+            _skip='set'
+          else
+            _skip='unset'
+          fi
+        fi
+        printf 'skip-kernel-check=%s\n' "$_skip" >>"$OUT"
+        ;;
+    esac
+  done <"$TMPF"
+  rm -f "$_argv"
+  body "$OUT"
+  [ "$_hidden" = no ] || unavailable kube-proxy-process permission-denied 'hidepid on /proc'
+fi
+: >"$TMPF"
+
+# --- unavailable (last)
+header unavailable
+printf '%s' "$UNAVAIL"
+
+exit 0

@@ -1,0 +1,25 @@
+import {readFile} from 'node:fs/promises'
+
+import {KpxCommand} from '../base-command.js'
+import {COLLECTOR_SCRIPT} from '../paths.js'
+
+export default class Collect extends KpxCommand {
+  static enableJsonFlag = false
+
+  static summary = 'Print the node facts collector, a POSIX sh script, to run on a node.'
+
+  static description = [
+    'The script is read-only, bounds every command it runs, needs no Node.js on the node, and prints a',
+    'facts bundle (format v1) on standard output. Run it as root to see everything.',
+  ].join('\n')
+
+  static examples = [
+    '<%= config.bin %> collect | ssh node-1 sudo sh > node-1.facts',
+    '<%= config.bin %> collect > kpx-collect.sh   # copy it to an air-gapped node, run `sh kpx-collect.sh > $(hostname).facts`',
+  ]
+
+  async run(): Promise<void> {
+    await this.parse(Collect)
+    process.stdout.write(await readFile(COLLECTOR_SCRIPT, 'utf8'))
+  }
+}

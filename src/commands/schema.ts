@@ -1,0 +1,22 @@
+import {Flags} from '@oclif/core'
+
+import {KpxCommand} from '../base-command.js'
+import {RULE_FILE_SCHEMA} from '../engine/rule-schema.js'
+import {REPORT_SCHEMA} from '../report/schema.js'
+
+export default class Schema extends KpxCommand {
+  static enableJsonFlag = false
+
+  static summary = 'Print the JSON Schema of the report (or, with --rule, of a rule file).'
+
+  static examples = ['<%= config.bin %> schema > kpx-check-report.schema.json', '<%= config.bin %> schema --rule']
+
+  static flags = {
+    rule: Flags.boolean({description: 'Print the schema of a rule file instead.', default: false}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Schema)
+    this.log(JSON.stringify(flags.rule ? RULE_FILE_SCHEMA : REPORT_SCHEMA, null, 2))
+  }
+}

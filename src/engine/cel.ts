@@ -1,0 +1,108 @@
+import {Environment} from '@marcbachmann/cel-js'
+
+import {type FactSpec, factSpecs} from '../facts/catalog.js'
+import type {FactSet, FactValue} from '../facts/fact-set.js'
+import {compareVersions} from '../facts/parsers/versions.js'
+
+export type Scope = 'cluster' | 'node'
+
+/**
+ * The functions rules may call besides CEL's standard library. Kept small and named as in
+ * Kubernetes' own CEL libraries where one exists.
+ */
+function registerFunctions(env: Environment): Environment {
+  return env
+    .registerFunction(
+      'compareVersions(string, string): int',
+      (a: string, b: string) => BigInt(compareVersions(a, b)),
+      {description: 'Compares dotted numeric versions: -1, 0 or 1 ("5.14.0" vs "5.13" → 1).'},
+    )
+    .registerFunction(
+      'versionAtLeast(string, string): bool',
+      (a: string, b: string) => compareVersions(a, b) >= 0,
+      {description: 'True when the first dotted version is the second or newer.'},
+    )
+    .registerFunction('join(list, string): string', (items: unknown[], separator: string) =>
+      items.map((item) => String(item)).join(separator),
+    )
+}
+
+/** Builds the CEL variable schema (`kernel: {release: string, …}`) from the flat catalogue. */
+function schemaOf(specs: readonly FactSpec[]): Map<string, Record<string, unknown>> {
+  const roots = new Map<string, Record<string, unknown>>()
+  for (const spec of specs) {
+    const parts = spec.path.split('.')
+    let node = roots.get(parts[0]) ?? {}
+    roots.set(parts[0], node)
+    for (const part of parts.slice(1, -1)) {
+      node[part] ??= {}
+      node = node[part] as Record<string, unknown>
+    }
+
+    node[parts.at(-1)!] = spec.type
+  }
+
+  return roots
+}
+
+const environments = new Map<Scope, Environment>()
+
+export function celEnvironment(scope: Scope): Environment {
+  let env = environments.get(scope)
+  if (!env) {
+    env = registerFunctions(new Environment({homogeneousAggregateLiterals: false}))
+    for (const [name, schema] of schemaOf(factSpecs(scope))) env.registerVariable({name, schema} as never)
+    env.registerVariable('data', 'map')
+    env.registerVariable({name: 'missing', schema: {fact: 'string', reason: 'string', detail: 'string'}} as never)
+    environments.set(scope, env)
+  }
+
+  return env
+}
+
+/** Fact values as CEL sees them: integers become BigInt, as CEL ints are 64-bit. */
+export function celActivation(facts: FactSet, scope: Scope): Record<string, unknown> {
+  const intPaths = new Set(factSpecs(scope).filter((spec) => spec.type === 'int').map((spec) => spec.path))
+  const root: Record<string, unknown> = {}
+  // Every fact group exists, even when empty, so rules can test `has(os.prettyName)`.
+  for (const spec of factSpecs(scope)) {
+    let node = root
+    for (const part of spec.path.split('.').slice(0, -1)) {
+      node[part] ??= {}
+      node = node[part] as Record<string, unknown>
+    }
+  }
+
+  for (const path of facts.knownPaths()) {
+    const parts = path.split('.')
+    let node = root
+    for (const part of parts.slice(0, -1)) {
+      node[part] ??= {}
+      node = node[part] as Record<string, unknown>
+    }
+
+    const value = facts.get(path) as FactValue
+    node[parts.at(-1)!] = intPaths.has(path) && typeof value === 'number' ? BigInt(Math.trunc(value)) : value
+  }
+
+  return root
+}
+
+/** Converts YAML data (numbers) into CEL values (whole numbers become ints). */
+export function celData(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value)
+  if (Array.isArray(value)) return value.map((item) => celData(item))
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, celData(item)]))
+  }
+
+  return value
+}
+
+/** Renders a CEL result for a message: lists joined, ints without the `n`. */
+export function formatCelValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map((item) => formatCelValue(item)).join(', ')
+  if (value instanceof Map) return formatCelValue(Object.fromEntries(value))
+  if (value && typeof value === 'object') return JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? Number(item) : item))
+  return String(value)
+}

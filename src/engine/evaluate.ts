@@ -1,0 +1,187 @@
+import semver from 'semver'
+
+import type {FactSet, FactValue, UnknownReason} from '../facts/fact-set.js'
+import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
+import type {LoadedRule} from './rule-loader.js'
+import type {Confidence, RuleReference, Severity} from './rule-schema.js'
+import {renderTemplate} from './templates.js'
+
+export type Status = 'fail' | 'pass' | 'skip' | 'unknown'
+
+/** What a rule is evaluated against: one node, the cluster, one Service, … */
+export interface Subject {
+  kind: string
+  name: string
+  facts: FactSet
+}
+
+export interface Finding {
+  rule: string
+  title: string
+  status: Status
+  severity: Severity
+  confidence: Confidence
+  subject: {kind: string; name: string}
+  message: string
+  /** The facts the rule read, as collected: the proof behind the status. */
+  evidence: Record<string, FactValue>
+  remediation: string[]
+  /** Why the status is unknown or skip (`not-installed`, `permission-denied`, `not-applicable`, …). */
+  reason?: string
+  references: RuleReference[]
+}
+
+export interface EvaluationOptions {
+  /** Rule ids the user dropped with --skip. */
+  skip?: ReadonlySet<string>
+  /** Per-rule severities set by the user; they win over the rule's own. */
+  severity?: ReadonlyMap<string, Severity>
+  /** The Kubernetes version the findings are for, when known; rules outside their range are skipped. */
+  kubernetesVersion?: string
+}
+
+type Activation = Record<string, unknown>
+
+/** A CEL expression failed because a fact it reads has no value: the rule cannot decide. */
+class MissingFact extends Error {}
+
+const parsedExpressions = new Map<string, (context: Activation) => unknown>()
+
+function evaluateExpression(rule: LoadedRule, expression: string, activation: Activation): unknown {
+  const key = `${rule.scope}\u0000${expression}`
+  let run = parsedExpressions.get(key)
+  if (!run) {
+    run = celEnvironment(rule.scope).parse(expression) as unknown as (context: Activation) => unknown
+    parsedExpressions.set(key, run)
+  }
+
+  try {
+    return run(activation)
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0]
+    if (/No such key|Unknown variable/.test(message)) throw new MissingFact(message)
+    throw error
+  }
+}
+
+function render(rule: LoadedRule, template: string, activation: Activation): string {
+  return renderTemplate(template, (expression) => {
+    try {
+      return formatCelValue(evaluateExpression(rule, expression, activation))
+    } catch {
+      return '(unknown)'
+    }
+  })
+}
+
+export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Finding[] {
+  const active = rules.filter((rule) => !options.skip?.has(rule.id))
+  const findings: Finding[] = []
+  for (const subject of subjects) {
+    const activations = new Map<string, Activation>()
+    for (const rule of active) {
+      let activation = activations.get(rule.scope)
+      if (!activation) {
+        activation = celActivation(subject.facts, rule.scope)
+        activations.set(rule.scope, activation)
+      }
+
+      findings.push(evaluateRule(rule, subject, {...activation, data: celData(rule.data ?? {})}, options))
+    }
+  }
+
+  return findings
+}
+
+function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation, options: EvaluationOptions): Finding {
+  const base = {
+    rule: rule.id,
+    title: rule.title,
+    confidence: rule.confidence ?? 'verified',
+    subject: {kind: subject.kind, name: subject.name},
+    evidence: evidenceOf(rule, subject.facts),
+    references: rule.references,
+  }
+  const severityOf = (outcomeSeverity?: Severity) => options.severity?.get(rule.id) ?? outcomeSeverity ?? rule.severity
+  const finish = (status: Status, message: string, extra: {reason?: string; severity?: Severity} = {}): Finding => ({
+    ...base,
+    status,
+    severity: severityOf(extra.severity),
+    message,
+    remediation: status === 'fail' ? rule.remediation.map((step) => render(rule, step, activation)) : [],
+    ...(extra.reason === undefined ? {} : {reason: extra.reason}),
+  })
+
+  const range = rule.versions?.kubernetes
+  const version = options.kubernetesVersion && semver.coerce(options.kubernetesVersion)
+  if (range && version && !semver.satisfies(version, range)) {
+    return finish('skip', `Applies to Kubernetes ${range}; this is ${version.major}.${version.minor}.`, {reason: 'not-applicable'})
+  }
+
+  for (const skip of rule.skip ?? []) {
+    try {
+      if (evaluateExpression(rule, skip.when, activation) === true) {
+        return finish('skip', render(rule, skip.message, activation), {reason: 'not-applicable'})
+      }
+    } catch (error) {
+      // A skip condition over an unknown fact cannot show the rule is inapplicable: carry on.
+      if (!(error instanceof MissingFact)) return ruleError(error)
+    }
+  }
+
+  for (const fact of rule.needs) {
+    const missing = subject.facts.whyUnknown(fact)
+    if (missing) return unknownFrom({fact, ...missing})
+  }
+
+  for (const outcome of rule.outcomes) {
+    try {
+      if (outcome.when === undefined || evaluateExpression(rule, outcome.when, activation) === true) {
+        if (outcome.status === 'unknown') {
+          const missing = firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: ''}
+          return finish('unknown', render(rule, outcome.message, {...activation, missing}), {reason: outcome.reason ?? missing.reason})
+        }
+
+        return finish(outcome.status, render(rule, outcome.message, activation), {
+          severity: outcome.severity,
+          ...(outcome.status === 'skip' ? {reason: 'not-applicable'} : {}),
+        })
+      }
+    } catch (error) {
+      if (error instanceof MissingFact) return unknownFrom(firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: error.message})
+
+      return ruleError(error)
+    }
+  }
+
+  return finish('unknown', `No outcome of ${rule.id} matched these facts; the rule is incomplete.`, {reason: 'rule-error'})
+
+  function unknownFrom(missing: {detail: string; fact: string; reason: UnknownReason}): Finding {
+    const template = rule.unknown.byReason?.[missing.reason] ?? rule.unknown.message
+    return finish('unknown', render(rule, template, {...activation, missing}), {reason: missing.reason})
+  }
+
+  function ruleError(error: unknown): Finding {
+    return finish('unknown', `Rule ${rule.id} could not be evaluated: ${(error as Error).message.split('\n')[0]}`, {reason: 'rule-error'})
+  }
+}
+
+/** The first optional fact the rule reads that has no value: why an outcome could not be decided. */
+function firstMissingUse(rule: LoadedRule, facts: FactSet): undefined | {detail: string; fact: string; reason: UnknownReason} {
+  for (const fact of rule.uses ?? []) {
+    const missing = facts.whyUnknown(fact)
+    if (missing) return {fact, ...missing}
+  }
+
+  return undefined
+}
+
+function evidenceOf(rule: LoadedRule, facts: FactSet): Record<string, FactValue> {
+  const evidence: Record<string, FactValue> = {}
+  for (const path of [...rule.needs, ...(rule.uses ?? [])]) {
+    const value = facts.get(path)
+    if (value !== undefined) evidence[path] = value
+  }
+
+  return evidence
+}

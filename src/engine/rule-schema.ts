@@ -1,0 +1,137 @@
+import {UNKNOWN_REASONS, type UnknownReason} from '../facts/fact-set.js'
+
+/** JSON Schema of one rule file in rules/ (YAML). `kpx-check schema --rule` prints it. */
+export const RULE_STATUSES = ['pass', 'fail', 'skip', 'unknown'] as const
+export const SEVERITIES = ['blocker', 'warning', 'info'] as const
+export const CONFIDENCES = ['verified', 'derived', 'heuristic'] as const
+
+export type Severity = (typeof SEVERITIES)[number]
+export type Confidence = (typeof CONFIDENCES)[number]
+
+const template = {type: 'string', minLength: 1, description: 'Text; {{ cel-expression }} is replaced by its value.'}
+const celExpression = {type: 'string', minLength: 1, description: 'A CEL expression over the facts.'}
+
+export const RULE_FILE_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://kpx-check.dev/schemas/rule.v1.json',
+  title: 'kpx-check rule',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'scope', 'severity', 'title', 'description', 'needs', 'outcomes', 'unknown', 'remediation', 'references'],
+  properties: {
+    id: {
+      type: 'string',
+      pattern: '^(node|cluster)/[a-z0-9]+(-[a-z0-9]+)*$',
+      description: 'Stable id, <scope>/<kebab-name>. Never renamed once published.',
+    },
+    scope: {enum: ['node', 'cluster']},
+    severity: {enum: [...SEVERITIES], description: 'Default severity of a failure; users can override it per rule.'},
+    confidence: {
+      enum: [...CONFIDENCES],
+      default: 'verified',
+      description: 'verified: from Kubernetes source or docs; derived: reasoned from them; heuristic: a rule of thumb.',
+    },
+    title: {type: 'string', minLength: 1},
+    description: {type: 'string', minLength: 1},
+    needs: {
+      type: 'array',
+      items: {type: 'string'},
+      uniqueItems: true,
+      description: 'Facts the rule cannot decide without: if one is unknown, the rule is unknown.',
+    },
+    uses: {
+      type: 'array',
+      items: {type: 'string'},
+      uniqueItems: true,
+      description: 'Facts the rule reads when present (messages, refinements) but can decide without.',
+    },
+    versions: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        kubernetes: {type: 'string', description: 'Kubernetes versions the rule applies to, as a semver range (">=1.29 <1.37").'},
+      },
+    },
+    data: {type: 'object', description: 'Constants the expressions read as `data` (tables, thresholds).'},
+    skip: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['when', 'message'],
+        properties: {when: celExpression, message: template},
+      },
+      description: 'Conditions under which the rule does not apply; checked before `needs`.',
+    },
+    outcomes: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['status', 'message'],
+        properties: {
+          status: {enum: [...RULE_STATUSES]},
+          when: celExpression,
+          severity: {enum: [...SEVERITIES], description: 'Severity of this outcome when it differs from the rule\'s.'},
+          reason: {enum: [...UNKNOWN_REASONS], description: 'With status unknown: why the evidence cannot decide (default: the reason of the first unknown fact in `uses`).'},
+          message: template,
+        },
+      },
+      description: 'Checked in order; the first whose `when` holds (or that has none) decides.',
+    },
+    unknown: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['message'],
+      properties: {
+        message: template,
+        byReason: {type: 'object', additionalProperties: template, description: 'Messages for particular reasons (not-installed, permission-denied, …).'},
+      },
+      description: 'What to say when a needed fact is missing. Templates can read `missing.fact`, `missing.reason`, `missing.detail`.',
+    },
+    remediation: {type: 'array', minItems: 1, items: template},
+    references: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['title', 'url'],
+        properties: {title: {type: 'string'}, url: {type: 'string', pattern: '^https://'}},
+      },
+    },
+  },
+} as const
+
+export interface RuleReference {
+  title: string
+  url: string
+}
+
+export interface RuleOutcome {
+  status: (typeof RULE_STATUSES)[number]
+  when?: string
+  severity?: Severity
+  reason?: UnknownReason
+  message: string
+}
+
+/** A rule file as written, after schema validation. */
+export interface RuleDefinition {
+  id: string
+  scope: 'cluster' | 'node'
+  severity: Severity
+  confidence?: Confidence
+  title: string
+  description: string
+  needs: string[]
+  uses?: string[]
+  versions?: {kubernetes?: string}
+  data?: Record<string, unknown>
+  skip?: Array<{message: string; when: string}>
+  outcomes: RuleOutcome[]
+  unknown: {byReason?: Record<string, string>; message: string}
+  remediation: string[]
+  references: RuleReference[]
+}

@@ -1,0 +1,91 @@
+/**
+ * Why a fact has no value. A rule that needs such a fact ends `unknown` with this reason,
+ * never `pass`.
+ */
+export const UNKNOWN_REASONS = [
+  'not-collected', // the bundle has no such section (older collector, hand-made bundle, API-only source)
+  'permission-denied', // the collector ran without the privilege this read needs
+  'not-installed', // the command that would report it is not on the node
+  'not-present', // the file or interface it reads does not exist on this node
+  'unreachable', // an endpoint (kube-proxy metrics) did not answer
+  'timeout', // the command did not finish in its time bound
+  'failed', // the command ran and failed
+  'unparseable', // output was there but did not look like what the command prints
+  'node-unreachable', // the whole node could not be probed
+] as const
+
+export type UnknownReason = (typeof UNKNOWN_REASONS)[number]
+
+export interface UnknownFact {
+  reason: UnknownReason
+  detail: string
+}
+
+/** A JSON-like fact value; integers are numbers here and become CEL ints at evaluation. */
+export type FactValue = boolean | number | string | FactValue[] | {[key: string]: FactValue}
+
+/**
+ * The facts gathered about one subject (a node, later a cluster), keyed by dotted path
+ * (`kernel.version`). A path is either known (a value) or unknown (a reason); a path that is
+ * neither was not asked for.
+ */
+export class FactSet {
+  private readonly values = new Map<string, FactValue>()
+  private readonly unknowns = new Map<string, UnknownFact>()
+
+  set(path: string, value: FactValue): this {
+    this.unknowns.delete(path)
+    this.values.set(path, value)
+    return this
+  }
+
+  unknown(path: string, reason: UnknownReason, detail = ''): this {
+    this.values.delete(path)
+    this.unknowns.set(path, {reason, detail})
+    return this
+  }
+
+  /** Marks every path unknown with one reason (a section that could not be read feeds several facts). */
+  unknownAll(paths: readonly string[], reason: UnknownReason, detail = ''): this {
+    for (const path of paths) this.unknown(path, reason, detail)
+    return this
+  }
+
+  get(path: string): FactValue | undefined {
+    return this.values.get(path)
+  }
+
+  has(path: string): boolean {
+    return this.values.has(path)
+  }
+
+  /** Why a path has no value; a path never mentioned counts as `not-collected`. */
+  whyUnknown(path: string): UnknownFact | undefined {
+    if (this.values.has(path)) return undefined
+    return this.unknowns.get(path) ?? {reason: 'not-collected', detail: `no source reported ${path}`}
+  }
+
+  knownPaths(): string[] {
+    return [...this.values.keys()]
+  }
+
+  unknownEntries(): Array<[string, UnknownFact]> {
+    return [...this.unknowns.entries()]
+  }
+
+  /** The known values as one nested object, as rules see them in CEL (`kernel.version`). */
+  toNested(): Record<string, FactValue> {
+    const root: Record<string, FactValue> = {}
+    for (const [path, value] of this.values) {
+      const parts = path.split('.')
+      let node = root
+      for (const part of parts.slice(0, -1)) {
+        const next = node[part]
+        if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {}
+        node = node[part] as Record<string, FactValue>
+      }
+      node[parts.at(-1)!] = value
+    }
+    return root
+  }
+}

@@ -1,0 +1,417 @@
+/**
+ * Node facts from a facts bundle: every path in NODE_FACTS ends up either with a value or
+ * unknown with a reason, so a rule never mistakes "could not tell" for "fine".
+ *
+ * Unknown reasons: a section the bundle lacks is `not-collected`; one the collector listed in
+ * `unavailable` keeps the collector's reason and detail; text that does not look like the
+ * command's output is `unparseable`; a value the node does not have (a sysctl of an unloaded
+ * module, a metric this kube-proxy mode does not export) is `not-present`.
+ */
+import type {Bundle} from './bundle.js'
+import {NODE_FACTS} from './catalog.js'
+import {FactSet, type UnknownFact, type UnknownReason} from './fact-set.js'
+import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
+import {parseCollectorInfo, parseHostname} from './parsers/collector.js'
+import {parseKernelConfig} from './parsers/kernel-config.js'
+import {assessKernelSupport, type KernelEvidence} from './parsers/kernel-features.js'
+import {parseKernelRelease, parseKernelVersion} from './parsers/kernel.js'
+import {parseIptablesPolicies, parseIptablesRuleCounts} from './parsers/iptables.js'
+import {parseKubeIpvs0, parseProcIpVs} from './parsers/ipvs.js'
+import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode} from './parsers/kube-proxy.js'
+import {parseModulePaths, parseProcModules} from './parsers/modules.js'
+import {parseDropPolicyChains, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
+import {parseOsRelease} from './parsers/os-release.js'
+import {activeServices, parseServices} from './parsers/services.js'
+import {parseSysctl, sysctlInt} from './parsers/sysctl.js'
+import {parseIptablesVersion, parseNftVersion} from './parsers/versions.js'
+
+type Read = {ok: true; text: string} | {ok: false; why: UnknownFact}
+
+/** Reads bundle sections, turning an absent or unavailable one into the unknown it causes. */
+class Sections {
+  constructor(private readonly bundle: Bundle) {}
+
+  read(name: string): Read {
+    const unavailable = this.bundle.unavailable.get(name)
+    if (unavailable) {
+      return {ok: false, why: {reason: unavailable.reason, detail: unavailable.detail || `the collector could not read ${name}`}}
+    }
+
+    const text = this.bundle.sections.get(name)
+    if (text === undefined) return {ok: false, why: {reason: 'not-collected', detail: `the bundle has no "${name}" section`}}
+    return {ok: true, text}
+  }
+}
+
+/**
+ * Derives a node's facts from its bundle. `fallbackName` names the node when the bundle has no
+ * usable hostname section (the bundle file name, or this machine's host name).
+ */
+export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
+  const facts = new FactSet()
+  const sections = new Sections(bundle)
+  const derivations = [
+    deriveIdentity,
+    deriveKernel,
+    deriveOs,
+    deriveNft,
+    deriveIptables,
+    deriveKernelSupport,
+    deriveNftState,
+    deriveIpvs,
+    deriveSysctls,
+    deriveServices,
+    deriveAddresses,
+    deriveKubeProxy,
+  ]
+  for (const derive of derivations) derive(facts, sections, fallbackName)
+
+  // Every catalogue path must be answered; a path no derivation reached is a bug, not a pass.
+  const answered = new Set([...facts.knownPaths(), ...facts.unknownEntries().map(([path]) => path)])
+  for (const spec of NODE_FACTS) {
+    if (!answered.has(spec.path)) facts.unknown(spec.path, 'not-collected', `no bundle section reports ${spec.path}`)
+  }
+
+  return facts
+}
+
+export interface NodeDescription {
+  name: string
+  kernelRelease: string | null
+  os: {id: string | null; versionId: string | null; prettyName: string | null}
+  nftVersion: string | null
+}
+
+/** The identity lines of a node in the report. */
+export function describeNode(facts: FactSet): NodeDescription {
+  const text = (path: string): string | null => {
+    const value = facts.get(path)
+    return typeof value === 'string' ? value : null
+  }
+
+  return {
+    name: text('node.name') ?? '',
+    kernelRelease: text('kernel.release'),
+    os: {id: text('os.id'), versionId: text('os.versionId'), prettyName: text('os.prettyName')},
+    nftVersion: text('nft.version'),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Runs `derive` on a section's text, or marks `paths` unknown when the section cannot be read.
+ * `derive` returns a short description of what was wrong when the text is unparseable.
+ */
+function fromSection(facts: FactSet, sections: Sections, name: string, paths: readonly string[], derive: (text: string) => string | void): void {
+  const read = sections.read(name)
+  if (!read.ok) {
+    facts.unknownAll(paths, read.why.reason, read.why.detail)
+    return
+  }
+
+  const problem = derive(read.text)
+  if (typeof problem === 'string') facts.unknownAll(paths, 'unparseable', `${name}: ${problem}`)
+}
+
+/** A short, single-line quote of what the section held. */
+function quote(text: string): string {
+  const line = text.trim().split('\n')[0] ?? ''
+  return JSON.stringify(line.length > 60 ? `${line.slice(0, 57)}...` : line)
+}
+
+function deriveIdentity(facts: FactSet, sections: Sections, fallbackName: string): void {
+  const host = sections.read('hostname')
+  facts.set('node.name', (host.ok ? parseHostname(host.text) : undefined) ?? fallbackName)
+
+  fromSection(facts, sections, 'collector', ['collector.root', 'collector.version'], (text) => {
+    const info = parseCollectorInfo(text)
+    if (!info) return `expected key=value lines, found ${quote(text)}`
+    if (info.uid === undefined) facts.unknown('collector.root', 'unparseable', 'collector: no uid= line')
+    else facts.set('collector.root', info.uid === 0)
+    if (info.version === undefined) facts.unknown('collector.version', 'unparseable', 'collector: no version= line')
+    else facts.set('collector.version', info.version)
+  })
+}
+
+function deriveKernel(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'kernel-release', ['kernel.release', 'kernel.version'], (text) => {
+    const release = parseKernelRelease(text)
+    if (!release) return `expected a uname -r line, found ${quote(text)}`
+    facts.set('kernel.release', release)
+    const version = parseKernelVersion(release)
+    if (version) facts.set('kernel.version', version)
+    else facts.unknown('kernel.version', 'unparseable', `kernel-release: ${quote(release)} does not start with major.minor, as kube-proxy requires`)
+  })
+}
+
+function deriveOs(facts: FactSet, sections: Sections): void {
+  const paths = ['os.id', 'os.idLike', 'os.versionId', 'os.prettyName']
+  fromSection(facts, sections, 'os-release', paths, (text) => {
+    const release = parseOsRelease(text)
+    if (!release) return `no KEY=value lines in ${quote(text)}`
+    facts.set('os.id', release.id).set('os.idLike', release.idLike).set('os.prettyName', release.prettyName)
+    if (release.versionId === undefined) facts.unknown('os.versionId', 'not-present', 'os-release has no VERSION_ID')
+    else facts.set('os.versionId', release.versionId)
+  })
+}
+
+const NOT_FOUND = /not found|no such file/i
+
+function deriveNft(facts: FactSet, sections: Sections): void {
+  const read = sections.read('nft-version')
+  if (!read.ok) {
+    if (read.why.reason === 'not-installed') {
+      facts.set('nft.installed', false).unknown('nft.version', 'not-installed', read.why.detail)
+    } else {
+      facts.unknownAll(['nft.installed', 'nft.version'], read.why.reason, read.why.detail)
+    }
+
+    return
+  }
+
+  if (read.text.trim() === '' || NOT_FOUND.test(read.text)) {
+    facts.set('nft.installed', false).unknown('nft.version', 'not-installed', 'the node has no nft binary')
+    return
+  }
+
+  facts.set('nft.installed', true)
+  const version = parseNftVersion(read.text)
+  if (version) facts.set('nft.version', version)
+  else facts.unknown('nft.version', 'unparseable', `nft-version: expected "nftables vX.Y.Z (…)", found ${quote(read.text)}`)
+}
+
+function deriveIptables(facts: FactSet, sections: Sections): void {
+  const versionPaths = ['iptables.version', 'iptables.backend']
+  const read = sections.read('iptables-version')
+  if (!read.ok) {
+    facts.unknownAll(versionPaths, read.why.reason, read.why.detail)
+  } else if (read.text.trim() === '' || NOT_FOUND.test(read.text)) {
+    facts.unknownAll(versionPaths, 'not-installed', 'the node has no iptables binary')
+  } else {
+    const banner = parseIptablesVersion(read.text)
+    if (banner) facts.set('iptables.version', banner.version).set('iptables.backend', banner.backend)
+    else facts.unknownAll(versionPaths, 'unparseable', `iptables-version: expected "iptables vX.Y.Z (…)", found ${quote(read.text)}`)
+  }
+
+  const rulePaths = ['iptables.legacyRules', 'iptables.legacyKubeRules', 'iptables.nftRules', 'iptables.nftKubeRules']
+  fromSection(facts, sections, 'iptables-rules', rulePaths, (text) => {
+    const counts = parseIptablesRuleCounts(text)
+    if (!counts) return `expected "legacy|nft total=N kube=M" lines, found ${quote(text)}`
+    for (const [backend, command] of [
+      ['legacy', 'iptables-legacy-save'],
+      ['nft', 'iptables-nft-save'],
+    ] as const) {
+      const count = counts[backend]
+      const total = `iptables.${backend}Rules`
+      const kube = `iptables.${backend}KubeRules`
+      if (count) facts.set(total, count.total).set(kube, count.kube)
+      else facts.unknownAll([total, kube], 'not-installed', `the node has no ${command}`)
+    }
+  })
+
+  fromSection(facts, sections, 'iptables-policies', ['iptables.inputPolicy', 'iptables.forwardPolicy'], (text) => {
+    const policies = parseIptablesPolicies(text)
+    if (!policies) return `expected "-P CHAIN POLICY" lines, found ${quote(text)}`
+    for (const [chain, path] of [
+      ['INPUT', 'iptables.inputPolicy'],
+      ['FORWARD', 'iptables.forwardPolicy'],
+    ] as const) {
+      const policy = policies.get(chain)
+      if (policy) facts.set(path, policy)
+      else facts.unknown(path, 'not-present', `iptables-policies: no policy line for the filter ${chain} chain`)
+    }
+  })
+}
+
+const KERNEL_SOURCES = ['kernel-config', 'modules', 'modules-builtin', 'modules-available'] as const
+
+function deriveKernelSupport(facts: FactSet, sections: Sections): void {
+  const paths = ['netfilter.nfTables', 'netfilter.missingFeatures']
+  const evidence: KernelEvidence = {}
+  const why = new Map<string, UnknownFact>()
+  const parsers = {
+    'kernel-config': (text: string) => {
+      const config = parseKernelConfig(text)
+      if (config) evidence.config = config
+      return config !== undefined
+    },
+    modules: (text: string) => {
+      const loaded = parseProcModules(text)
+      if (loaded) evidence.loaded = loaded
+      return loaded !== undefined
+    },
+    'modules-builtin': (text: string) => {
+      const builtin = parseModulePaths(text)
+      if (builtin) evidence.builtin = builtin
+      return builtin !== undefined
+    },
+    'modules-available': (text: string) => {
+      const available = parseModulePaths(text)
+      if (available) evidence.available = available
+      return available !== undefined
+    },
+  }
+  for (const source of KERNEL_SOURCES) {
+    const read = sections.read(source)
+    if (!read.ok) why.set(source, read.why)
+    else if (!parsers[source](read.text)) why.set(source, {reason: 'unparseable', detail: `${source}: unexpected line in ${quote(read.text)}`})
+  }
+
+  const explain = () => [...why].map(([source, fact]) => `${source}: ${fact.reason}${fact.detail ? ` (${fact.detail})` : ''}`).join('; ')
+  // The config is the main witness; its reason is the headline when evidence falls short.
+  const headline: UnknownReason = (why.get('kernel-config') ?? why.get('modules-builtin') ?? why.get('modules-available'))?.reason ?? 'not-present'
+
+  if (why.size === KERNEL_SOURCES.length) {
+    facts.unknownAll(paths, headline, `no kernel evidence: ${explain()}`)
+    return
+  }
+
+  const support = assessKernelSupport(evidence)
+  if (support.nfTables) facts.set('netfilter.nfTables', support.nfTables)
+  else facts.unknown('netfilter.nfTables', headline, `neither the kernel config nor the module lists show nf_tables; ${explain()}`)
+
+  if (support.missing.length > 0 || support.undetermined.length === 0) {
+    facts.set('netfilter.missingFeatures', support.missing)
+  } else {
+    const empty = why.size === 0 ? 'modules.builtin and modules.dep are both empty' : explain()
+    facts.unknown('netfilter.missingFeatures', headline, `cannot rule out a missing ${support.undetermined.join(', ')}: ${empty}`)
+  }
+}
+
+function deriveNftState(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'nft-check', ['netfilter.checkPassed', 'netfilter.checkOutput'], (text) => {
+    const check = parseNftCheck(text)
+    if (!check) return `expected "exit=<code>" first, found ${quote(text)}`
+    if (check.exitCode === 127) {
+      facts.unknownAll(['netfilter.checkPassed', 'netfilter.checkOutput'], 'not-installed', 'nft-check: nft was not found (exit 127)')
+      return
+    }
+
+    facts.set('netfilter.checkPassed', check.exitCode === 0).set('netfilter.checkOutput', check.output)
+  })
+
+  fromSection(facts, sections, 'nft-tables', ['netfilter.tables'], (text) => {
+    const tables = parseNftTables(text)
+    if (!tables) return `expected "table <family> <name>" lines, found ${quote(text)}`
+    facts.set('netfilter.tables', tables)
+  })
+
+  fromSection(facts, sections, 'nft-chains', ['netfilter.dropPolicyChains'], (text) => {
+    const chains = parseDropPolicyChains(text)
+    if (!chains) return `expected nft list ruleset table/chain lines, found ${quote(text)}`
+    facts.set('netfilter.dropPolicyChains', chains)
+  })
+}
+
+function deriveIpvs(facts: FactSet, sections: Sections): void {
+  const tablePaths = ['ipvs.virtualServers', 'ipvs.schedulers']
+  const table = sections.read('ipvs')
+  if (!table.ok && table.why.reason === 'not-present') {
+    // No /proc/net/ip_vs: the ip_vs module is not loaded, so there are no virtual servers.
+    facts.set('ipvs.virtualServers', 0).set('ipvs.schedulers', [])
+  } else {
+    fromSection(facts, sections, 'ipvs', tablePaths, (text) => {
+      const parsed = parseProcIpVs(text)
+      if (!parsed) return `expected /proc/net/ip_vs lines, found ${quote(text)}`
+      facts.set('ipvs.virtualServers', parsed.virtualServers).set('ipvs.schedulers', parsed.schedulers)
+    })
+  }
+
+  const dummy = sections.read('kube-ipvs0')
+  if (!dummy.ok && dummy.why.reason === 'not-present') {
+    facts.set('ipvs.kubeIpvs0', false).set('ipvs.kubeIpvs0Addresses', 0)
+  } else {
+    fromSection(facts, sections, 'kube-ipvs0', ['ipvs.kubeIpvs0', 'ipvs.kubeIpvs0Addresses'], (text) => {
+      const parsed = parseKubeIpvs0(text)
+      if (!parsed) return `expected "ip -o addr show dev kube-ipvs0" lines, found ${quote(text)}`
+      facts.set('ipvs.kubeIpvs0', parsed.exists).set('ipvs.kubeIpvs0Addresses', parsed.addresses)
+    })
+  }
+}
+
+const SYSCTLS = [
+  ['net.ipv4.conf.all.route_localnet', 'sysctl.routeLocalnet', ''],
+  ['net.netfilter.nf_conntrack_tcp_be_liberal', 'sysctl.tcpBeLiberal', ' (nf_conntrack is not loaded)'],
+  ['net.ipv4.vs.conn_reuse_mode', 'sysctl.connReuseMode', ' (ip_vs is not loaded)'],
+] as const
+
+function deriveSysctls(facts: FactSet, sections: Sections): void {
+  fromSection(
+    facts,
+    sections,
+    'sysctl',
+    SYSCTLS.map(([, path]) => path),
+    (text) => {
+      const values = parseSysctl(text)
+      for (const [name, path, absent] of SYSCTLS) {
+        const raw = values.get(name)
+        const value = raw === undefined ? undefined : sysctlInt(raw)
+        if (raw === undefined) facts.unknown(path, 'not-present', `the node has no ${name}${absent}`)
+        else if (value === undefined) facts.unknown(path, 'unparseable', `sysctl: ${name} = ${quote(raw)} is not a number`)
+        else facts.set(path, value)
+      }
+    },
+  )
+}
+
+function deriveServices(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'services', ['services.active'], (text) => {
+    const services = parseServices(text)
+    if (!services) return `expected "<service> <state>" lines, found ${quote(text)}`
+    facts.set('services.active', activeServices(services))
+  })
+}
+
+function deriveAddresses(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'addresses', ['addresses.ipv4Global', 'addresses.ipv6Global'], (text) => {
+    const addresses = parseIpAddresses(text)
+    if (!addresses) return `expected "ip -o addr" lines, found ${quote(text)}`
+    const global = nodeGlobalAddresses(addresses)
+    facts.set('addresses.ipv4Global', global.ipv4).set('addresses.ipv6Global', global.ipv6)
+  })
+}
+
+const METRICS = [
+  ['kubeproxy_iptables_localhost_nodeports_accepted_packets_total', 'kubeProxy.localhostNodePortsAccepted', 'iptables mode only, kube-proxy ≥ 1.31'],
+  ['kubeproxy_iptables_ct_state_invalid_dropped_packets_total', 'kubeProxy.ctInvalidDropped', 'iptables mode only'],
+  ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'kubeProxy.nftablesSyncFailures', 'nftables mode only'],
+] as const
+
+function deriveKubeProxy(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'kube-proxy-mode', ['kubeProxy.mode'], (text) => {
+    const mode = parseProxyMode(text)
+    if (!mode) return `expected iptables, ipvs or nftables, found ${quote(text)}`
+    facts.set('kubeProxy.mode', mode)
+  })
+
+  fromSection(facts, sections, 'kube-proxy-process', ['kubeProxy.runtime', 'kubeProxy.skipKernelCheck'], (text) => {
+    const info = parseKubeProxyProcess(text)
+    if (!info) return `expected "pid=… exe=… container=…" lines, found ${quote(text)}`
+    const runtime = kubeProxyRuntime(info.processes)
+    facts.set('kubeProxy.runtime', runtime)
+    if (runtime === 'none') facts.unknown('kubeProxy.skipKernelCheck', 'not-present', 'no kube-proxy process runs on the node')
+    else if (info.skipKernelCheck === 'set') facts.set('kubeProxy.skipKernelCheck', true)
+    else if (info.skipKernelCheck === 'unset') facts.set('kubeProxy.skipKernelCheck', false)
+    else if (info.skipKernelCheck === 'unreadable') {
+      facts.unknown('kubeProxy.skipKernelCheck', 'permission-denied', "kube-proxy's environment is readable only by root")
+    } else facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', 'kube-proxy-process: no skip-kernel-check= line')
+  })
+
+  fromSection(
+    facts,
+    sections,
+    'kube-proxy-metrics',
+    METRICS.map(([, path]) => path),
+    (text) => {
+      const metrics = parsePrometheusText(text)
+      if (!metrics) return `expected Prometheus text lines, found ${quote(text)}`
+      for (const [name, path, exported] of METRICS) {
+        const value = metrics.get(name)
+        if (value === undefined) facts.unknown(path, 'not-present', `kube-proxy does not export ${name} (${exported})`)
+        else if (!Number.isFinite(value)) facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
+        else facts.set(path, Math.round(value))
+      }
+    },
+  )
+}

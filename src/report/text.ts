@@ -1,0 +1,109 @@
+import {Chalk, type ChalkInstance} from 'chalk'
+
+import type {Finding} from '../engine/evaluate.js'
+import type {Report} from './report.js'
+import {renderTable} from './table.js'
+
+/** How many subjects of one rule to list before summarising the rest (fleets have hundreds). */
+const SUBJECTS_SHOWN = 5
+
+export interface TextOptions {
+  color?: boolean
+}
+
+/** chalk decides colour from the terminal; NO_COLOR (no-color.org) always turns it off. */
+export function defaultColor(): boolean {
+  return !process.env.NO_COLOR && Boolean(process.stdout.isTTY)
+}
+
+export function renderText(report: Report, options: TextOptions = {}): string {
+  const chalk = new Chalk({level: (options.color ?? defaultColor()) ? 1 : 0})
+  const verdictColor = {go: chalk.green, 'no-go': chalk.red, incomplete: chalk.yellow}[report.verdict]
+  const {summary} = report
+  const out: string[] = [
+    `${verdictColor.bold(report.verdict.toUpperCase())}  ${verdictSentence(report)}`,
+    chalk.dim(
+      `${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ` +
+        `${summary.passed} passed · ${summary.skipped} skipped — ${report.nodes.length} node(s), ${report.rules.evaluated} rule(s)`,
+    ),
+    '',
+    chalk.bold('Nodes'),
+    renderTable(
+      ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
+      report.nodes.map((node) => {
+        const own = report.findings.filter((finding) => finding.subject.kind === 'Node' && finding.subject.name === node.name)
+        const count = (predicate: (finding: Finding) => boolean) => String(own.filter(predicate).length)
+        return [
+          node.reachable ? node.name : `${node.name} ${chalk.red('(unreachable)')}`,
+          node.source,
+          node.kernelRelease ?? '?',
+          node.os.prettyName ?? node.os.id ?? '?',
+          node.nftVersion ?? '-',
+          count((finding) => finding.status === 'fail' && finding.severity === 'blocker'),
+          count((finding) => finding.status === 'fail' && finding.severity === 'warning'),
+          count((finding) => finding.status === 'unknown'),
+        ]
+      }),
+      '  ',
+    ),
+  ]
+
+  const groups: Array<[string, (finding: Finding) => boolean, ChalkInstance, string]> = [
+    ['Blockers', (f) => f.status === 'fail' && f.severity === 'blocker', chalk.red, '✗'],
+    ['Warnings', (f) => f.status === 'fail' && f.severity === 'warning', chalk.yellow, '!'],
+    ['Unknown', (f) => f.status === 'unknown', chalk.magenta, '?'],
+    ['Notes', (f) => f.status === 'fail' && f.severity === 'info', chalk.cyan, 'i'],
+  ]
+  for (const [title, belongs, color, mark] of groups) {
+    const findings = report.findings.filter((finding) => belongs(finding))
+    if (findings.length === 0) continue
+    out.push('', chalk.bold(`${title} (${findings.length})`))
+    for (const [rule, ofRule] of groupByRule(findings)) out.push(...renderRuleGroup(rule, ofRule, color, mark, chalk))
+  }
+
+  out.push('', chalk.dim('Details, evidence and every passed check: --json. Rules: kpx-check rules.'))
+  return out.join('\n')
+}
+
+function verdictSentence(report: Report): string {
+  switch (report.verdict) {
+    case 'go': {
+      return report.summary.warnings > 0
+        ? 'Nothing blocks the switch to nftables mode; read the warnings first.'
+        : 'Nothing blocks the switch to nftables mode.'
+    }
+
+    case 'no-go': {
+      return 'Switching now would break Service traffic on some nodes: fix the blockers first.'
+    }
+
+    case 'incomplete': {
+      return 'Some blocking checks could not run: the answer is not known yet.'
+    }
+  }
+}
+
+function groupByRule(findings: Finding[]): Map<string, Finding[]> {
+  const groups = new Map<string, Finding[]>()
+  for (const finding of findings) groups.set(finding.rule, [...(groups.get(finding.rule) ?? []), finding])
+  return groups
+}
+
+function renderRuleGroup(rule: string, findings: Finding[], color: ChalkInstance, mark: string, chalk: ChalkInstance): string[] {
+  const lines = [`  ${color(mark)} ${chalk.bold(rule)}  ${findings[0].title}${findings.length > 1 ? chalk.dim(` — ${findings.length} subjects`) : ''}`]
+  for (const finding of findings.slice(0, SUBJECTS_SHOWN)) {
+    const reason = finding.reason ? chalk.dim(` [${finding.reason}]`) : ''
+    lines.push(`    ${finding.subject.kind} ${finding.subject.name}${reason}: ${finding.message}`)
+  }
+
+  if (findings.length > SUBJECTS_SHOWN) lines.push(chalk.dim(`    … and ${findings.length - SUBJECTS_SHOWN} more (see --json)`))
+  // Remediation is templated per subject (the distro upgrade differs by node): show each step once.
+  const remediation = [...new Set(findings.flatMap((finding) => finding.remediation))]
+  if (remediation.length > 0) {
+    lines.push(`    ${chalk.dim('What to do:')}`)
+    for (const step of remediation) lines.push(`      → ${step}`)
+  }
+
+  if (findings[0].confidence !== 'verified') lines.push(chalk.dim(`    (${findings[0].confidence}: a rule of thumb from the sources, not a hard check)`))
+  return lines
+}

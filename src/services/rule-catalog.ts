@@ -1,0 +1,43 @@
+import {existsSync} from 'node:fs'
+
+import {loadRules, type LoadedRule, RuleLoadError} from '../engine/rule-loader.js'
+import type {Severity} from '../engine/rule-schema.js'
+import {UsageError} from '../errors.js'
+import {BUILTIN_RULES_DIR} from '../paths.js'
+
+/** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
+export function loadRuleCatalog(extraPaths: readonly string[]): LoadedRule[] {
+  for (const path of extraPaths) {
+    if (!existsSync(path)) throw new UsageError(`--rules ${path}: no such file or folder`)
+  }
+
+  try {
+    return loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, ...extraPaths.map((path) => ({path}))])
+  } catch (error) {
+    if (error instanceof RuleLoadError) {
+      throw new UsageError(`invalid rule files:\n${error.message}`, ['Check them with: kpx-check rules lint PATH'])
+    }
+
+    throw error
+  }
+}
+
+/** --skip and --severity must name rules that exist, so a typo does not silently keep a rule. */
+export function validateRuleSelection(rules: readonly LoadedRule[], skip: readonly string[], severity: ReadonlyMap<string, Severity>): void {
+  const ids = new Set(rules.map((rule) => rule.id))
+  for (const [flag, id] of [...skip.map((id) => ['--skip', id]), ...[...severity.keys()].map((id) => ['--severity', id])]) {
+    if (!ids.has(id)) throw new UsageError(`${flag} ${id}: no such rule`, ['List the rules with: kpx-check rules'])
+  }
+}
+
+/** Parses --severity values: RULE-ID=blocker|warning|info. */
+export function parseSeverityOverrides(values: readonly string[]): Map<string, Severity> {
+  const overrides = new Map<string, Severity>()
+  for (const value of values) {
+    const match = /^([^=]+)=(blocker|warning|info)$/.exec(value)
+    if (!match) throw new UsageError(`--severity ${value}: expected RULE-ID=blocker|warning|info`)
+    overrides.set(match[1], match[2] as Severity)
+  }
+
+  return overrides
+}

@@ -1,0 +1,151 @@
+import {Ajv} from 'ajv'
+import addFormats from 'ajv-formats'
+import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {hostname, release, tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import type {Report} from '../../src/report/report.js'
+import {REPORT_SCHEMA} from '../../src/report/schema.js'
+import {runCli} from '../helpers/cli.js'
+import {writeCorpusBundles} from '../helpers/corpus.js'
+import {FIXTURES} from '../helpers/paths.js'
+
+const ajv = new Ajv({allErrors: true, strict: false})
+addFormats.default(ajv)
+const validateReport = ajv.compile(REPORT_SCHEMA)
+
+function assertValidReport(report: unknown): asserts report is Report {
+  assert.ok(validateReport(report), JSON.stringify(validateReport.errors, null, 2))
+}
+
+const ruleFixture = (rule: string, file: string) => join(FIXTURES, 'rules', rule, file)
+
+describe('kpx-check node', () => {
+  let corpusDir: string
+  let corpus: ReturnType<typeof writeCorpusBundles>
+  before(() => {
+    corpusDir = mkdtempSync(join(tmpdir(), 'kpx-corpus-'))
+    corpus = writeCorpusBundles(corpusDir)
+  })
+  after(() => rmSync(corpusDir, {recursive: true, force: true}))
+
+  it('probes this machine: its real kernel and OS, in a report that matches the schema', async () => {
+    const {code, stdout} = await runCli(['node', '--json'])
+    const report = JSON.parse(stdout)
+    assertValidReport(report)
+    assert.equal(report.exitCode, code)
+    assert.equal(report.nodes.length, 1)
+    const [node] = report.nodes
+    assert.equal(node.source, 'local')
+    assert.equal(node.name, hostname())
+    assert.equal(node.kernelRelease, release())
+    const osRelease = readFileSync('/etc/os-release', 'utf8')
+    assert.equal(node.os.id, /^ID="?([^"\n]+)"?$/m.exec(osRelease)?.[1])
+    assert.ok(report.findings.every((finding) => finding.subject.kind === 'Node' && finding.subject.name === hostname()))
+  })
+
+  it('evaluates a folder of hundreds of real-world bundles in one report', async () => {
+    const {code, stdout, stderr} = await runCli(['node', '--facts', corpusDir, '--json'])
+    assert.equal(stderr, '')
+    const report = JSON.parse(stdout)
+    assertValidReport(report)
+    assert.equal(report.nodes.length, corpus.length)
+    assert.ok(corpus.length >= 300)
+    assert.equal(report.verdict, 'no-go')
+    assert.equal(code, 3)
+    assert.equal(report.exitCode, 3)
+
+    // kube-proxy's own rule: major.minor of the kernel against 5.13.
+    const kubeProxyAccepts = (kernel: string) => {
+      const [major, minor] = kernel.split(/[.-]/).map(Number)
+      return major > 5 || (major === 5 && minor >= 13)
+    }
+
+    const kernelFindings = new Map(report.findings.filter((f) => f.rule === 'node/kernel-version').map((f) => [f.subject.name, f]))
+    for (const node of corpus) {
+      const finding = kernelFindings.get(node.name)
+      assert.ok(finding, `no kernel finding for ${node.name}`)
+      assert.equal(finding.status, kubeProxyAccepts(node.kernelRelease) ? 'pass' : 'fail', `${node.name} ${node.kernelRelease}`)
+    }
+  })
+
+  it('reads a bundle from standard input and names the node by its hostname section', async () => {
+    const bundle = readFileSync(ruleFixture('kernel-version', 'pass.ubuntu-22.04-azure-5.15.facts'), 'utf8')
+    const {stdout} = await runCli(['node', '--facts', '-', '--json'], {input: bundle})
+    const report = JSON.parse(stdout)
+    assert.equal(report.nodes[0].name, 'aks-nodepool1-12345678-vmss000000')
+    assert.equal(report.nodes[0].source, 'facts')
+    assert.deepEqual(report.nodes[0].os, {id: 'ubuntu', versionId: '22.04', prettyName: 'Ubuntu 22.04.5 LTS'})
+  })
+
+  it('is no-go with exit 3 when a blocker fails, in text and JSON alike', async () => {
+    const file = ruleFixture('kernel-version', 'fail.rhel-8.10-4.18.facts')
+    const text = await runCli(['node', '--facts', file])
+    assert.equal(text.code, 3)
+    assert.match(text.stdout, /^NO-GO/)
+    assert.match(text.stdout, /node\/kernel-version/)
+    assert.match(text.stdout, /RHEL 9/)
+    const json = await runCli(['node', '--facts', file, '--json'])
+    assert.equal(json.code, 3)
+    assert.equal(JSON.parse(json.stdout).verdict, 'no-go')
+  })
+
+  it('is incomplete with exit 5 when a blocker cannot be checked, unless --allow-incomplete', async () => {
+    const file = ruleFixture('kernel-version', 'unknown.no-kernel-release.facts')
+    const strict = await runCli(['node', '--facts', file, '--json', '--skip', 'node/localhost-nodeports'])
+    assert.equal(strict.code, 5)
+    assert.equal(JSON.parse(strict.stdout).verdict, 'incomplete')
+    const allowed = await runCli(['node', '--facts', file, '--json', '--allow-incomplete'])
+    assert.equal(allowed.code, 0)
+    assert.equal(JSON.parse(allowed.stdout).exitCode, 0)
+  })
+
+  it('exits 4 on warnings only with --fail-on warning', async () => {
+    const file = ruleFixture('nodeport-addresses', 'fail.two-nics.facts')
+    const onlyThese = ['--severity', 'node/kernel-version=info', '--severity', 'node/nft-version=info', '--severity', 'node/nf-tables-kernel=info', '--severity', 'node/localhost-nodeports=info']
+    const lenient = await runCli(['node', '--facts', file, ...onlyThese])
+    assert.equal(lenient.code, 0, lenient.stdout)
+    const strict = await runCli(['node', '--facts', file, '--fail-on', 'warning', ...onlyThese])
+    assert.equal(strict.code, 4, strict.stdout)
+  })
+
+  it('loads extra rules with --rules', async () => {
+    const file = ruleFixture('kernel-version', 'pass.ubuntu-22.04-azure-5.15.facts')
+    const {stdout} = await runCli(['node', '--facts', file, '--rules', join(FIXTURES, 'custom-rules'), '--json'])
+    const finding = JSON.parse(stdout).findings.find((f: {rule: string}) => f.rule === 'node/company-kernel-floor')
+    assert.equal(finding.status, 'fail')
+    assert.equal(finding.severity, 'warning')
+  })
+
+  describe('bad input: a clear message and exit 2', () => {
+    let dir: string
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'kpx-bad-'))
+      writeFileSync(join(dir, 'not-a-bundle.facts'), 'Linux node-1 5.15.0 #1 SMP x86_64 GNU/Linux\n')
+    })
+    after(() => rmSync(dir, {recursive: true, force: true}))
+
+    const cases: Array<[string, () => string[], RegExp]> = [
+      ['an unknown flag', () => ['node', '--frobnicate'], /Nonexistent flag: --frobnicate/],
+      ['a malformed bundle', () => ['node', '--facts', join(dir, 'not-a-bundle.facts')], /not-a-bundle\.facts:1: not a kpx-check facts bundle: expected the first line to be "# kpx-check node facts v1"/],
+      ['a missing facts path', () => ['node', '--facts', join(dir, 'nope')], /--facts .*nope: no such file or folder/],
+      ['a rule file with a typo', () => ['node', '--rules', join(FIXTURES, 'bad-rules', 'typo-field.yaml')], /typo-field\.yaml:3:1 rule: unknown field "severty"; did you mean "severity"\?/],
+      ['an unknown rule in --skip', () => ['node', '--skip', 'node/kernal-version'], /--skip node\/kernal-version: no such rule/],
+      ['a bad --severity', () => ['node', '--severity', 'node/kernel-version=fatal'], /expected RULE-ID=blocker\|warning\|info/],
+    ]
+    for (const [name, args, message] of cases) {
+      it(`${name}, with and without --json`, async () => {
+        const text = await runCli(args())
+        assert.equal(text.code, 2, text.stderr)
+        assert.match(text.stderr, message)
+        const json = await runCli([...args(), '--json'])
+        assert.equal(json.code, 2, json.stdout)
+        const {error} = JSON.parse(json.stdout)
+        assert.match(error.message, message)
+        assert.equal(error.exitCode, 2)
+      })
+    }
+  })
+})

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import {join} from 'node:path'
+import {describe, it} from 'node:test'
+
+import {lintRuleFile, loadRules, RuleLoadError} from '../../src/engine/rule-loader.js'
+import {BUILTIN_RULES_DIR} from '../../src/paths.js'
+import {FIXTURES} from '../helpers/paths.js'
+
+const bad = (name: string) => join(FIXTURES, 'bad-rules', `${name}.yaml`)
+
+describe('rule files', () => {
+  it('loads every built-in rule without a problem', () => {
+    const rules = loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}])
+    assert.ok(rules.length >= 10)
+    assert.ok(rules.some((rule) => rule.id === 'node/kernel-version'))
+  })
+
+  it('names a misspelt field with its line and the field it meant', () => {
+    const {problems} = lintRuleFile(bad('typo-field'))
+    assert.deepEqual(
+      problems.map((problem) => [problem.line, problem.message]),
+      [
+        [1, 'rule must have required property \'severity\''],
+        [3, 'rule: unknown field "severty"; did you mean "severity"?'],
+      ],
+    )
+  })
+
+  it('rejects a fact that does not exist, at its line', () => {
+    const {problems} = lintRuleFile(bad('unknown-fact'))
+    assert.equal(problems.length, 1)
+    assert.equal(problems[0].line, 8)
+    assert.match(problems[0].message, /unknown fact "kernal\.release"/)
+  })
+
+  it('type-checks CEL conditions and message placeholders', () => {
+    const {problems} = lintRuleFile(bad('cel-type-error'))
+    assert.deepEqual(
+      problems.map((problem) => problem.line),
+      [9, 12],
+    )
+    assert.match(problems[0].message, /^CEL: .*(string|int)/)
+    assert.match(problems[1].message, /kernel\.nope|nope/)
+  })
+
+  it('reports YAML syntax errors with their position', () => {
+    const {problems} = lintRuleFile(bad('broken-yaml'))
+    assert.ok(problems.length > 0)
+    assert.match(problems[0].message, /^YAML: /)
+    assert.ok(problems[0].line >= 4)
+  })
+
+  it('wants the file named after the rule id', () => {
+    const {problems} = lintRuleFile(bad('wrong-file-name'))
+    assert.match(problems[0].message, /must live in a file named some-other-name\.yaml/)
+  })
+
+  it('refuses the same rule id twice', () => {
+    assert.throws(
+      () => loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, {path: join(BUILTIN_RULES_DIR, 'node', 'kernel-version.yaml')}]),
+      (error: unknown) => error instanceof RuleLoadError && /already defined in rules\/node\/kernel-version\.yaml/.test(error.message),
+    )
+  })
+})
