@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {checkFlags, EXIT_CODES_DESCRIPTION, gatePolicy, KpxCommand} from '../base-command.js'
+import {progressMode} from '../report/progress.js'
 import {renderText} from '../report/text.js'
 import type {Report} from '../report/report.js'
 import {runNodeCheck} from '../services/node-check.js'
@@ -46,6 +47,7 @@ export default class Node extends KpxCommand {
       severity: parseSeverityOverrides(flags.severity ?? []),
       policy: gatePolicy(flags),
       timeoutSeconds: flags.timeout,
+      progress: progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}),
     })
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) this.log(renderText(report))

@@ -3,6 +3,7 @@ import {hostname} from 'node:os'
 import {basename, extname, join} from 'node:path'
 
 import {evaluateRules, type Subject} from '../engine/evaluate.js'
+import type {LoadedRule} from '../engine/rule-loader.js'
 import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import {BundleError, parseBundle} from '../facts/bundle.js'
@@ -11,6 +12,7 @@ import {FactSet} from '../facts/fact-set.js'
 import {deriveNodeFacts, describeNode} from '../facts/node-facts.js'
 import type {GatePolicy} from '../planner/verdict.js'
 import {runCollectorLocally} from '../probes/local.js'
+import {type ProgressMode, runWithProgress} from '../report/progress.js'
 import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
 import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
 
@@ -24,6 +26,7 @@ export interface NodeCheckOptions {
   policy: GatePolicy
   /** Bound on the local collector run. */
   timeoutSeconds: number
+  progress?: ProgressMode
   readStdin?: () => Promise<string>
 }
 
@@ -37,22 +40,39 @@ export interface ProbedNode {
 }
 
 export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
-  const rules = loadRuleCatalog(options.rulePaths).filter((rule) => rule.scope === 'node')
-  validateRuleSelection(rules, options.skip, options.severity)
-
-  const probed =
-    options.factsPaths.length > 0
-      ? await readFactsBundles(options.factsPaths, options.readStdin ?? readStandardInput)
-      : [await probeThisMachine(options.timeoutSeconds)]
-  rejectDuplicateNames(probed)
-
-  const subjects: Subject[] = probed.map((node) => ({kind: 'Node', name: nodeName(node), facts: node.facts}))
   const skip = new Set(options.skip)
-  const findings = evaluateRules(rules, subjects, {skip, severity: options.severity})
+  const run: {probed: ProbedNode[]; rules: LoadedRule[]} = {probed: [], rules: []}
+  await runWithProgress(
+    options.progress ?? 'silent',
+    [
+      {
+        title: 'Load rules',
+        task(context, task) {
+          context.rules = loadRuleCatalog(options.rulePaths).filter((rule) => rule.scope === 'node')
+          validateRuleSelection(context.rules, options.skip, options.severity)
+          task.title = `Loaded ${context.rules.length} node rules`
+        },
+      },
+      {
+        title: options.factsPaths.length > 0 ? 'Read facts bundles' : 'Collect facts on this machine',
+        async task(context, task) {
+          context.probed =
+            options.factsPaths.length > 0
+              ? await readFactsBundles(options.factsPaths, options.readStdin ?? readStandardInput)
+              : [await probeThisMachine(options.timeoutSeconds)]
+          rejectDuplicateNames(context.probed)
+          task.title = options.factsPaths.length > 0 ? `Read ${context.probed.length} facts bundle(s)` : 'Collected facts on this machine'
+        },
+      },
+    ],
+    run,
+  )
+
+  const subjects: Subject[] = run.probed.map((node) => ({kind: 'Node', name: nodeName(node), facts: node.facts}))
   return buildReport({
-    nodes: probed.map((node) => nodeReport(node)),
-    findings,
-    evaluatedRules: rules.length - rules.filter((rule) => skip.has(rule.id)).length,
+    nodes: run.probed.map((node) => nodeReport(node)),
+    findings: evaluateRules(run.rules, subjects, {skip, severity: options.severity}),
+    evaluatedRules: run.rules.filter((rule) => !skip.has(rule.id)).length,
     skippedRules: options.skip,
     severityOverrides: options.severity,
     policy: options.policy,
