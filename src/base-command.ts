@@ -46,6 +46,18 @@ export const checkFlags = {
   'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
 }
 
+/** Flags that say how to reach the cluster, as kubectl's do. */
+export const connectionFlags = {
+  kubeconfig: Flags.string({description: 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster).', helpValue: 'FILE'}),
+  context: Flags.string({description: 'The kubeconfig context to use.', helpValue: 'NAME'}),
+  'request-timeout': Flags.integer({description: 'Seconds to wait for each API request.', default: 30, min: 1}),
+  'api-concurrency': Flags.integer({description: 'API lists read at once.', default: 4, min: 1, max: 16}),
+}
+
+export function connectionOptions(flags: {'api-concurrency': number; context?: string; kubeconfig?: string; 'request-timeout': number}) {
+  return {kubeconfig: flags.kubeconfig, context: flags.context, requestTimeoutSeconds: flags['request-timeout'], concurrency: flags['api-concurrency']}
+}
+
 export function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': string}): GatePolicy {
   return {failOn: flags['fail-on'] === 'warning' ? 'warning' : 'blocker', allowIncomplete: flags['allow-incomplete']}
 }

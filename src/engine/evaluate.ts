@@ -74,23 +74,54 @@ function render(rule: LoadedRule, template: string, activation: Activation): str
   })
 }
 
-export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Finding[] {
-  const active = rules.filter((rule) => !options.skip?.has(rule.id))
-  const findings: Finding[] = []
-  for (const subject of subjects) {
-    const activations = new Map<string, Activation>()
-    for (const rule of active) {
-      let activation = activations.get(rule.scope)
-      if (!activation) {
-        activation = celActivation(subject.facts, rule.scope)
-        activations.set(rule.scope, activation)
-      }
+/** The kind of subject a rule is evaluated for. */
+export function subjectKindOf(rule: LoadedRule): string {
+  return rule.scope === 'node' ? 'Node' : (rule.subject ?? 'Cluster')
+}
 
-      findings.push(evaluateRule(rule, subject, {...activation, data: celData(rule.data ?? {})}, options))
-    }
+/**
+ * Subjects of these kinds can number in the tens of thousands: only their failures and unknowns are
+ * reported one by one; passes and skips are summed up in one finding about the cluster.
+ */
+const SUMMARISED_KINDS = new Set(['Service'])
+
+export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Finding[] {
+  const findings: Finding[] = []
+  for (const rule of rules) {
+    if (options.skip?.has(rule.id)) continue
+    const kind = subjectKindOf(rule)
+    const own = subjects.filter((subject) => subject.kind === kind)
+    const evaluated = own.map((subject) => evaluateRule(rule, subject, {...celActivation(subject.facts, rule.scope), data: celData(rule.data ?? {})}, options))
+    findings.push(...(SUMMARISED_KINDS.has(kind) ? summarise(rule, evaluated, options) : evaluated))
   }
 
   return findings
+}
+
+function summarise(rule: LoadedRule, findings: Finding[], options: EvaluationOptions): Finding[] {
+  const problems = findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
+  const fine = findings.filter((finding) => finding.status === 'pass' || finding.status === 'skip')
+  if (fine.length === 0 && problems.length > 0) return problems
+  const passed = fine.filter((finding) => finding.status === 'pass').length
+  const status = passed > 0 ? 'pass' : 'skip'
+  const kind = subjectKindOf(rule)
+  const summary: Finding = {
+    rule: rule.id,
+    title: rule.title,
+    status,
+    severity: options.severity?.get(rule.id) ?? rule.severity,
+    confidence: rule.confidence ?? 'verified',
+    subject: {kind: 'Cluster', name: 'cluster'},
+    message:
+      fine.length === 0
+        ? `No ${kind} in the cluster is concerned.`
+        : `${fine.length} ${kind}(s) ${status === 'pass' ? 'pass' : 'do not apply'}${problems.length > 0 ? ` (${problems.length} reported apart)` : ''}; for example ${fine[0].subject.name}: ${fine[0].message}`,
+    evidence: {},
+    remediation: [],
+    references: rule.references,
+    ...(status === 'skip' ? {reason: 'not-applicable'} : {}),
+  }
+  return [...problems, summary]
 }
 
 function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation, options: EvaluationOptions): Finding {

@@ -77,6 +77,7 @@ export function lintRuleFile(file: string, displayName = file): {problems: RuleP
   }
 
   if (!rule.id.startsWith(`${rule.scope}/`)) report(['id'], `rule id "${rule.id}" must start with its scope "${rule.scope}/"`)
+  if (rule.subject !== undefined && rule.scope !== 'cluster') report(['subject'], 'only cluster rules have a subject; node rules are about nodes')
 
   const knownFacts = new Set(factSpecs(rule.scope).map((spec) => spec.path))
   for (const key of ['needs', 'uses'] as const) {

@@ -1,3 +1,4 @@
+import {CLUSTER_SUBJECT_KINDS} from '../facts/catalog.js'
 import {UNKNOWN_REASONS, type UnknownReason} from '../facts/fact-set.js'
 
 /** JSON Schema of one rule file in rules/ (YAML). `kpx-check schema --rule` prints it. */
@@ -25,6 +26,11 @@ export const RULE_FILE_SCHEMA = {
       description: 'Stable id, <scope>/<kebab-name>. Never renamed once published.',
     },
     scope: {enum: ['node', 'cluster']},
+    subject: {
+      enum: [...CLUSTER_SUBJECT_KINDS],
+      default: 'Cluster',
+      description: 'For cluster rules: evaluated once for the cluster, or for each LoadBalancer Service or networking DaemonSet.',
+    },
     severity: {enum: [...SEVERITIES], description: 'Default severity of a failure; users can override it per rule.'},
     confidence: {
       enum: [...CONFIDENCES],
@@ -121,6 +127,7 @@ export interface RuleOutcome {
 export interface RuleDefinition {
   id: string
   scope: 'cluster' | 'node'
+  subject?: (typeof CLUSTER_SUBJECT_KINDS)[number]
   severity: Severity
   confidence?: Confidence
   title: string

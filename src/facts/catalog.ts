@@ -64,8 +64,55 @@ export const NODE_FACTS: readonly FactSpec[] = [
   {path: 'kubeProxy.nftablesSyncFailures', type: 'int', description: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total.'},
 ]
 
-/** Facts the cluster probes will provide; node rules may read them when a cluster run supplies them. */
-export const CLUSTER_FACTS: readonly FactSpec[] = []
+/** Facts about the whole cluster, from the Kubernetes API. Every cluster rule can read them. */
+export const CLUSTER_FACTS: readonly FactSpec[] = [
+  {path: 'cluster.version', type: 'string', description: 'Kubernetes API server version, major.minor.patch (1.33.4).'},
+  {path: 'cluster.gitVersion', type: 'string', description: 'The server\'s gitVersion as reported (v1.33.4-eks-1234567).'},
+  {path: 'cluster.platform', type: 'string', description: 'eks, aks, gke, openshift, k3s, rke2, kind, talos, kops, cce, ack, tke, kubeadm or unknown.'},
+  {path: 'cluster.proxyMode', type: 'string', description: 'kube-proxy\'s current mode: iptables, ipvs, nftables, none (no kube-proxy) or unknown.'},
+  {path: 'cluster.targetVersion', type: 'string', description: 'The Kubernetes version the migration aims at (--target-version), major.minor.'},
+  {path: 'cluster.nodes', type: 'int', description: 'Nodes in the cluster.'},
+  {path: 'cluster.windowsNodes', type: 'list<string>', description: 'Windows nodes (kube-proxy on Windows is untouched).'},
+  {path: 'cluster.multiAddressNodes', type: 'list<string>', description: 'Nodes with more than one InternalIP or ExternalIP of a family.'},
+  {path: 'cluster.components', type: 'list<string>', description: 'Networking components found: metallb, kube-vip, node-local-dns, istio, kube-router-service-proxy, …'},
+
+  {path: 'kubeProxy.present', type: 'bool', description: 'kube-proxy runs in the cluster (DaemonSet, static pods or embedded in k3s).'},
+  {path: 'kubeProxy.replacedBy', type: 'string', description: 'What implements Services instead of kube-proxy (cilium-kube-proxy-replacement, gke-dataplane-v2, ovn-kubernetes, calico-ebpf, antrea-proxy-all, kube-router).'},
+  {path: 'kubeProxy.deployment', type: 'string', description: 'How kube-proxy runs: daemonset, static-pods or embedded.'},
+  {path: 'kubeProxy.workload', type: 'string', description: 'The workload that runs kube-proxy (DaemonSet kube-system/kube-proxy).'},
+  {path: 'kubeProxy.image', type: 'string', description: 'kube-proxy image.'},
+  {path: 'kubeProxy.version', type: 'string', description: 'kube-proxy version from its image tag (1.33.4).'},
+  {path: 'kubeProxy.configSource', type: 'string', description: 'Where the mode is set (ConfigMap kube-system/kube-proxy, flags, …).'},
+  {path: 'kubeProxy.nodePortAddresses', type: 'list<string>', description: 'nodePortAddresses as configured (empty: every local IP today, the primary IPs in nftables mode).'},
+  {path: 'kubeProxy.carryOver', type: 'list<string>', description: 'Settings of the iptables/ipvs sections that nftables mode would not read (iptables.masqueradeAll: true).'},
+  {path: 'kubeProxy.ipvsScheduler', type: 'string', description: 'ipvs.scheduler (empty means rr).'},
+  {path: 'kubeProxy.ipvsStrictARP', type: 'bool', description: 'ipvs.strictARP.'},
+  {path: 'kubeProxy.featureGates', type: 'list<string>', description: 'kube-proxy feature gates, as Name=value.'},
+  {path: 'kubeProxy.skipKernelCheck', type: 'bool', description: 'KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is set in kube-proxy\'s pod spec.'},
+
+  {path: 'services.total', type: 'int', description: 'Services in the cluster.'},
+  {path: 'services.loadBalancer', type: 'int', description: 'Services of type LoadBalancer.'},
+  {path: 'services.nodePort', type: 'int', description: 'Services that allocate NodePorts (NodePort and LoadBalancer).'},
+  {path: 'services.healthCheckNodePorts', type: 'int', description: 'Services with a healthCheckNodePort (externalTrafficPolicy Local).'},
+  {path: 'services.withExternalIPs', type: 'int', description: 'Services with spec.externalIPs.'},
+  {path: 'endpoints.total', type: 'int', description: 'Endpoints across all EndpointSlices.'},
+
+  {path: 'service.name', type: 'string', description: 'Service subject: namespace/name.'},
+  {path: 'service.type', type: 'string', description: 'Service subject: spec.type.'},
+  {path: 'service.addresses', type: 'list<string>', description: 'Service subject: load-balancer ingress IPs and hostnames.'},
+  {path: 'service.sharedWith', type: 'list<string>', description: 'Service subject: other Services and Ingresses that use one of its addresses.'},
+  {path: 'service.portCount', type: 'int', description: 'Service subject: ports it exposes.'},
+
+  {path: 'component.name', type: 'string', description: 'Component subject: calico, canal, flannel, cilium, aws-vpc-cni, azure-cni, antrea, kube-router, weave, kube-ovn, terway, kindnet, ….'},
+  {path: 'component.workload', type: 'string', description: 'Component subject: its DaemonSet, namespace/name.'},
+  {path: 'component.image', type: 'string', description: 'Component subject: main container image.'},
+  {path: 'component.version', type: 'string', description: 'Component subject: version from the image tag (3.30.7).'},
+  {path: 'component.dataplane', type: 'string', description: 'Component subject: its dataplane where it has several (Calico: Iptables, Nftables, BPF; flannel: iptables or nftables).'},
+  {path: 'component.replacesKubeProxy', type: 'bool', description: 'Component subject: it implements Services itself (Cilium KPR, kube-router proxy, Antrea proxyAll).'},
+]
+
+/** What a cluster rule can be about: the cluster, each LoadBalancer Service, each networking DaemonSet. */
+export const CLUSTER_SUBJECT_KINDS = ['Cluster', 'Service', 'DaemonSet'] as const
 
 export function factSpecs(scope: 'cluster' | 'node'): readonly FactSpec[] {
   return scope === 'node' ? NODE_FACTS : CLUSTER_FACTS

@@ -33,6 +33,9 @@ export class FactSet {
   private readonly values = new Map<string, FactValue>()
   private readonly unknowns = new Map<string, UnknownFact>()
 
+  /** A parent holds facts shared by many subjects (the cluster's, under each Service's). */
+  constructor(private readonly parent?: FactSet) {}
+
   set(path: string, value: FactValue): this {
     this.unknowns.delete(path)
     this.values.set(path, value)
@@ -52,40 +55,29 @@ export class FactSet {
   }
 
   get(path: string): FactValue | undefined {
-    return this.values.get(path)
+    return this.values.get(path) ?? (this.unknowns.has(path) ? undefined : this.parent?.get(path))
   }
 
   has(path: string): boolean {
-    return this.values.has(path)
+    return this.get(path) !== undefined
   }
 
   /** Why a path has no value; a path never mentioned counts as `not-collected`. */
   whyUnknown(path: string): UnknownFact | undefined {
     if (this.values.has(path)) return undefined
-    return this.unknowns.get(path) ?? {reason: 'not-collected', detail: `no source reported ${path}`}
+    const own = this.unknowns.get(path)
+    if (own) return own
+    if (this.parent) return this.parent.whyUnknown(path)
+    return {reason: 'not-collected', detail: `no source reported ${path}`}
   }
 
   knownPaths(): string[] {
-    return [...this.values.keys()]
+    const own = [...this.values.keys()]
+    if (!this.parent) return own
+    return [...new Set([...this.parent.knownPaths().filter((path) => !this.unknowns.has(path)), ...own])]
   }
 
   unknownEntries(): Array<[string, UnknownFact]> {
     return [...this.unknowns.entries()]
-  }
-
-  /** The known values as one nested object, as rules see them in CEL (`kernel.version`). */
-  toNested(): Record<string, FactValue> {
-    const root: Record<string, FactValue> = {}
-    for (const [path, value] of this.values) {
-      const parts = path.split('.')
-      let node = root
-      for (const part of parts.slice(0, -1)) {
-        const next = node[part]
-        if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {}
-        node = node[part] as Record<string, FactValue>
-      }
-      node[parts.at(-1)!] = value
-    }
-    return root
   }
 }

@@ -26,6 +26,19 @@ export interface PlanStep {
   title: string
 }
 
+/** What a cluster run learnt about the cluster as a whole. */
+export interface ClusterSummary {
+  context: null | string
+  kubernetesVersion: null | string
+  platform: null | string
+  proxyMode: 'iptables' | 'ipvs' | 'nftables' | 'none' | 'unknown'
+  kubeProxy: {replacedBy: null | string; version: null | string; workload: null | string}
+  /** kube-proxy is absent or already in nftables mode. */
+  nothingToMigrate: boolean
+  /** API reads that failed (forbidden, errors), with the message. */
+  unreadable: string[]
+}
+
 export interface Report {
   schemaVersion: typeof REPORT_SCHEMA_VERSION
   tool: {name: string; version: string}
@@ -38,6 +51,7 @@ export interface Report {
     skipped: string[]
     severityOverrides: Record<string, Severity>
   }
+  cluster?: ClusterSummary
   nodes: NodeReport[]
   findings: Finding[]
   plan: {steps: PlanStep[]}
@@ -50,6 +64,7 @@ export interface ReportInput {
   skippedRules: readonly string[]
   severityOverrides: ReadonlyMap<string, Severity>
   policy: GatePolicy
+  cluster?: ClusterSummary
   now?: Date
 }
 
@@ -82,6 +97,7 @@ export function buildReport(input: ReportInput): Report {
       skipped: [...input.skippedRules].sort(),
       severityOverrides: Object.fromEntries(input.severityOverrides),
     },
+    ...(input.cluster ? {cluster: input.cluster} : {}),
     nodes: [...input.nodes].sort((a, b) => a.name.localeCompare(b.name)),
     findings: sortFindings([...input.findings]),
     plan: {steps: []},

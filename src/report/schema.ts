@@ -49,6 +49,26 @@ export const REPORT_SCHEMA = {
         severityOverrides: {type: 'object', additionalProperties: {enum: [...SEVERITIES]}},
       },
     },
+    cluster: {
+      type: 'object',
+      description: 'Present for cluster runs.',
+      required: ['context', 'kubernetesVersion', 'platform', 'proxyMode', 'kubeProxy', 'nothingToMigrate', 'unreadable'],
+      additionalProperties: false,
+      properties: {
+        context: nullableString,
+        kubernetesVersion: nullableString,
+        platform: nullableString,
+        proxyMode: {enum: ['iptables', 'ipvs', 'nftables', 'none', 'unknown']},
+        kubeProxy: {
+          type: 'object',
+          required: ['workload', 'version', 'replacedBy'],
+          additionalProperties: false,
+          properties: {workload: nullableString, version: nullableString, replacedBy: nullableString},
+        },
+        nothingToMigrate: {type: 'boolean', description: 'kube-proxy is absent or already in nftables mode.'},
+        unreadable: {type: 'array', items: {type: 'string'}, description: 'API reads that failed, with the API\'s message and the permission needed.'},
+      },
+    },
     nodes: {
       type: 'array',
       items: {

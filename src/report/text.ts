@@ -6,6 +6,8 @@ import {renderTable} from './table.js'
 
 /** How many subjects of one rule to list before summarising the rest (fleets have hundreds). */
 const SUBJECTS_SHOWN = 5
+/** Rows of the node table before the rest is summarised. */
+const NODES_SHOWN = 50
 
 export interface TextOptions {
   color?: boolean
@@ -26,11 +28,12 @@ export function renderText(report: Report, options: TextOptions = {}): string {
       `${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ` +
         `${summary.passed} passed · ${summary.skipped} skipped — ${report.nodes.length} node(s), ${report.rules.evaluated} rule(s)`,
     ),
+    ...clusterLines(report, chalk),
     '',
     chalk.bold('Nodes'),
     renderTable(
       ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
-      report.nodes.map((node) => {
+      report.nodes.slice(0, NODES_SHOWN).map((node) => {
         const own = report.findings.filter((finding) => finding.subject.kind === 'Node' && finding.subject.name === node.name)
         const count = (predicate: (finding: Finding) => boolean) => String(own.filter(predicate).length)
         return [
@@ -46,6 +49,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
       }),
       '  ',
     ),
+    ...(report.nodes.length > NODES_SHOWN ? [chalk.dim(`  … and ${report.nodes.length - NODES_SHOWN} more nodes (see --json)`)] : []),
   ]
 
   const groups: Array<[string, (finding: Finding) => boolean, ChalkInstance, string]> = [
@@ -63,6 +67,30 @@ export function renderText(report: Report, options: TextOptions = {}): string {
 
   out.push('', chalk.dim('Details, evidence and every passed check: --json. Rules: kpx-check rules.'))
   return out.join('\n')
+}
+
+function clusterLines(report: Report, chalk: ChalkInstance): string[] {
+  const {cluster} = report
+  if (!cluster) return []
+  const kubeProxy = cluster.kubeProxy.workload ? `${cluster.kubeProxy.workload}${cluster.kubeProxy.version ? ` v${cluster.kubeProxy.version}` : ''}` : 'not found'
+  const lines = [
+    '',
+    chalk.bold('Cluster'),
+    `  ${cluster.context ? `context ${cluster.context} · ` : ''}platform ${cluster.platform ?? '?'} · Kubernetes ${cluster.kubernetesVersion ?? '?'}`,
+    `  kube-proxy mode ${chalk.bold(cluster.proxyMode)} · ${kubeProxy}${cluster.kubeProxy.replacedBy ? ` · Services handled by ${cluster.kubeProxy.replacedBy}` : ''}`,
+  ]
+  if (cluster.nothingToMigrate) {
+    lines.push(
+      chalk.green(
+        cluster.proxyMode === 'nftables'
+          ? '  Nothing to migrate: kube-proxy already runs in nftables mode.'
+          : `  Nothing to migrate: this cluster runs no kube-proxy${cluster.kubeProxy.replacedBy ? ` (${cluster.kubeProxy.replacedBy} implements Services)` : ''}.`,
+      ),
+    )
+  }
+
+  for (const unreadable of cluster.unreadable) lines.push(chalk.yellow(`  Could not read ${unreadable}`))
+  return lines
 }
 
 function verdictSentence(report: Report): string {

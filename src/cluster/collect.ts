@@ -1,0 +1,82 @@
+import {UsageError} from '../errors.js'
+import {ApiError, type KubeClient} from './kube-client.js'
+import {permissionOf, type Resource, RESOURCES} from './resources.js'
+import {type ClusterSnapshot, type KubeObject, type ResourceOutcome, SNAPSHOT_API_VERSION} from './snapshot.js'
+import {trimObject} from './trim.js'
+
+/**
+ * Reads the API server's version first: it proves the server is reachable and the credentials
+ * work, so a bad URL, certificate or token is one clear usage error (exit 2), not a report full
+ * of unknowns.
+ */
+export async function checkConnection(client: KubeClient): Promise<KubeObject> {
+  try {
+    return trimObject('version', await client.get('/version'))
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    const hint =
+      error.code === 401
+        ? 'The credentials were rejected: log in again or refresh the token (expired?).'
+        : error.code === 0
+          ? 'Check the server address, the network path, and the CA in the kubeconfig.'
+          : 'Check the kubeconfig context.'
+    throw new UsageError(`cannot use the API server ${client.server} (context ${client.context}): ${error.message}`, [hint])
+  }
+}
+
+/** Fetches one resource; a forbidden or failing read becomes an outcome the rules see, never a crash. */
+export async function collectResource(client: KubeClient, resource: Resource): Promise<ResourceOutcome> {
+  const items: KubeObject[] = []
+  try {
+    if (resource.kind === 'list') {
+      const query: Record<string, string> = resource.labelSelector ? {labelSelector: resource.labelSelector} : {}
+      await client.list<Record<string, unknown>>(resource.path, query, (page) => {
+        for (const item of page) items.push(trimObject(resource.name, item))
+      })
+    } else {
+      for (const object of resource.objects) {
+        const found = await getIfPresent(client, object.path)
+        if (found) items.push(trimObject(resource.name, found))
+      }
+    }
+
+    return {status: 'ok', items}
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    if (error.code === 404 && resource.kind === 'list') return {status: 'ok', items: []} // the API group is not served
+    if (error.code === 403) return {status: 'forbidden', message: `${error.message} (needs: ${permissionOf(resource)})`}
+    if (error.code === 401) return {status: 'unauthorized', message: error.message}
+    return {status: 'error', message: error.message}
+  }
+}
+
+async function getIfPresent(client: KubeClient, path: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    return await client.get<Record<string, unknown>>(path)
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 404) return undefined
+    throw error
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+export async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) await work(items[next++])
+  }
+
+  await Promise.all(Array.from({length: Math.min(limit, items.length)}, () => worker()))
+}
+
+export function emptySnapshot(client: KubeClient): ClusterSnapshot {
+  return {
+    apiVersion: SNAPSHOT_API_VERSION,
+    kind: 'ClusterSnapshot',
+    capturedAt: new Date().toISOString(),
+    source: {context: client.context, server: client.server},
+    resources: {},
+  }
+}
+
+export const LISTED_RESOURCES = RESOURCES.filter((resource) => resource.name !== 'version')

@@ -1,0 +1,310 @@
+import semver from 'semver'
+
+import {NODE_FACTS} from '../../facts/catalog.js'
+import {FactSet, type UnknownReason} from '../../facts/fact-set.js'
+import {parseKernelVersion} from '../../facts/parsers/kernel.js'
+import type {ResourceName} from '../resources.js'
+import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../snapshot.js'
+import {type Component, containersOf, detectComponents, imageVersion} from './components.js'
+import {kubeProxySettings, parseKubeProxyConfiguration} from './kube-proxy-config.js'
+import {parseOsImage} from './os-image.js'
+
+type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** What the cluster checks evaluate: the cluster, its Linux nodes as the API shows them, Services and components. */
+export interface ClusterModel {
+  cluster: FactSet
+  nodes: Array<{name: string; facts: FactSet; windows: boolean; kernelRelease: null | string; osImage: null | string; os: {id: null | string; versionId: null | string}}>
+  services: Array<{name: string; facts: FactSet}>
+  components: Array<{name: string; facts: FactSet}>
+}
+
+/** Facts a node shell gives and the API does not: unknown until a node probe provides them. */
+const SHELL_ONLY = NODE_FACTS.map((spec) => spec.path).filter(
+  (path) => !['node.name', 'kernel.release', 'kernel.version', 'os.id', 'os.versionId', 'os.prettyName', 'os.idLike', 'kubeProxy.runtime', 'kubeProxy.mode', 'kubeProxy.skipKernelCheck'].includes(path),
+)
+
+const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
+
+class Resources {
+  constructor(private readonly snapshot: ClusterSnapshot) {}
+
+  items(name: ResourceName): KubeObject[] {
+    const outcome = this.snapshot.resources[name]
+    return outcome?.status === 'ok' ? outcome.items : []
+  }
+
+  /** Why a resource could not be read, as an unknown reason; undefined when it was. */
+  failure(name: ResourceName): undefined | {detail: string; reason: UnknownReason} {
+    const outcome: ResourceOutcome | undefined = this.snapshot.resources[name]
+    if (!outcome) return {reason: 'not-collected', detail: `${name} are not in this snapshot`}
+    if (outcome.status === 'ok') return undefined
+    return {reason: outcome.status === 'forbidden' || outcome.status === 'unauthorized' ? 'permission-denied' : 'failed', detail: outcome.message}
+  }
+
+  /** Sets facts from resources, or marks them unknown with the first failed resource's reason. */
+  derive(facts: FactSet, needs: ResourceName[], paths: string[], set: () => void): void {
+    const failed = needs.map((name) => this.failure(name)).find(Boolean)
+    if (failed) facts.unknownAll(paths, failed.reason, failed.detail)
+    else set()
+  }
+}
+
+export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVersion?: string} = {}): ClusterModel {
+  const resources = new Resources(snapshot)
+  const cluster = new FactSet()
+  const nodes = resources.items('nodes')
+  const daemonSets = resources.items('daemonSets').filter((daemonSet) => !isWindowsOnly(daemonSet))
+  const configMaps = resources.items('configMaps')
+  const components = detectComponents({daemonSets, configMaps, calicoInstallations: resources.items('calicoInstallations')})
+
+  resources.derive(cluster, ['version'], ['cluster.version', 'cluster.gitVersion'], () => {
+    const gitVersion = String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
+    cluster.set('cluster.gitVersion', gitVersion)
+    const version = semver.coerce(gitVersion)
+    if (version) cluster.set('cluster.version', version.version)
+    else cluster.unknown('cluster.version', 'unparseable', `gitVersion "${gitVersion}"`)
+  })
+  if (options.targetVersion) cluster.set('cluster.targetVersion', options.targetVersion)
+  else cluster.unknown('cluster.targetVersion', 'not-collected', 'no --target-version given')
+
+  resources.derive(cluster, ['nodes'], ['cluster.platform', 'cluster.nodes', 'cluster.windowsNodes', 'cluster.multiAddressNodes'], () => {
+    cluster.set('cluster.platform', detectPlatform(nodes, resources))
+    cluster.set('cluster.nodes', nodes.length)
+    cluster.set('cluster.windowsNodes', nodes.filter((node) => isWindowsNode(node)).map((node) => node.metadata?.name ?? ''))
+    cluster.set('cluster.multiAddressNodes', nodes.filter((node) => hasSeveralAddressesPerFamily(node)).map((node) => node.metadata?.name ?? ''))
+  })
+  resources.derive(cluster, ['daemonSets'], ['cluster.components'], () =>
+    cluster.set('cluster.components', [
+      ...components.filter((component) => component.role === 'addon').map((component) => component.name),
+      ...components.filter((component) => component.name === 'kube-router' && component.replacesKubeProxy).map(() => 'kube-router-service-proxy'),
+    ]),
+  )
+
+  const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, configMaps, components)
+  deriveServices(cluster, resources)
+
+  return {
+    cluster,
+    nodes: nodes.map((node) => nodeSubject(node, kubeProxy)),
+    services: serviceSubjects(cluster, resources),
+    components: components
+      .filter((component) => component.role === 'cni')
+      .map((component) => ({name: component.workload, facts: componentFacts(cluster, component)})),
+  }
+}
+
+interface KubeProxyFound {
+  runtime: 'container' | 'k3s' | 'none' | 'unknown'
+  mode: string
+  skipKernelCheck?: boolean
+}
+
+function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: KubeObject[], configMaps: KubeObject[], components: Component[]): KubeProxyFound {
+  const daemonSet = daemonSets.find((candidate) => candidate.metadata?.name === 'kube-proxy' || containersOf(candidate).some((container) => /\/kube-proxy[:@]/.test(container.image)))
+  const staticPods = resources.items('kubeProxyPods').filter((pod) => pod.metadata?.name?.startsWith('kube-proxy'))
+  const platform = cluster.get('cluster.platform')
+  const embedded = !daemonSet && staticPods.length === 0 && (platform === 'k3s')
+  const replacement = components.find((component) => component.replacesKubeProxy)
+  const replacedBy =
+    replacement &&
+    {cilium: 'cilium-kube-proxy-replacement', calico: 'calico-ebpf', antrea: 'antrea-proxy-all', 'kube-router': 'kube-router'}[replacement.name as string] ||
+    replacement?.name
+
+  const proxyPaths = ['kubeProxy.present', 'kubeProxy.deployment', 'kubeProxy.workload', 'kubeProxy.image', 'kubeProxy.version', 'cluster.proxyMode']
+  const configPaths = ['kubeProxy.configSource', 'kubeProxy.nodePortAddresses', 'kubeProxy.carryOver', 'kubeProxy.ipvsScheduler', 'kubeProxy.ipvsStrictARP', 'kubeProxy.featureGates', 'kubeProxy.skipKernelCheck']
+  const failure = resources.failure('daemonSets') ?? resources.failure('kubeProxyPods')
+  if (failure) {
+    cluster.unknownAll([...proxyPaths, ...configPaths, 'kubeProxy.replacedBy'], failure.reason, failure.detail)
+    return {runtime: 'unknown', mode: 'unknown'}
+  }
+
+  if (replacedBy) cluster.set('kubeProxy.replacedBy', replacedBy)
+  else cluster.unknown('kubeProxy.replacedBy', 'not-present', 'nothing replaces kube-proxy')
+
+  const workload = daemonSet ?? staticPods[0]
+  if (!workload && !embedded) {
+    cluster.set('kubeProxy.present', false).set('cluster.proxyMode', 'none')
+    cluster.unknownAll([...proxyPaths.slice(1, -1), ...configPaths], 'not-present', 'kube-proxy does not run in this cluster')
+    return {runtime: 'none', mode: 'none'}
+  }
+
+  cluster.set('kubeProxy.present', true)
+  if (embedded) {
+    cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', 'k3s (kube-proxy runs inside the k3s process)')
+    cluster.unknownAll(['kubeProxy.image', ...configPaths], 'not-present', 'k3s embeds kube-proxy; its flags (--kube-proxy-arg) live in /etc/rancher/k3s/config.yaml on each node')
+    cluster.set('kubeProxy.version', String(cluster.get('cluster.version') ?? '')).set('cluster.proxyMode', 'unknown')
+    return {runtime: 'k3s', mode: 'unknown'}
+  }
+
+  const container = containersOf(workload).find((candidate) => /kube-proxy/.test(candidate.image) || candidate.name === 'kube-proxy') ?? containersOf(workload)[0]
+  const namespaced = `${workload.metadata?.namespace ?? ''}/${workload.metadata?.name ?? ''}`
+  cluster
+    .set('kubeProxy.deployment', daemonSet ? 'daemonset' : 'static-pods')
+    .set('kubeProxy.workload', daemonSet ? `DaemonSet ${namespaced}` : `static pods ${staticPods.map((pod) => pod.metadata?.name).join(', ')}`)
+    .set('kubeProxy.image', container?.image ?? '')
+  const version = container && imageVersion(container.image)
+  if (version) cluster.set('kubeProxy.version', version)
+  else cluster.unknown('kubeProxy.version', 'unparseable', `no version in the image tag ${container?.image ?? ''}`)
+  const skipKernelCheck = Boolean(container?.env.get('KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK'))
+  cluster.set('kubeProxy.skipKernelCheck', skipKernelCheck)
+
+  const configFailure = resources.failure('configMaps')
+  const configMap =
+    configMaps.find((map) => map.metadata?.name === 'kube-proxy-config') ?? configMaps.find((map) => map.metadata?.name === 'kube-proxy' && map.metadata?.namespace === 'kube-system')
+  const data = ((configMap as Raw | undefined)?.data ?? {}) as Record<string, string>
+  const configText = data['config.conf'] ?? data.config ?? Object.values(data).find((value) => /KubeProxyConfiguration/.test(value))
+  const argv = container?.args ?? []
+  const usesConfigFile = argv.some((arg) => arg.startsWith('--config'))
+  if (usesConfigFile && !configText && configFailure) {
+    cluster.unknownAll(['cluster.proxyMode', ...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], configFailure.reason, configFailure.detail)
+    return {runtime: 'container', mode: 'unknown', skipKernelCheck}
+  }
+
+  const settings = kubeProxySettings(configText ? parseKubeProxyConfiguration(configText) : undefined, argv)
+  cluster
+    .set('cluster.proxyMode', settings.mode === '' ? 'iptables' : settings.mode)
+    .set('kubeProxy.configSource', configText ? `ConfigMap ${configMap?.metadata?.namespace}/${configMap?.metadata?.name}` + (argv.some((arg) => /^--proxy-mode/.test(arg)) ? ' and flags' : '') : 'flags')
+    .set('kubeProxy.nodePortAddresses', settings.nodePortAddresses)
+    .set('kubeProxy.carryOver', settings.carryOver)
+    .set('kubeProxy.ipvsScheduler', settings.ipvsScheduler)
+    .set('kubeProxy.ipvsStrictARP', settings.ipvsStrictARP)
+    .set('kubeProxy.featureGates', settings.featureGates)
+  return {runtime: 'container', mode: settings.mode === '' ? 'iptables' : settings.mode, skipKernelCheck}
+}
+
+function deriveServices(cluster: FactSet, resources: Resources): void {
+  const services = resources.items('services') as Raw[]
+  resources.derive(cluster, ['services'], ['services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'], () => {
+    cluster
+      .set('services.total', services.length)
+      .set('services.loadBalancer', services.filter((service) => service.spec?.type === 'LoadBalancer').length)
+      .set('services.nodePort', services.filter((service) => service.spec?.type === 'NodePort' || service.spec?.type === 'LoadBalancer').length)
+      .set('services.healthCheckNodePorts', services.filter((service) => service.spec?.healthCheckNodePort).length)
+      .set('services.withExternalIPs', services.filter((service) => (service.spec?.externalIPs ?? []).length > 0).length)
+  })
+  resources.derive(cluster, ['endpointSlices'], ['endpoints.total'], () =>
+    cluster.set(
+      'endpoints.total',
+      resources.items('endpointSlices').reduce((total, slice) => total + Number((slice as Raw).endpointCount ?? 0), 0),
+    ),
+  )
+}
+
+/** LoadBalancer Services, with the other Services and Ingresses that share their addresses. */
+function serviceSubjects(cluster: FactSet, resources: Resources): ClusterModel['services'] {
+  const users = new Map<string, string[]>()
+  const addressesOf = (object: KubeObject) =>
+    (((object as Raw).status?.loadBalancer?.ingress ?? []) as Raw[]).map((ingress) => String(ingress.ip ?? ingress.hostname ?? '')).filter(Boolean)
+  const note = (address: string, user: string) => users.set(address, [...(users.get(address) ?? []), user])
+  const loadBalancers = (resources.items('services') as Raw[]).filter((service) => service.spec?.type === 'LoadBalancer')
+  for (const service of loadBalancers) for (const address of addressesOf(service)) note(address, `Service ${service.metadata.namespace}/${service.metadata.name}`)
+  for (const ingress of resources.items('ingresses')) for (const address of addressesOf(ingress)) note(address, `Ingress ${ingress.metadata?.namespace}/${ingress.metadata?.name}`)
+
+  return loadBalancers.map((service) => {
+    const name = `${service.metadata.namespace}/${service.metadata.name}`
+    const addresses = addressesOf(service)
+    const sharedWith = [...new Set(addresses.flatMap((address) => users.get(address) ?? []))].filter((user) => user !== `Service ${name}`)
+    const facts = new FactSet(cluster)
+      .set('service.name', name)
+      .set('service.type', 'LoadBalancer')
+      .set('service.addresses', addresses)
+      .set('service.sharedWith', sharedWith)
+      .set('service.portCount', (service.spec?.ports ?? []).length)
+    const ingressFailure = resources.failure('ingresses')
+    if (ingressFailure) facts.unknown('service.sharedWith', ingressFailure.reason, ingressFailure.detail)
+    return {name, facts}
+  })
+}
+
+function componentFacts(cluster: FactSet, component: Component): FactSet {
+  const facts = new FactSet(cluster)
+    .set('component.name', component.name)
+    .set('component.workload', `DaemonSet ${component.workload}`)
+    .set('component.image', component.image)
+    .set('component.replacesKubeProxy', component.replacesKubeProxy)
+  if (component.version) facts.set('component.version', component.version)
+  else facts.unknown('component.version', 'unparseable', `no version in the image tag ${component.image}`)
+  if (component.dataplane) facts.set('component.dataplane', component.dataplane)
+  else facts.unknown('component.dataplane', 'not-present', `${component.name} has one dataplane`)
+  return facts
+}
+
+/** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
+function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound): ClusterModel['nodes'][number] {
+  const name = node.metadata?.name ?? ''
+  const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
+  const facts = new FactSet().set('node.name', name)
+  facts.unknownAll(SHELL_ONLY, 'not-collected', NOT_IN_API)
+  const release = typeof info.kernelVersion === 'string' ? info.kernelVersion : undefined
+  const version = release && parseKernelVersion(release)
+  if (release) facts.set('kernel.release', release)
+  else facts.unknown('kernel.release', 'not-present', 'status.nodeInfo.kernelVersion is empty')
+  if (version) facts.set('kernel.version', version)
+  else facts.unknown('kernel.version', release ? 'unparseable' : 'not-present', release ? `kernel "${release}"` : 'no kernelVersion')
+
+  const osImage = typeof info.osImage === 'string' ? info.osImage : undefined
+  const os = osImage ? parseOsImage(osImage) : undefined
+  if (osImage) facts.set('os.prettyName', osImage)
+  if (os) facts.set('os.id', os.id)
+  else facts.unknown('os.id', osImage ? 'unparseable' : 'not-present', osImage ? `osImage "${osImage}" is not one kpx-check knows` : 'no osImage')
+  if (os?.versionId) facts.set('os.versionId', os.versionId)
+  else facts.unknown('os.versionId', 'not-present', 'osImage carries no version')
+  facts.unknown('os.idLike', 'not-collected', NOT_IN_API)
+
+  if (kubeProxy.runtime === 'unknown') facts.unknown('kubeProxy.runtime', 'not-collected', NOT_IN_API)
+  else facts.set('kubeProxy.runtime', kubeProxy.runtime)
+  if (kubeProxy.mode === 'unknown') facts.unknown('kubeProxy.mode', 'not-collected', 'the cluster configuration does not show the mode')
+  else facts.set('kubeProxy.mode', kubeProxy.mode)
+  if (kubeProxy.skipKernelCheck === undefined) facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', NOT_IN_API)
+  else facts.set('kubeProxy.skipKernelCheck', kubeProxy.skipKernelCheck)
+
+  return {
+    name,
+    facts,
+    windows: isWindowsNode(node),
+    kernelRelease: release ?? null,
+    osImage: osImage ?? null,
+    os: {id: os?.id ?? null, versionId: os?.versionId ?? null},
+  }
+}
+
+function isWindowsNode(node: KubeObject): boolean {
+  const raw = node as Raw
+  return raw.status?.nodeInfo?.operatingSystem === 'windows' || raw.metadata?.labels?.['kubernetes.io/os'] === 'windows'
+}
+
+function isWindowsOnly(daemonSet: KubeObject): boolean {
+  return (daemonSet as Raw).spec?.template?.spec?.nodeSelector?.['kubernetes.io/os'] === 'windows'
+}
+
+function hasSeveralAddressesPerFamily(node: KubeObject): boolean {
+  const addresses = (((node as Raw).status?.addresses ?? []) as Raw[]).filter((address) => address.type === 'InternalIP' || address.type === 'ExternalIP')
+  const v4 = addresses.filter((address) => !String(address.address).includes(':')).length
+  const v6 = addresses.length - v4
+  return v4 > 1 || v6 > 1
+}
+
+/** The platform, from providerIDs, labels and versions (domain sheet §5.2). */
+function detectPlatform(nodes: KubeObject[], resources: Resources): string {
+  const gitVersion = String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
+  const node = (nodes[0] ?? {}) as Raw
+  const providerID = String(node.spec?.providerID ?? '')
+  const labels = Object.keys((node.metadata?.labels ?? {}) as object).join(' ')
+  const kubelet = String(node.status?.nodeInfo?.kubeletVersion ?? '')
+  const osImage = String(node.status?.nodeInfo?.osImage ?? '')
+  if (resources.items('openshiftNetworks').length > 0 || /node\.openshift\.io/.test(labels)) return 'openshift'
+  if (providerID.startsWith('k3s://') || /\+k3s/.test(kubelet) || /\+k3s/.test(gitVersion)) return 'k3s'
+  if (providerID.startsWith('rke2://') || /\+rke2/.test(kubelet)) return 'rke2'
+  if (/-eks-/.test(gitVersion) || /eks\.amazonaws\.com\//.test(labels)) return 'eks'
+  if (/kubernetes\.azure\.com\//.test(labels) || providerID.startsWith('azure://')) return 'aks'
+  if (/-gke\./.test(gitVersion) || /cloud\.google\.com\/gke/.test(labels)) return 'gke'
+  if (/cce\.cloud\.com\//.test(labels) || /-CCE/.test(kubelet)) return 'cce'
+  if (/alibabacloud\.com\/|ack\.aliyun\.com/.test(labels)) return 'ack'
+  if (providerID.startsWith('qcloud://') || /tke\.cloud\.tencent\.com\//.test(labels)) return 'tke'
+  if (/^Talos/.test(osImage)) return 'talos'
+  if (/kops\.k8s\.io\//.test(labels)) return 'kops'
+  if (providerID.startsWith('kind://')) return 'kind'
+  if (resources.items('configMaps').some((map) => map.metadata?.name === 'kube-proxy' && map.metadata?.namespace === 'kube-system')) return 'kubeadm'
+  return 'unknown'
+}

@@ -1,0 +1,141 @@
+import {parse as parseYaml} from 'yaml'
+
+/**
+ * kube-proxy's effective settings, from its KubeProxyConfiguration file (ConfigMap) overlaid with
+ * its command-line flags, as kube-proxy itself applies them.
+ */
+export interface KubeProxySettings {
+  /** As configured: '' means the Linux default, iptables. */
+  mode: string
+  nodePortAddresses: string[]
+  featureGates: string[]
+  ipvsScheduler: string
+  ipvsStrictARP: boolean
+  /** Settings of the iptables/ipvs sections that nftables mode does not read. */
+  carryOver: string[]
+}
+
+type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Defaults of the v1alpha1 config: a value equal to one of these needs no carrying over. */
+const DEFAULTS: Record<string, unknown[]> = {
+  'iptables.masqueradeAll': [false],
+  'iptables.masqueradeBit': [14],
+  'iptables.syncPeriod': ['30s', '0s', ''],
+  'iptables.minSyncPeriod': ['1s', '0s', ''],
+  'ipvs.syncPeriod': ['30s', '0s', ''],
+  'ipvs.minSyncPeriod': ['0s', '1s', ''],
+  'ipvs.scheduler': ['', 'rr'],
+  'ipvs.strictARP': [false],
+  'ipvs.excludeCIDRs': [null],
+  'ipvs.tcpTimeout': ['0s', ''],
+  'ipvs.tcpFinTimeout': ['0s', ''],
+  'ipvs.udpTimeout': ['0s', ''],
+}
+
+/** Which old settings the current mode reads (and so the nftables section would have to repeat). */
+const READ_BY_MODE: Record<string, string[]> = {
+  iptables: ['iptables.masqueradeAll', 'iptables.masqueradeBit', 'iptables.syncPeriod', 'iptables.minSyncPeriod'],
+  ipvs: [
+    'iptables.masqueradeAll',
+    'iptables.masqueradeBit',
+    'ipvs.syncPeriod',
+    'ipvs.minSyncPeriod',
+    'ipvs.scheduler',
+    'ipvs.excludeCIDRs',
+    'ipvs.tcpTimeout',
+    'ipvs.tcpFinTimeout',
+    'ipvs.udpTimeout',
+  ],
+}
+
+/** Flags that set the same fields as the config file, and win over it. */
+const FLAG_FIELDS: Record<string, string> = {
+  'proxy-mode': 'mode',
+  'masquerade-all': 'iptables.masqueradeAll',
+  'iptables-masquerade-bit': 'iptables.masqueradeBit',
+  'iptables-sync-period': 'iptables.syncPeriod',
+  'iptables-min-sync-period': 'iptables.minSyncPeriod',
+  'ipvs-sync-period': 'ipvs.syncPeriod',
+  'ipvs-min-sync-period': 'ipvs.minSyncPeriod',
+  'ipvs-scheduler': 'ipvs.scheduler',
+  'ipvs-strict-arp': 'ipvs.strictARP',
+  'ipvs-exclude-cidrs': 'ipvs.excludeCIDRs',
+  'nodeport-addresses': 'nodePortAddresses',
+  'feature-gates': 'featureGates',
+}
+
+/** Parses a KubeProxyConfiguration document; undefined when it is not one. */
+export function parseKubeProxyConfiguration(text: string): Raw | undefined {
+  try {
+    const config = parseYaml(text) as Raw
+    return config && typeof config === 'object' && (config.kind === 'KubeProxyConfiguration' || 'mode' in config) ? config : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `--name=value` and `--name value` flags of a command line, last one winning. */
+export function parseFlags(argv: readonly string[]): Map<string, string> {
+  const flags = new Map<string, string>()
+  for (let index = 0; index < argv.length; index++) {
+    const match = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(argv[index])
+    if (!match) continue
+    const next = argv[index + 1]
+    if (match[2] !== undefined) flags.set(match[1], match[2])
+    else if (next !== undefined && !next.startsWith('-') && FLAG_FIELDS[match[1]] && match[1] !== 'masquerade-all' && match[1] !== 'ipvs-strict-arp') {
+      flags.set(match[1], next)
+      index++
+    } else flags.set(match[1], 'true')
+  }
+
+  return flags
+}
+
+function getPath(config: Raw, path: string): unknown {
+  return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Raw)[key] : undefined), config)
+}
+
+function setPath(config: Raw, path: string, value: unknown): void {
+  const keys = path.split('.')
+  let node = config
+  for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Raw
+  node[keys.at(-1)!] = value
+}
+
+function flagValue(field: string, raw: string): unknown {
+  if (field === 'iptables.masqueradeAll' || field === 'ipvs.strictARP') return raw !== 'false'
+  if (field === 'iptables.masqueradeBit') return Number(raw)
+  if (field === 'nodePortAddresses' || field === 'ipvs.excludeCIDRs') return raw.split(',').filter(Boolean)
+  if (field === 'featureGates') return Object.fromEntries(raw.split(',').filter(Boolean).map((gate) => gate.split('=')))
+  return raw
+}
+
+export function kubeProxySettings(config: Raw | undefined, argv: readonly string[]): KubeProxySettings {
+  const effective: Raw = structuredClone(config ?? {})
+  for (const [flag, raw] of parseFlags(argv)) {
+    const field = FLAG_FIELDS[flag]
+    if (field) setPath(effective, field, flagValue(field, raw))
+  }
+
+  const mode = String(effective.mode ?? '')
+  const featureGates = Object.entries((effective.featureGates ?? {}) as Record<string, unknown>).map(([name, value]) => `${name}=${value}`)
+  const carryOver: string[] = []
+  for (const field of READ_BY_MODE[mode === '' ? 'iptables' : mode] ?? []) {
+    const value = getPath(effective, field)
+    if (value === undefined || (DEFAULTS[field] ?? []).some((normal) => JSON.stringify(normal) === JSON.stringify(value))) continue
+    if (Array.isArray(value) && value.length === 0) continue
+    const nftablesField = field.replace(/^(iptables|ipvs)\./, 'nftables.')
+    if (JSON.stringify(getPath(effective, nftablesField)) === JSON.stringify(value)) continue
+    carryOver.push(`${field}: ${JSON.stringify(value)}`)
+  }
+
+  return {
+    mode,
+    nodePortAddresses: ((effective.nodePortAddresses ?? []) as unknown[]).map(String),
+    featureGates,
+    ipvsScheduler: String(getPath(effective, 'ipvs.scheduler') ?? ''),
+    ipvsStrictARP: getPath(effective, 'ipvs.strictARP') === true,
+    carryOver,
+  }
+}

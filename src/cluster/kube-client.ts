@@ -1,0 +1,199 @@
+import https from 'node:https'
+import type {IncomingMessage} from 'node:http'
+
+import {UsageError} from '../errors.js'
+
+/** How to reach the API server, resolved from kubeconfig the way kubectl does. */
+export interface ConnectOptions {
+  /** --kubeconfig; else KUBECONFIG (several paths), ~/.kube/config, then the in-cluster service account. */
+  kubeconfig?: string
+  context?: string
+  /** Per-request bound, seconds (--request-timeout). */
+  requestTimeoutSeconds: number
+  /** Lists fetched at once. */
+  concurrency: number
+}
+
+/** A Kubernetes `Status` error answer, or a transport failure (code 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly reason = '',
+  ) {
+    super(message)
+  }
+}
+
+const RETRIES = 4
+const PAGE_SIZE = 500
+
+/**
+ * A small read-only Kubernetes client: kubeconfig and authentication come from
+ * @kubernetes/client-node (imported lazily: it costs about a second to load), requests are plain
+ * HTTPS GETs whose JSON is parsed once, without client-node's model objects, which are slow on
+ * tens of thousands of Services.
+ */
+export class KubeClient {
+  private constructor(
+    readonly server: string,
+    readonly context: string,
+    private readonly agent: https.Agent,
+    private readonly headers: Record<string, string>,
+    private readonly timeoutMs: number,
+  ) {}
+
+  static async connect(options: ConnectOptions): Promise<KubeClient> {
+    const {KubeConfig} = await import('@kubernetes/client-node')
+    const config = new KubeConfig()
+    try {
+      if (options.kubeconfig) config.loadFromFile(options.kubeconfig)
+      else config.loadFromDefault()
+    } catch (error) {
+      const where = options.kubeconfig ? `--kubeconfig ${options.kubeconfig}` : 'kubeconfig'
+      throw new UsageError(`${where}: cannot load it: ${(error as Error).message}`, ['Point --kubeconfig or KUBECONFIG at a valid kubeconfig file.'])
+    }
+
+    if (options.context) {
+      if (!config.getContextObject(options.context)) {
+        const known = config.getContexts().map((context) => context.name)
+        throw new UsageError(`--context ${options.context}: no such context`, [`Contexts in this kubeconfig: ${known.join(', ') || 'none'}`])
+      }
+
+      config.setCurrentContext(options.context)
+    }
+
+    const cluster = config.getCurrentCluster()
+    if (!cluster) throw new UsageError('kubeconfig has no current cluster', ['Pick one with --context, or set current-context.'])
+
+    const requestOptions: https.RequestOptions = {}
+    try {
+      await config.applyToHTTPSOptions(requestOptions)
+    } catch (error) {
+      throw new UsageError(`cannot get credentials for ${cluster.server}: ${(error as Error).message}`, [
+        'If the kubeconfig uses an exec plugin (aws, gke-gcloud-auth-plugin, kubelogin), check that it is installed and logged in.',
+      ])
+    }
+
+    // client-node gives a one-off agent; keep its TLS settings but reuse connections across pages.
+    const agent = new https.Agent({
+      ca: requestOptions.ca,
+      cert: requestOptions.cert,
+      key: requestOptions.key,
+      pfx: requestOptions.pfx,
+      passphrase: requestOptions.passphrase,
+      servername: (requestOptions as {servername?: string}).servername,
+      rejectUnauthorized: requestOptions.rejectUnauthorized ?? true,
+      keepAlive: true,
+      maxSockets: options.concurrency,
+    })
+    const headers: Record<string, string> = {Accept: 'application/json', 'User-Agent': 'kpx-check'}
+    for (const [name, value] of Object.entries(requestOptions.headers ?? {})) if (typeof value === 'string') headers[name] = value
+    if (requestOptions.auth) headers.Authorization = `Basic ${Buffer.from(requestOptions.auth).toString('base64')}`
+    return new KubeClient(cluster.server.replace(/\/+$/, ''), config.getCurrentContext(), agent, headers, options.requestTimeoutSeconds * 1000)
+  }
+
+  close(): void {
+    this.agent.destroy()
+  }
+
+  /** GET a path, parsed; retries 429 and 5xx with backoff (Retry-After when given). */
+  async get<T>(path: string): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.getOnce<T>(path)
+      } catch (error) {
+        const retryable = error instanceof ApiError && (error.code === 429 || error.code >= 500)
+        if (!retryable || attempt >= RETRIES) throw error
+        await sleep((error as ApiError & {retryAfterMs?: number}).retryAfterMs ?? 200 * 2 ** attempt)
+      }
+    }
+  }
+
+  /** Every item of a list, page by page (limit + continue); `each` sees each page's items as they come. */
+  async list<T>(path: string, query: Record<string, string>, each: (items: T[]) => void): Promise<void> {
+    let continueToken = ''
+    do {
+      const params = new URLSearchParams({...query, limit: String(PAGE_SIZE), ...(continueToken ? {continue: continueToken} : {})})
+      const page = await this.get<{items?: T[]; metadata?: {continue?: string}}>(`${path}?${params}`)
+      each(page.items ?? [])
+      continueToken = page.metadata?.continue ?? ''
+    } while (continueToken)
+  }
+
+  private getOnce<T>(path: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const request = https.get(`${this.server}${path}`, {agent: this.agent, headers: this.headers, timeout: this.timeoutMs}, (response) => {
+        readBody(response).then((body) => {
+          const code = response.statusCode ?? 0
+          if (code >= 200 && code < 300) {
+            try {
+              resolve(JSON.parse(body) as T)
+            } catch {
+              reject(new ApiError(code, `${path}: the server answered with something that is not JSON`))
+            }
+
+            return
+          }
+
+          const error = statusError(code, body, path)
+          const retryAfter = Number(response.headers['retry-after'])
+          if (Number.isFinite(retryAfter) && retryAfter > 0) Object.assign(error, {retryAfterMs: Math.min(retryAfter, 10) * 1000})
+          reject(error)
+        }, reject)
+      })
+      request.on('timeout', () => request.destroy(new ApiError(0, `no answer within ${this.timeoutMs / 1000}s (--request-timeout)`, 'Timeout')))
+      request.on('error', (error) => reject(error instanceof ApiError ? error : new ApiError(0, transportMessage(error), 'Transport')))
+    })
+  }
+}
+
+function readBody(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    response.on('data', (chunk: Buffer) => chunks.push(chunk))
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    response.on('error', reject)
+  })
+}
+
+/** The API's own words from a `Status` body, passed through verbatim. */
+function statusError(code: number, body: string, path: string): ApiError {
+  try {
+    const status = JSON.parse(body) as {message?: string; reason?: string}
+    if (status.message) return new ApiError(code, status.message, status.reason ?? '')
+  } catch {
+    // not a Status body: fall through
+  }
+
+  return new ApiError(code, `${path}: HTTP ${code}`)
+}
+
+function transportMessage(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ECONNREFUSED': {
+      return 'connection refused'
+    }
+
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': {
+      return `cannot resolve the server's name (${error.code})`
+    }
+
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'CERT_HAS_EXPIRED':
+    case 'ERR_TLS_CERT_ALTNAME_INVALID': {
+      return `the server's certificate is not trusted (${error.code}): ${error.message}`
+    }
+
+    default: {
+      return error.message
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

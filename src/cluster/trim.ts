@@ -1,0 +1,127 @@
+import type {ResourceName} from './resources.js'
+import type {KubeObject} from './snapshot.js'
+
+/**
+ * Keeps the fields the checks read, so 30,000 Services stay small in memory and a snapshot holds
+ * nothing else: no managedFields, no Secret-like values (sensitive flags and env values redacted,
+ * kubeconfig keys dropped from ConfigMaps).
+ */
+type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const SENSITIVE = /token|password|passwd|secret|credential|private|apikey|api-key/i
+
+/** Env values kpx-check reads; every other value is dropped (env can carry credentials). */
+const READ_ENV = /^(KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK|FELIX_[A-Z_]+|CALICO_[A-Z_]+|CLUSTER_TYPE|IP|IPTABLES_MODE|ENABLE_[A-Z_]+|KUBE_ROUTER_[A-Z_]+|vip_[a-z_]+)$/
+
+function pick(source: Raw | undefined, keys: string[]): Raw | undefined {
+  if (!source) return undefined
+  const out: Raw = {}
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key]
+  return out
+}
+
+function metadata(object: Raw, withAnnotations: RegExp | undefined = undefined): Raw {
+  const meta = object.metadata ?? {}
+  const annotations = withAnnotations
+    ? Object.fromEntries(Object.entries((meta.annotations ?? {}) as Record<string, string>).filter(([key]) => withAnnotations.test(key)))
+    : undefined
+  return {
+    name: meta.name,
+    ...(meta.namespace ? {namespace: meta.namespace} : {}),
+    ...(meta.labels ? {labels: meta.labels} : {}),
+    ...(annotations && Object.keys(annotations).length > 0 ? {annotations} : {}),
+  }
+}
+
+function redactArgs(args: unknown): string[] | undefined {
+  if (!Array.isArray(args)) return undefined
+  return args.map((arg) => String(arg).replace(/^(--?[^=]*(?:token|password|secret|key)[^=]*=).*$/i, '$1<redacted>'))
+}
+
+function containers(list: Raw[] | undefined): Raw[] | undefined {
+  return list?.map((container) => ({
+    name: container.name,
+    image: container.image,
+    ...(container.command ? {command: redactArgs(container.command)} : {}),
+    ...(container.args ? {args: redactArgs(container.args)} : {}),
+    ...(container.env
+      ? {env: (container.env as Raw[]).map((env) => (READ_ENV.test(env.name) && typeof env.value === 'string' ? {name: env.name, value: env.value} : {name: env.name}))}
+      : {}),
+  }))
+}
+
+function podSpec(spec: Raw | undefined): Raw {
+  return {
+    ...(spec?.hostNetwork ? {hostNetwork: true} : {}),
+    ...(spec?.nodeName ? {nodeName: spec.nodeName} : {}),
+    ...(spec?.nodeSelector ? {nodeSelector: spec.nodeSelector} : {}),
+    containers: containers(spec?.containers) ?? [],
+    ...(spec?.initContainers ? {initContainers: containers(spec.initContainers)} : {}),
+  }
+}
+
+const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
+  version: (object) => pick(object, ['major', 'minor', 'gitVersion', 'platform']) as KubeObject,
+  nodes: (object) => ({
+    metadata: metadata(object),
+    spec: pick(object.spec, ['providerID', 'podCIDR', 'podCIDRs']),
+    status: {
+      addresses: object.status?.addresses ?? [],
+      nodeInfo: pick(object.status?.nodeInfo, [
+        'kernelVersion',
+        'osImage',
+        'operatingSystem',
+        'architecture',
+        'kubeletVersion',
+        'kubeProxyVersion',
+        'containerRuntimeVersion',
+      ]),
+    },
+  }),
+  daemonSets: (object) => ({
+    metadata: metadata(object),
+    spec: {
+      ...(object.spec?.updateStrategy ? {updateStrategy: object.spec.updateStrategy} : {}),
+      template: {spec: podSpec(object.spec?.template?.spec)},
+    },
+    status: pick(object.status, ['desiredNumberScheduled', 'numberReady']),
+  }),
+  kubeProxyPods: (object) => ({metadata: metadata(object), spec: podSpec(object.spec)}),
+  configMaps: (object) => ({
+    metadata: metadata(object),
+    data: Object.fromEntries(Object.entries((object.data ?? {}) as Record<string, string>).filter(([key]) => !/kubeconfig/i.test(key) && !SENSITIVE.test(key))),
+  }),
+  services: (object) => ({
+    metadata: metadata(object, /^(kubernetes\.io\/elb\.|metallb\.|service\.beta\.kubernetes\.io\/|kube-vip\.io\/)/),
+    spec: {
+      ...pick(object.spec, [
+        'type',
+        'clusterIP',
+        'externalIPs',
+        'sessionAffinity',
+        'externalTrafficPolicy',
+        'healthCheckNodePort',
+        'loadBalancerIP',
+        'internalTrafficPolicy',
+      ]),
+      ports: (object.spec?.ports as Raw[] | undefined)?.map((port) => pick(port, ['name', 'protocol', 'port', 'nodePort', 'targetPort'])) ?? [],
+    },
+    status: {loadBalancer: {ingress: (object.status?.loadBalancer?.ingress as Raw[] | undefined)?.map((ingress) => pick(ingress, ['ip', 'hostname', 'ipMode'])) ?? []}},
+  }),
+  endpointSlices: (object) => ({
+    metadata: metadata(object),
+    addressType: object.addressType,
+    // Only the total matters (rule-sync load); keeping 300,000 addresses would not.
+    endpointCount: Array.isArray(object.endpoints) ? object.endpoints.length : 0,
+  }),
+  ingresses: (object) => ({
+    metadata: metadata(object),
+    status: {loadBalancer: {ingress: (object.status?.loadBalancer?.ingress as Raw[] | undefined)?.map((ingress) => pick(ingress, ['ip', 'hostname'])) ?? []}},
+  }),
+  calicoInstallations: (object) => ({metadata: metadata(object), spec: {calicoNetwork: pick(object.spec?.calicoNetwork, ['linuxDataplane', 'bgp']), variant: object.spec?.variant}}),
+  openshiftNetworks: (object) => ({metadata: metadata(object), spec: pick(object.spec, ['networkType']), status: pick(object.status, ['networkType'])}),
+}
+
+export function trimObject(resource: ResourceName, object: Raw): KubeObject {
+  return TRIMMERS[resource](object)
+}

@@ -1,0 +1,75 @@
+import {Flags} from '@oclif/core'
+
+import {KpxCommand} from '../base-command.js'
+import {RESOURCES} from '../cluster/resources.js'
+
+export default class Rbac extends KpxCommand {
+  static enableJsonFlag = false
+
+  static summary = 'Print the least-privilege ClusterRole, Role and bindings to run `kpx-check cluster`.'
+
+  static description = 'Read-only (get/list), no Secrets, ConfigMaps only by name. Apply it for a person or group, or for an in-cluster Job\'s service account.'
+
+  static examples = [
+    '<%= config.bin %> rbac --group platform-readers | kubectl apply -f -',
+    '<%= config.bin %> rbac --service-account kpx-check/kpx-check | kubectl apply -f -',
+  ]
+
+  static flags = {
+    name: Flags.string({description: 'Name of the roles and bindings.', default: 'kpx-check-reader'}),
+    user: Flags.string({description: 'Bind to this user.', exclusive: ['group', 'service-account']}),
+    group: Flags.string({description: 'Bind to this group.', exclusive: ['user', 'service-account']}),
+    'service-account': Flags.string({description: 'Bind to this service account (NAMESPACE/NAME).', exclusive: ['user', 'group'], helpValue: 'NAMESPACE/NAME'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Rbac)
+    this.log(rbacManifest(flags.name, subjectOf(flags)))
+  }
+}
+
+function subjectOf(flags: {group?: string; 'service-account'?: string; user?: string}): string {
+  if (flags['service-account']) {
+    const [namespace, name] = flags['service-account'].split('/')
+    return `  - kind: ServiceAccount\n    name: ${name}\n    namespace: ${namespace}`
+  }
+
+  if (flags.group) return `  - kind: Group\n    name: ${flags.group}\n    apiGroup: rbac.authorization.k8s.io`
+  return `  - kind: User\n    name: ${flags.user ?? 'REPLACE-ME'}\n    apiGroup: rbac.authorization.k8s.io`
+}
+
+/** The manifest, derived from the table of what the probe reads, so the two cannot drift apart. */
+export function rbacManifest(name: string, subject: string): string {
+  const clusterRules: string[] = ['  - nonResourceURLs: ["/version"]\n    verbs: ["get"]']
+  const namespaced = new Map<string, string[]>()
+  for (const resource of RESOURCES) {
+    if (resource.name === 'version') continue
+    if (resource.kind === 'list' && !resource.namespace) {
+      clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    verbs: ["list"]`)
+    } else if (resource.kind === 'list') {
+      namespaced.set(resource.namespace!, [...(namespaced.get(resource.namespace!) ?? []), `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    verbs: ["list"]`])
+    } else if (resource.objects.every((object) => !object.namespace)) {
+      clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${resource.objects.map((object) => `"${object.name}"`).join(', ')}]\n    verbs: ["get"]`)
+    } else {
+      for (const object of resource.objects) {
+        namespaced.set(object.namespace!, [
+          ...(namespaced.get(object.namespace!) ?? []),
+          `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: ["${object.name}"]\n    verbs: ["get"]`,
+        ])
+      }
+    }
+  }
+
+  const documents = [
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${name}\nrules:\n${clusterRules.join('\n')}`,
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ${name}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: ${name}\nsubjects:\n${subject}`,
+  ]
+  for (const [namespace, rules] of namespaced) {
+    documents.push(
+      `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nrules:\n${rules.join('\n')}`,
+      `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${name}\nsubjects:\n${subject}`,
+    )
+  }
+
+  return documents.join('\n---\n')
+}

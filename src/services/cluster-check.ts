@@ -1,0 +1,156 @@
+import {readFile} from 'node:fs/promises'
+
+import {checkConnection, collectResource, emptySnapshot, inPool, LISTED_RESOURCES} from '../cluster/collect.js'
+import {type ClusterModel, deriveClusterModel} from '../cluster/derive/cluster-facts.js'
+import {KubeClient} from '../cluster/kube-client.js'
+import {type ClusterSnapshot, SNAPSHOT_API_VERSION} from '../cluster/snapshot.js'
+import {evaluateRules, type Subject} from '../engine/evaluate.js'
+import type {LoadedRule} from '../engine/rule-loader.js'
+import type {Severity} from '../engine/rule-schema.js'
+import {UsageError} from '../errors.js'
+import type {GatePolicy} from '../planner/verdict.js'
+import {type ProgressMode, runWithProgress} from '../report/progress.js'
+import {buildReport, type ClusterSummary, type Report} from '../report/report.js'
+import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
+
+export interface ConnectionOptions {
+  kubeconfig?: string
+  context?: string
+  requestTimeoutSeconds: number
+  concurrency: number
+}
+
+export interface ClusterCheckOptions {
+  connection: ConnectionOptions
+  /** Evaluate a saved snapshot instead of a live cluster. */
+  snapshotPath?: string
+  targetVersion?: string
+  rulePaths: string[]
+  skip: string[]
+  severity: Map<string, Severity>
+  policy: GatePolicy
+  progress: ProgressMode
+}
+
+/** The rule that says whether there is anything to migrate at all. */
+const MODE_RULE = 'cluster/kube-proxy-mode'
+
+export async function runClusterCheck(options: ClusterCheckOptions): Promise<Report> {
+  const rules = loadRuleCatalog(options.rulePaths)
+  validateRuleSelection(rules, options.skip, options.severity)
+  const snapshot = options.snapshotPath ? await readSnapshot(options.snapshotPath) : await collectLive(options.connection, options.progress)
+  return evaluateSnapshot(snapshot, rules, options)
+}
+
+/** Pure: the same snapshot and rules give the same report, live or offline. */
+export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: Pick<ClusterCheckOptions, 'policy' | 'severity' | 'skip' | 'targetVersion'>): Report {
+  const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
+  const proxyMode = String(model.cluster.get('cluster.proxyMode') ?? 'unknown')
+  const nothingToMigrate = proxyMode === 'none' || proxyMode === 'nftables'
+  const subjects = clusterSubjects(model)
+  const active = nothingToMigrate ? rules.filter((rule) => rule.id === MODE_RULE) : rules
+  const skip = new Set(options.skip)
+  const findings = evaluateRules(active, subjects, {skip, severity: options.severity, kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined})
+  return buildReport({
+    nodes: model.nodes.map((node) => ({
+      name: node.name,
+      source: 'api',
+      origin: snapshot.source.context ?? snapshot.source.server ?? 'snapshot',
+      kernelRelease: node.kernelRelease,
+      os: {...node.os, prettyName: node.osImage},
+      nftVersion: null,
+      reachable: true,
+      ...(node.windows ? {reason: 'Windows node: kube-proxy on Windows is not affected by the switch'} : {}),
+    })),
+    findings,
+    evaluatedRules: active.filter((rule) => !skip.has(rule.id)).length,
+    skippedRules: options.skip,
+    severityOverrides: options.severity,
+    policy: options.policy,
+    cluster: clusterSummary(model.cluster, nothingToMigrate, snapshot),
+  })
+}
+
+/** What the rules are evaluated for: the cluster, its Linux nodes, LoadBalancer Services and networking DaemonSets. */
+export function clusterSubjects(model: ClusterModel): Subject[] {
+  return [
+    {kind: 'Cluster', name: 'cluster', facts: model.cluster},
+    ...model.nodes.filter((node) => !node.windows).map((node) => ({kind: 'Node', name: node.name, facts: node.facts})),
+    ...model.services.map((service) => ({kind: 'Service', name: service.name, facts: service.facts})),
+    ...model.components.map((component) => ({kind: 'DaemonSet', name: component.name, facts: component.facts})),
+  ]
+}
+
+function clusterSummary(facts: ClusterModel['cluster'], nothingToMigrate: boolean, snapshot: ClusterSnapshot): ClusterSummary {
+  const text = (path: string) => {
+    const value = facts.get(path)
+    return value === undefined ? null : String(value)
+  }
+
+  return {
+    context: snapshot.source.context ?? null,
+    kubernetesVersion: text('cluster.version'),
+    platform: text('cluster.platform'),
+    proxyMode: (text('cluster.proxyMode') ?? 'unknown') as ClusterSummary['proxyMode'],
+    kubeProxy: {workload: text('kubeProxy.workload'), version: text('kubeProxy.version'), replacedBy: text('kubeProxy.replacedBy')},
+    nothingToMigrate,
+    unreadable: Object.entries(snapshot.resources)
+      .filter(([, outcome]) => outcome.status !== 'ok')
+      .map(([name, outcome]) => `${name}: ${outcome.status === 'ok' ? '' : outcome.message}`),
+  }
+}
+
+/** Reads the cluster into a snapshot, with a task list on stderr. */
+export async function collectLive(connection: ConnectionOptions, progress: ProgressMode): Promise<ClusterSnapshot> {
+  const state: {client?: KubeClient; snapshot?: ClusterSnapshot} = {}
+  try {
+    await runWithProgress(
+      progress,
+      [
+        {
+          title: 'Connect to the API server',
+          async task(context, task) {
+            context.client = await KubeClient.connect(connection)
+            const version = await checkConnection(context.client)
+            context.snapshot = {...emptySnapshot(context.client), resources: {version: {status: 'ok', items: [version]}}}
+            task.title = `Connected to ${context.client.server} (${String(version.gitVersion ?? '?')}, context ${context.client.context})`
+          },
+        },
+        {
+          title: `Read ${LISTED_RESOURCES.map((resource) => resource.name).join(', ')}`,
+          async task(context, task) {
+            let done = 0
+            await inPool(LISTED_RESOURCES, connection.concurrency, async (resource) => {
+              context.snapshot!.resources[resource.name] = await collectResource(context.client!, resource)
+              task.output = `${++done}/${LISTED_RESOURCES.length} read`
+            })
+            const refused = Object.values(context.snapshot!.resources).filter((outcome) => outcome.status !== 'ok').length
+            task.title = `Read ${LISTED_RESOURCES.length} resource kinds${refused > 0 ? ` (${refused} could not be read)` : ''}`
+          },
+        },
+      ],
+      state,
+    )
+  } finally {
+    state.client?.close()
+  }
+
+  return state.snapshot!
+}
+
+export async function readSnapshot(path: string): Promise<ClusterSnapshot> {
+  let parsed: Partial<ClusterSnapshot>
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<ClusterSnapshot>
+  } catch (error) {
+    throw new UsageError(`--snapshot ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON: ${(error as Error).message}`}`, [
+      'Write one with: kpx-check snapshot -o FILE',
+    ])
+  }
+
+  if (parsed.apiVersion !== SNAPSHOT_API_VERSION || typeof parsed.resources !== 'object' || parsed.resources === null) {
+    throw new UsageError(`--snapshot ${path}: not a kpx-check snapshot (expected apiVersion "${SNAPSHOT_API_VERSION}")`, ['Write one with: kpx-check snapshot -o FILE'])
+  }
+
+  return {kind: 'ClusterSnapshot', capturedAt: '', source: {}, ...parsed} as ClusterSnapshot
+}
