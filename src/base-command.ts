@@ -2,6 +2,7 @@ import {Command, Flags} from '@oclif/core'
 
 import {UsageError} from './errors.js'
 import {EXIT_CODE_HELP, type GatePolicy} from './planner/verdict.js'
+import {writeJson} from './report/json.js'
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
@@ -11,6 +12,27 @@ type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestio
  */
 export abstract class KpxCommand extends Command {
   static enableJsonFlag = true
+
+  /**
+   * Plain JSON on stdout. oclif's own logJson tokenises the text to colour it, which takes
+   * gigabytes on a 5,000-node report; machines read this output, so it stays uncoloured.
+   */
+  logJson(json: unknown): void {
+    let pending: string[] = []
+    let size = 0
+    const flush = () => {
+      process.stdout.write(pending.join(''))
+      pending = []
+      size = 0
+    }
+
+    writeJson(json, (chunk) => {
+      pending.push(chunk)
+      size += chunk.length
+      if (size > 1 << 20) flush()
+    })
+    flush()
+  }
 
   protected async catch(error: OclifError): Promise<unknown> {
     const exitCode = error.oclif?.exit ?? error.exitCode ?? 1

@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {checkFlags, EXIT_CODES_DESCRIPTION, gatePolicy, KpxCommand} from '../base-command.js'
+import {UsageError} from '../errors.js'
+import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../probes/ssh/index.js'
 import {progressMode} from '../report/progress.js'
 import {renderText} from '../report/text.js'
 import type {Report} from '../report/report.js'
@@ -15,6 +17,11 @@ export default class Node extends KpxCommand {
     '`kpx-check collect` on other nodes (a file, a folder of bundles, or - for standard input; repeatable):',
     'every bundle is one node, and all of them make one report.',
     '',
+    'With --ssh or --inventory, runs the collector on those nodes over SSH, many at once (--concurrency), each',
+    'bounded by --timeout. Keys come from --identity, ~/.ssh/config and ssh-agent; host keys must be in',
+    'known_hosts (--host-key-policy accept-new records new ones). A node that cannot be reached or logged in to',
+    'is reported with the reason, and its checks are unknown.',
+    '',
     'Run as root to see everything: without root, the root-only checks (nft -c, rulesets, firewall policies)',
     'are reported as unknown with reason permission-denied.',
     '',
@@ -26,6 +33,8 @@ export default class Node extends KpxCommand {
     '<%= config.bin %> node --json > report.json',
     'kpx-check collect | ssh node-1 sudo sh > facts/node-1.facts\n<%= config.bin %> node --facts facts/',
     '<%= config.bin %> node --facts node-1.facts --skip node/os-distro --severity node/host-firewall=blocker',
+    '<%= config.bin %> node --ssh root@10.0.0.11 --ssh admin@node-2:2222 --json',
+    '<%= config.bin %> node --inventory hosts.ini --sudo --jump ops@bastion.example.com --concurrency 50',
   ]
 
   static flags = {
@@ -34,14 +43,31 @@ export default class Node extends KpxCommand {
       multiple: true,
       helpValue: 'PATH',
     }),
-    timeout: Flags.integer({description: 'Seconds the local collector may run.', default: 60, min: 1}),
+    ssh: Flags.string({
+      description: 'Probe this node over SSH instead of this machine (repeatable); ~/.ssh/config applies to HOST.',
+      multiple: true,
+      helpValue: '[USER@]HOST[:PORT]',
+      exclusive: ['facts'],
+    }),
+    inventory: Flags.string({
+      description: 'Probe the hosts in this file over SSH: one [USER@]HOST[:PORT] a line, or an Ansible INI or YAML inventory (repeatable).',
+      multiple: true,
+      helpValue: 'FILE',
+      exclusive: ['facts'],
+    }),
+    ...sshFlags,
+    timeout: Flags.integer({description: 'Seconds the collector may run; over SSH, per node, connecting included.', default: 60, min: 1}),
     ...checkFlags,
   }
 
   async run(): Promise<Report> {
     const {flags} = await this.parse(Node)
+    const targets = sshTargets(flags.ssh ?? [], flags.inventory ?? [])
+    const unused = givenSshFlags(flags)
+    if (targets.length === 0 && unused.length > 0) throw new UsageError(`${unused.join(', ')} only apply with --ssh or --inventory`)
     const report = await runNodeCheck({
       factsPaths: flags.facts ?? [],
+      ...(targets.length > 0 ? {ssh: {targets, probe: sshProbeOptions(flags, flags.timeout)}} : {}),
       rulePaths: flags.rules ?? [],
       skip: flags.skip ?? [],
       severity: parseSeverityOverrides(flags.severity ?? []),

@@ -51,10 +51,11 @@ export function rbacManifest(name: string, subject: string): string {
     } else if (resource.objects.every((object) => !object.namespace)) {
       clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${resource.objects.map((object) => `"${object.name}"`).join(', ')}]\n    verbs: ["get"]`)
     } else {
-      for (const object of resource.objects) {
-        namespaced.set(object.namespace!, [
-          ...(namespaced.get(object.namespace!) ?? []),
-          `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: ["${object.name}"]\n    verbs: ["get"]`,
+      for (const namespace of new Set(resource.objects.map((object) => object.namespace!))) {
+        const names = resource.objects.filter((object) => object.namespace === namespace).map((object) => `"${object.name}"`)
+        namespaced.set(namespace, [
+          ...(namespaced.get(namespace) ?? []),
+          `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${names.join(', ')}]\n    verbs: ["get"]`,
         ])
       }
     }

@@ -60,32 +60,40 @@ export function celEnvironment(scope: Scope): Environment {
   return env
 }
 
+const intPathsByScope = new Map<Scope, ReadonlySet<string>>()
+const groupPathsByScope = new Map<Scope, readonly string[][]>()
+
 /** Fact values as CEL sees them: integers become BigInt, as CEL ints are 64-bit. */
 export function celActivation(facts: FactSet, scope: Scope): Record<string, unknown> {
-  const intPaths = new Set(factSpecs(scope).filter((spec) => spec.type === 'int').map((spec) => spec.path))
-  const root: Record<string, unknown> = {}
-  // Every fact group exists, even when empty, so rules can test `has(os.prettyName)`.
-  for (const spec of factSpecs(scope)) {
-    let node = root
-    for (const part of spec.path.split('.').slice(0, -1)) {
-      node[part] ??= {}
-      node = node[part] as Record<string, unknown>
-    }
+  let intPaths = intPathsByScope.get(scope)
+  let groupPaths = groupPathsByScope.get(scope)
+  if (!intPaths || !groupPaths) {
+    intPaths = new Set(factSpecs(scope).filter((spec) => spec.type === 'int').map((spec) => spec.path))
+    groupPaths = [...new Set(factSpecs(scope).map((spec) => spec.path.split('.').slice(0, -1).join('.')))].map((path) => path.split('.'))
+    intPathsByScope.set(scope, intPaths)
+    groupPathsByScope.set(scope, groupPaths)
   }
 
+  const root: Record<string, unknown> = {}
+  // Every fact group exists, even when empty, so rules can test `has(os.prettyName)`.
+  for (const parts of groupPaths) descend(root, parts)
   for (const path of facts.knownPaths()) {
     const parts = path.split('.')
-    let node = root
-    for (const part of parts.slice(0, -1)) {
-      node[part] ??= {}
-      node = node[part] as Record<string, unknown>
-    }
-
     const value = facts.get(path) as FactValue
-    node[parts.at(-1)!] = intPaths.has(path) && typeof value === 'number' ? BigInt(Math.trunc(value)) : value
+    descend(root, parts.slice(0, -1))[parts.at(-1)!] = intPaths.has(path) && typeof value === 'number' ? BigInt(Math.trunc(value)) : value
   }
 
   return root
+}
+
+function descend(root: Record<string, unknown>, parts: string[]): Record<string, unknown> {
+  let node = root
+  for (const part of parts) {
+    node[part] ??= {}
+    node = node[part] as Record<string, unknown>
+  }
+
+  return node
 }
 
 /** Converts YAML data (numbers) into CEL values (whole numbers become ints). */

@@ -87,11 +87,26 @@ const SUMMARISED_KINDS = new Set(['Service'])
 
 export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Finding[] {
   const findings: Finding[] = []
+  // One activation per subject and scope, shared by every rule that reads it.
+  const activations = new Map<string, WeakMap<FactSet, Activation>>()
+  const activationOf = (subject: Subject, scope: LoadedRule['scope']) => {
+    const cache = activations.get(scope) ?? new WeakMap<FactSet, Activation>()
+    activations.set(scope, cache)
+    let activation = cache.get(subject.facts)
+    if (!activation) {
+      activation = celActivation(subject.facts, scope)
+      cache.set(subject.facts, activation)
+    }
+
+    return activation
+  }
+
   for (const rule of rules) {
     if (options.skip?.has(rule.id)) continue
     const kind = subjectKindOf(rule)
+    const data = celData(rule.data ?? {})
     const own = subjects.filter((subject) => subject.kind === kind)
-    const evaluated = own.map((subject) => evaluateRule(rule, subject, {...celActivation(subject.facts, rule.scope), data: celData(rule.data ?? {})}, options))
+    const evaluated = own.map((subject) => evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options))
     findings.push(...(SUMMARISED_KINDS.has(kind) ? summarise(rule, evaluated, options) : evaluated))
   }
 

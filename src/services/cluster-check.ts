@@ -4,7 +4,7 @@ import {checkConnection, collectResource, emptySnapshot, inPool, LISTED_RESOURCE
 import {type ClusterModel, deriveClusterModel} from '../cluster/derive/cluster-facts.js'
 import {KubeClient} from '../cluster/kube-client.js'
 import {type ClusterSnapshot, SNAPSHOT_API_VERSION} from '../cluster/snapshot.js'
-import {evaluateRules, type Subject} from '../engine/evaluate.js'
+import {evaluateRules, type Finding, type Subject} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
 import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
@@ -50,7 +50,9 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
   const subjects = clusterSubjects(model)
   const active = nothingToMigrate ? rules.filter((rule) => rule.id === MODE_RULE) : rules
   const skip = new Set(options.skip)
-  const findings = evaluateRules(active, subjects, {skip, severity: options.severity, kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined})
+  const findings = summariseShellOnlyUnknowns(
+    evaluateRules(active, subjects, {skip, severity: options.severity, kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined}),
+  )
   return buildReport({
     nodes: model.nodes.map((node) => ({
       name: node.name,
@@ -69,6 +71,23 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     policy: options.policy,
     cluster: clusterSummary(model.cluster, nothingToMigrate, snapshot),
   })
+}
+
+/**
+ * A node rule that needs a node shell is unknown on every node the API describes, for the same
+ * reason: one finding per rule says so for all of them, instead of thousands saying it apiece.
+ */
+function summariseShellOnlyUnknowns(findings: Finding[]): Finding[] {
+  const shellOnly = (finding: Finding) => finding.subject.kind === 'Node' && finding.status === 'unknown' && finding.reason === 'not-collected'
+  const byRule = new Map<string, Finding[]>()
+  for (const finding of findings.filter((candidate) => shellOnly(candidate))) byRule.set(finding.rule, [...(byRule.get(finding.rule) ?? []), finding])
+  const summaries = [...byRule.values()].map((group): Finding => ({
+    ...group[0],
+    subject: {kind: 'Cluster', name: 'cluster'},
+    message: `${group.length} node(s), e.g. ${group[0].subject.name}: ${group[0].message}`,
+    evidence: {},
+  }))
+  return [...findings.filter((finding) => !shellOnly(finding)), ...summaries]
 }
 
 /** What the rules are evaluated for: the cluster, its Linux nodes, LoadBalancer Services and networking DaemonSets. */

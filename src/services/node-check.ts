@@ -11,20 +11,23 @@ import {NODE_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
 import {deriveNodeFacts, describeNode} from '../facts/node-facts.js'
 import type {GatePolicy} from '../planner/verdict.js'
-import {runCollectorLocally} from '../probes/local.js'
+import {type CollectorRun, runCollectorLocally} from '../probes/local.js'
+import {type FleetProgress, runCollectorOverSsh, type SshProbeOptions, type SshTarget} from '../probes/ssh/index.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
 import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
 import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
 
 export interface NodeCheckOptions {
-  /** Bundle files, folders of bundles, or `-` for standard input; empty means this machine. */
+  /** Bundle files, folders of bundles, or `-` for standard input; empty (and no `ssh`) means this machine. */
   factsPaths: string[]
+  /** Nodes to probe over SSH instead of this machine. */
+  ssh?: {targets: SshTarget[]; probe: SshProbeOptions}
   /** Extra rule files or folders (--rules). */
   rulePaths: string[]
   skip: string[]
   severity: Map<string, Severity>
   policy: GatePolicy
-  /** Bound on the local collector run. */
+  /** Bound on the local collector run (SSH probes carry their own, in `ssh.probe`). */
   timeoutSeconds: number
   progress?: ProgressMode
   readStdin?: () => Promise<string>
@@ -54,14 +57,18 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
         },
       },
       {
-        title: options.factsPaths.length > 0 ? 'Read facts bundles' : 'Collect facts on this machine',
+        title: options.factsPaths.length > 0 ? 'Read facts bundles' : options.ssh ? `Probe ${options.ssh.targets.length} node(s) over SSH` : 'Collect facts on this machine',
         async task(context, task) {
-          context.probed =
-            options.factsPaths.length > 0
-              ? await readFactsBundles(options.factsPaths, options.readStdin ?? readStandardInput)
-              : [await probeThisMachine(options.timeoutSeconds)]
-          rejectDuplicateNames(context.probed)
-          task.title = options.factsPaths.length > 0 ? `Read ${context.probed.length} facts bundle(s)` : 'Collected facts on this machine'
+          if (options.factsPaths.length > 0) {
+            context.probed = await readFactsBundles(options.factsPaths, options.readStdin ?? readStandardInput)
+            rejectDuplicateNames(context.probed)
+            task.title = `Read ${context.probed.length} facts bundle(s)`
+          } else if (options.ssh) {
+            context.probed = await probeFleet(options.ssh.targets, options.ssh.probe, options.progress ?? 'silent', task)
+          } else {
+            context.probed = [await probeThisMachine(options.timeoutSeconds)]
+            task.title = 'Collected facts on this machine'
+          }
         },
       },
     ],
@@ -80,18 +87,93 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
 }
 
 async function probeThisMachine(timeoutSeconds: number): Promise<ProbedNode> {
-  const run = await runCollectorLocally(timeoutSeconds * 1000)
-  const origin = 'this machine'
-  if (run.ok) {
-    try {
-      return {source: 'local', origin, facts: deriveNodeFacts(parseBundle(run.stdout), hostname()), reachable: true}
-    } catch (error) {
-      if (!(error instanceof BundleError)) throw error
-      return unreachable('local', origin, hostname(), `the collector printed a malformed bundle (line ${error.line}: ${error.message})`)
-    }
-  }
+  return collectedNode('local', 'this machine', hostname(), await runCollectorLocally(timeoutSeconds * 1000))
+}
 
-  return unreachable('local', origin, hostname(), run.reason ?? 'the collector failed')
+/** A node from a collector run: its facts, or unreachable with why the run or its bundle failed. */
+function collectedNode(source: NodeSource, origin: string, fallbackName: string, run: CollectorRun): ProbedNode {
+  if (!run.ok) return unreachable(source, origin, fallbackName, run.reason ?? 'collector: failed')
+  try {
+    return {source, origin, facts: deriveNodeFacts(parseBundle(run.stdout), fallbackName), reachable: true}
+  } catch (error) {
+    if (!(error instanceof BundleError)) throw error
+    return unreachable(source, origin, fallbackName, `collector: printed a malformed bundle (line ${error.line}: ${error.message})`)
+  }
+}
+
+/**
+ * Probes nodes over SSH: one ProbedNode per target, in the targets' order, with source `ssh` and
+ * origin `user@host:port`. A node that could not be probed is unreachable, with a reason that
+ * starts with its failure class (`auth: …`, `host-key: …`, `timeout: …`). A target's `name`, when
+ * given, names the node; else the hostname the collector read does. Targets that resolve to the
+ * same connection share one result. Throws a UsageError before any connection for a target,
+ * key or configuration line that cannot be used.
+ *
+ * This is the seam for `kpx-check cluster --node-probe ssh`.
+ */
+export function probeNodesOverSsh(targets: SshTarget[], options: SshProbeOptions): Promise<ProbedNode[]> {
+  return runCollectorOverSsh(targets, options, (run) => {
+    const node = collectedNode('ssh', run.origin, run.target.name ?? run.target.host, run)
+    if (run.target.name) node.facts.set('node.name', run.target.name)
+    if (run.sudoRefused) blameSudo(node.facts, run.sudoRefused)
+    return node
+  })
+}
+
+/** With --sudo refused, the collector ran as the login user: what it could not read without root says why. */
+function blameSudo(facts: FactSet, refusal: string): void {
+  for (const [path, why] of facts.unknownEntries()) {
+    if (why.reason === 'permission-denied') facts.unknown(path, 'permission-denied', why.detail ? `${refusal}; ${why.detail}` : refusal)
+  }
+}
+
+const PROGRESS_LINE_EVERY_MS = 5000
+
+/** The part of a listr2 task the SSH progress writes to. */
+interface ProgressTask {
+  title: string
+  output: string
+}
+
+/** Probes over SSH with counts in the progress view: live on a terminal, a line every few seconds in logs. */
+async function probeFleet(targets: SshTarget[], probe: SshProbeOptions, mode: ProgressMode, task: ProgressTask): Promise<ProbedNode[]> {
+  let progress: FleetProgress = {succeeded: 0, failed: 0, remaining: targets.length}
+  const counts = () => `${progress.succeeded} done, ${progress.failed} failed, ${progress.remaining} remaining`
+  const title = task.title
+  const ticker = mode === 'lines' ? setInterval(() => (task.output = counts()), PROGRESS_LINE_EVERY_MS) : undefined
+  try {
+    const nodes = uniqueNodes(
+      await probeNodesOverSsh(targets, {
+        ...probe,
+        onProgress(update) {
+          progress = update
+          if (mode === 'live') task.title = `${title}: ${counts()}`
+        },
+      }),
+    )
+    nameSharedHostnames(nodes)
+    task.title = `Probed ${nodes.length} node(s) over SSH: ${progress.succeeded} done, ${progress.failed} failed`
+    return nodes
+  } finally {
+    clearInterval(ticker)
+  }
+}
+
+/** Targets that resolved to one connection share one result; the report lists it once. */
+function uniqueNodes(nodes: ProbedNode[]): ProbedNode[] {
+  return [...new Set(nodes)]
+}
+
+/**
+ * Over SSH, two targets can be one machine (an alias and its address) or clones that share a
+ * hostname; each keeps its row, its name qualified by where it was reached.
+ */
+function nameSharedHostnames(nodes: ProbedNode[]): void {
+  const counts = new Map<string, number>()
+  for (const node of nodes) counts.set(nodeName(node), (counts.get(nodeName(node)) ?? 0) + 1)
+  for (const node of nodes) {
+    if (counts.get(nodeName(node))! > 1) node.facts.set('node.name', `${nodeName(node)} (${node.origin})`)
+  }
 }
 
 /** A node that could not be probed: every fact unknown, with the reason. */

@@ -104,7 +104,8 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   const daemonSet = daemonSets.find((candidate) => candidate.metadata?.name === 'kube-proxy' || containersOf(candidate).some((container) => /\/kube-proxy[:@]/.test(container.image)))
   const staticPods = resources.items('kubeProxyPods').filter((pod) => pod.metadata?.name?.startsWith('kube-proxy'))
   const platform = cluster.get('cluster.platform')
-  const embedded = !daemonSet && staticPods.length === 0 && (platform === 'k3s')
+  const openshiftSdn = components.find((component) => component.name === 'openshift-sdn')
+  const embedded = !daemonSet && staticPods.length === 0 && (platform === 'k3s' || openshiftSdn !== undefined)
   const replacement = components.find((component) => component.replacesKubeProxy)
   const replacedBy =
     replacement &&
@@ -130,6 +131,14 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   }
 
   cluster.set('kubeProxy.present', true)
+  if (embedded && openshiftSdn) {
+    // OpenShift SDN runs kube-proxy's iptables proxier inside its own pods; it has no other mode.
+    cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', `DaemonSet ${openshiftSdn.workload} (OpenShift SDN, kube-proxy built in)`)
+    cluster.set('cluster.proxyMode', 'iptables').set('kubeProxy.configSource', 'OpenShift SDN (built in)').set('kubeProxy.image', openshiftSdn.image)
+    cluster.unknownAll(['kubeProxy.version', ...configPaths.filter((path) => path !== 'kubeProxy.configSource')], 'not-present', 'OpenShift SDN embeds kube-proxy')
+    return {runtime: 'container', mode: 'iptables'}
+  }
+
   if (embedded) {
     cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', 'k3s (kube-proxy runs inside the k3s process)')
     cluster.unknownAll(['kubeProxy.image', ...configPaths], 'not-present', 'k3s embeds kube-proxy; its flags (--kube-proxy-arg) live in /etc/rancher/k3s/config.yaml on each node')

@@ -47,11 +47,11 @@ interface Detector {
 const byImage = (pattern: RegExp) => (_name: string, images: string[]) => images.some((image) => pattern.test(image))
 
 const DETECTORS: Detector[] = [
-  {name: 'canal', role: 'cni', matches: (name) => name === 'canal'},
+  {name: 'gke-dataplane-v2', role: 'cni', matches: (name) => name === 'anetd'},
+  {name: 'canal', role: 'cni', matches: (name) => /(^|-)canal$/.test(name)},
   {name: 'calico', role: 'cni', matches: (name, images) => name === 'calico-node' || byImage(/\/calico\/node:|\/tigera\/.*node:/)(name, images)},
   {name: 'flannel', role: 'cni', matches: (name, images) => /^kube-flannel/.test(name) || byImage(/\/flannel(-io)?\/flannel:|coreos\/flannel:/)(name, images)},
   {name: 'cilium', role: 'cni', matches: (name, images) => name === 'cilium' || byImage(/\/cilium\/cilium:/)(name, images)},
-  {name: 'gke-dataplane-v2', role: 'cni', matches: (name) => name === 'anetd'},
   {name: 'aws-vpc-cni', role: 'cni', matches: (name, images) => name === 'aws-node' || byImage(/amazon-k8s-cni:/)(name, images)},
   {name: 'azure-cni', role: 'cni', matches: (name) => name === 'azure-cns'},
   {name: 'antrea', role: 'cni', matches: (name) => name === 'antrea-agent'},
@@ -59,6 +59,7 @@ const DETECTORS: Detector[] = [
   {name: 'weave', role: 'cni', matches: (name, images) => name === 'weave-net' || byImage(/weaveworks\/weave-kube/)(name, images)},
   {name: 'kube-ovn', role: 'cni', matches: (name) => name === 'kube-ovn-cni'},
   {name: 'ovn-kubernetes', role: 'cni', matches: (name) => name === 'ovnkube-node'},
+  {name: 'openshift-sdn', role: 'cni', matches: (name, images) => name === 'sdn' && byImage(/openshift/)(name, images)},
   {name: 'terway', role: 'cni', matches: (name) => /^terway/.test(name)},
   {name: 'kindnet', role: 'cni', matches: (name) => name === 'kindnet'},
   {name: 'metallb', role: 'addon', matches: (name, images) => byImage(/metallb\/speaker/)(name, images) || name === 'metallb-speaker'},

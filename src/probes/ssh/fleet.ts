@@ -1,0 +1,165 @@
+/**
+ * Probing a fleet over SSH: every target is resolved first (so a bad host name or key is a usage
+ * error before any connection), then at most `concurrency` nodes are probed at once, each bounded
+ * by its own timeout. A node's failure is its own: it becomes a result with a reason and the
+ * others go on. Each node's output is handed to `toResult` as soon as it arrives, so memory grows
+ * with the concurrency, not with the fleet.
+ */
+import {readFileSync} from 'node:fs'
+import type {Duplex} from 'node:stream'
+import {userInfo} from 'node:os'
+
+import {COLLECTOR_SCRIPT} from '../../paths.js'
+import {type AuthPlan, Credentials} from './credentials.js'
+import {type Hop, JumpHosts} from './jump-hosts.js'
+import {KnownHosts} from './known-hosts.js'
+import {type RemoteCollectorRun, runRemoteCollector} from './remote-collector.js'
+import {type HostKeyPolicy, type HostKeyRules, SshFailure, SshSession} from './session.js'
+import {SshConfig} from './ssh-config.js'
+import {DEFAULT_SSH_PORT, formatEndpoint, type SshEndpoint, type SshTarget} from './target.js'
+
+export interface SshProbeOptions {
+  /** Private key files (`--identity`), tried before any other key. */
+  identityFiles: string[]
+  /** Opens encrypted keys; it comes from the environment ($KPX_SSH_PASSPHRASE), never a flag. */
+  passphrase?: string
+  /** ssh-agent's socket ($SSH_AUTH_SOCK). */
+  agentSocket?: string
+  /** OpenSSH client configuration to honour (~/.ssh/config); none when unset. */
+  sshConfigFile?: string
+  /** known_hosts files; the first one is where accept-new records new keys. */
+  knownHostsFiles: string[]
+  hostKeyPolicy: HostKeyPolicy
+  /** Jump hosts for every target (`--jump`), overriding ProxyJump from the configuration. */
+  jump: SshTarget[]
+  /** Run the collector with `sudo -n`. */
+  sudo: boolean
+  concurrency: number
+  /** Per node, from the TCP connect to the collector's last byte. */
+  timeoutSeconds: number
+  onProgress?: (progress: FleetProgress) => void
+}
+
+export interface FleetProgress {
+  succeeded: number
+  failed: number
+  remaining: number
+}
+
+/** What came back from one target: the collector's output, or why there is none. */
+export interface SshCollectorRun extends RemoteCollectorRun {
+  target: SshTarget
+  /** The connection as `user@host:port`, after ~/.ssh/config. */
+  origin: string
+}
+
+export const DEFAULT_CONCURRENCY = 32
+
+interface NodePlan extends Hop {
+  target: SshTarget
+  jump: Hop[]
+  /** Positions of the targets that resolve to this connection (a host listed twice is probed once). */
+  indices: number[]
+}
+
+/**
+ * Runs the collector on every target and turns each run into a result with `toResult`, in the
+ * targets' order. Throws a UsageError, before connecting anywhere, for a target, key or
+ * configuration line that cannot be used.
+ */
+export async function runCollectorOverSsh<Result>(targets: SshTarget[], options: SshProbeOptions, toResult: (run: SshCollectorRun) => Result): Promise<Result[]> {
+  const planner = new Planner(options)
+  const plans = new Map<string, NodePlan>()
+  for (const [index, target] of targets.entries()) {
+    const plan = planner.plan(target)
+    const earlier = plans.get(plan.origin)
+    if (earlier) earlier.indices.push(index)
+    else plans.set(plan.origin, {...plan, indices: [index]})
+  }
+
+  const script = readFileSync(COLLECTOR_SCRIPT)
+  const jumps = new JumpHosts(options.timeoutSeconds)
+  const results = new Array<Result>(targets.length)
+  const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: plans.size}
+  try {
+    await forEachConcurrently([...plans.values()], options.concurrency, async (plan) => {
+      const run = await probeNode(plan, {script, jumps, options})
+      const result = toResult(run)
+      for (const index of plan.indices) results[index] = result
+      progress[run.ok ? 'succeeded' : 'failed']++
+      progress.remaining--
+      options.onProgress?.({...progress})
+    })
+  } finally {
+    jumps.closeAll()
+  }
+
+  return results
+}
+
+/** Resolves targets and jump hosts through ~/.ssh/config and the defaults, and picks their keys. */
+class Planner {
+  private readonly config: SshConfig
+  private readonly credentials: Credentials
+  private readonly hostKeys: HostKeyRules
+
+  constructor(private readonly options: SshProbeOptions) {
+    this.config = options.sshConfigFile ? SshConfig.load(options.sshConfigFile, true) : SshConfig.EMPTY
+    this.credentials = new Credentials(options.identityFiles, options.agentSocket, options.passphrase)
+    this.hostKeys = {knownHosts: KnownHosts.load(options.knownHostsFiles), policy: options.hostKeyPolicy, files: options.knownHostsFiles}
+  }
+
+  plan(target: SshTarget): Omit<NodePlan, 'indices'> {
+    const {hop, proxyJump} = this.hop(target)
+    const chain = this.options.jump.length > 0 ? this.options.jump : proxyJump
+    return {...hop, target, jump: chain.map((jump) => this.hop(jump).hop)}
+  }
+
+  private hop(target: SshTarget): {hop: Hop; proxyJump: SshTarget[]} {
+    const settings = this.config.settingsFor(target.host)
+    const endpoint: SshEndpoint = {
+      host: settings.hostName ?? target.host,
+      port: target.port ?? settings.port ?? DEFAULT_SSH_PORT,
+      user: target.user ?? settings.user ?? userInfo().username,
+    }
+    const auth: AuthPlan = this.credentials.planFor(endpoint.user, settings.identityFiles)
+    return {
+      hop: {endpoint, origin: formatEndpoint(endpoint), auth: auth.methods, authTried: auth.tried, hostKeys: this.hostKeys},
+      proxyJump: settings.proxyJump,
+    }
+  }
+}
+
+interface ProbeContext {
+  script: Buffer
+  jumps: JumpHosts
+  options: SshProbeOptions
+}
+
+async function probeNode(plan: NodePlan, context: ProbeContext): Promise<SshCollectorRun> {
+  const session = new SshSession(context.options.timeoutSeconds)
+  const tunnel: Promise<Duplex> | undefined = plan.jump.length > 0 ? context.jumps.tunnel(plan.jump, plan.endpoint) : undefined
+  const {target, origin} = plan
+  try {
+    const sock = tunnel && (await session.during('while reaching the jump host', tunnel))
+    await session.connect({...plan, ...(sock ? {sock} : {})})
+    return {...(await runRemoteCollector(session, context.script, context.options.sudo)), target, origin}
+  } catch (error) {
+    if (!(error instanceof SshFailure)) throw error
+    return {ok: false, stdout: '', reason: error.message, target, origin}
+  } finally {
+    session.close()
+    // A tunnel that opened after the node gave up would otherwise stay open on the jump host.
+    tunnel?.then((stream) => stream.destroy(), () => {})
+  }
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function forEachConcurrently<Item>(items: Item[], limit: number, work: (item: Item) => Promise<void>): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) await work(items[next++])
+  }
+
+  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
+}

@@ -1,0 +1,15 @@
+/**
+ * Probing nodes over SSH. What other parts of kpx-check use:
+ *
+ *   - targets: `SshTarget`, `parseTargetSpec` (`[USER@]HOST[:PORT]`), `readInventory` (plain
+ *     lists, Ansible INI and YAML);
+ *   - the flags and their defaults: `sshFlags`, `sshProbeOptions`, `givenSshFlags`, `sshTargets`;
+ *   - running the collector: `runCollectorOverSsh`, which `probeNodesOverSsh` in
+ *     services/node-check.ts turns into report nodes.
+ */
+export {sshFlags, type SshFlagValues, givenSshFlags, sshProbeOptions, sshTargets} from './flags.js'
+export {DEFAULT_CONCURRENCY, type FleetProgress, runCollectorOverSsh, type SshCollectorRun, type SshProbeOptions} from './fleet.js'
+export {readInventory} from './inventory.js'
+export {COLLECTOR_COMMAND, SUDO_COLLECTOR_COMMAND} from './remote-collector.js'
+export {type FailureKind, type HostKeyPolicy} from './session.js'
+export {formatEndpoint, isValidHost, isValidUser, parseTargetSpec, type SshEndpoint, type SshTarget} from './target.js'

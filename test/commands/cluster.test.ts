@@ -1,0 +1,253 @@
+import {Ajv} from 'ajv'
+import addFormats from 'ajv-formats'
+import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import {parseAllDocuments} from 'yaml'
+
+import type {Finding} from '../../src/engine/evaluate.js'
+import type {Report} from '../../src/report/report.js'
+import {REPORT_SCHEMA} from '../../src/report/schema.js'
+import {type ApiServer, type Fault, OTHER_CONTEXT, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {runCli} from '../helpers/cli.js'
+
+const ajv = new Ajv({allErrors: true, strict: false})
+addFormats.default(ajv)
+const validateReport = ajv.compile(REPORT_SCHEMA)
+
+let workdir: string
+before(() => {
+  workdir = mkdtempSync(join(tmpdir(), 'kpx-cluster-'))
+})
+after(() => rmSync(workdir, {recursive: true, force: true}))
+
+interface Run {
+  code: null | number
+  report: Report
+  stderr: string
+  server: ApiServer
+}
+
+/** Serves a scenario over HTTPS and runs `kpx-check cluster --json` against it through a kubeconfig. */
+async function checkScenario(scenario: string, options: {args?: string[]; faults?: Fault[]} = {}): Promise<Run> {
+  const server = await startApiServer({scenario, faults: options.faults})
+  try {
+    const dir = mkdtempSync(join(workdir, `${scenario}-`))
+    const kubeconfig = writeKubeconfig(dir, server)
+    const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', ...(options.args ?? [])])
+    const report = JSON.parse(stdout) as Report
+    assert.ok(validateReport(report), JSON.stringify(validateReport.errors, null, 2))
+    assert.equal(report.exitCode, code)
+    return {code, report, stderr, server}
+  } finally {
+    await server.close()
+  }
+}
+
+const find = (report: Report, rule: string, status?: Finding['status']) =>
+  report.findings.filter((finding) => finding.rule === rule && (status === undefined || finding.status === status))
+
+describe('kpx-check cluster against a real HTTPS API server', () => {
+  it('EKS with an old VPC CNI: no-go, and the finding names the DaemonSet', async () => {
+    const {code, report, server} = await checkScenario('eks-old-vpc-cni')
+    assert.equal(code, 3)
+    assert.equal(report.verdict, 'no-go')
+    assert.deepEqual([report.cluster?.platform, report.cluster?.proxyMode], ['eks', 'iptables'])
+    const [cni] = find(report, 'cluster/cni-version', 'fail')
+    assert.deepEqual(cni.subject, {kind: 'DaemonSet', name: 'kube-system/aws-node'})
+    assert.equal(cni.severity, 'blocker')
+    assert.match(cni.message, /1\.18\.6 .*older than 1\.23\.0/)
+    assert.ok(report.nodes.every((node) => node.source === 'api' && node.kernelRelease?.startsWith('6.1')))
+    // Read-only: only GETs, every list paginated, never a Secret.
+    assert.ok(server.requests.every((request) => request.method === 'GET'))
+    assert.ok(server.requests.every((request) => !/secrets/.test(request.path)))
+    assert.ok(server.requests.filter((request) => /^\/api\/v1\/(nodes|services)$/.test(request.path)).every((request) => request.query.limit === '500'))
+  })
+
+  it('AKS on Ubuntu 22.04: nothing fails from the API; node-shell checks stay unknown, so incomplete', async () => {
+    const {code, report} = await checkScenario('aks')
+    assert.equal(report.cluster?.platform, 'aks')
+    assert.equal(report.summary.blockers, 0)
+    assert.equal(report.verdict, 'incomplete')
+    assert.equal(code, 5)
+    const nft = find(report, 'node/nf-tables-kernel', 'unknown')
+    assert.equal(nft.length, 1, 'one summary finding for all nodes')
+    assert.match(nft[0].message, /^3 node\(s\), e\.g\. .*the Kubernetes API does not show it/)
+    assert.match(find(report, 'cluster/platform-switch')[0].message, /az aks update --kube-proxy-config/)
+  })
+
+  for (const [scenario, replacedBy] of [
+    ['gke-dataplane-v2', 'gke-dataplane-v2'],
+    ['cilium-kpr', 'cilium-kube-proxy-replacement'],
+    ['openshift-ovn', 'ovn-kubernetes'],
+  ]) {
+    it(`${scenario}: go, nothing to migrate`, async () => {
+      const {code, report} = await checkScenario(scenario)
+      assert.equal(code, 0)
+      assert.equal(report.verdict, 'go')
+      assert.equal(report.cluster?.proxyMode, 'none')
+      assert.equal(report.cluster?.nothingToMigrate, true)
+      assert.equal(report.cluster?.kubeProxy.replacedBy, replacedBy)
+      assert.match(find(report, 'cluster/kube-proxy-mode')[0].message, /^Nothing to migrate/)
+      assert.equal(report.findings.length, 1, 'no other rule speaks when there is nothing to migrate')
+    })
+  }
+
+  it('kubeadm on Rocky 8.10 with Calico: kernel blockers per node, Calico and NodePort warnings', async () => {
+    const {code, report} = await checkScenario('kubeadm-calico')
+    assert.equal(code, 3)
+    assert.equal(report.cluster?.platform, 'kubeadm')
+    const kernels = find(report, 'node/kernel-version', 'fail')
+    assert.equal(kernels.length, 3)
+    assert.ok(kernels.every((finding) => finding.subject.kind === 'Node' && /4\.18\.0-553/.test(finding.message)))
+    const [calico] = find(report, 'cluster/cni-version', 'fail')
+    assert.deepEqual([calico.subject.name, calico.severity], ['kube-system/calico-node', 'warning'])
+    assert.match(calico.message, /Iptables dataplane/)
+    assert.match(find(report, 'cluster/nodeport-addresses', 'fail')[0].message, /k8s-worker-02/)
+  })
+
+  it('k3s: kube-proxy embedded, mode not visible through the API', async () => {
+    const {report} = await checkScenario('k3s')
+    assert.equal(report.cluster?.platform, 'k3s')
+    assert.equal(report.cluster?.proxyMode, 'unknown')
+    assert.match(report.cluster?.kubeProxy.workload ?? '', /k3s/)
+    assert.match(find(report, 'cluster/platform-switch')[0].message, /--kube-proxy-arg=proxy-mode=nftables/)
+  })
+
+  it('an IPVS cluster with a shared load-balancer address names the Services', async () => {
+    const {report} = await checkScenario('ipvs-metallb', {args: ['--target-version', '1.40']})
+    assert.equal(report.cluster?.proxyMode, 'ipvs')
+    const hijacks = find(report, 'cluster/ipvs-lb-hijack', 'fail')
+    assert.deepEqual(hijacks.map((finding) => finding.subject.name).sort(), ['dns/coredns-external', 'ingress-nginx/ingress-nginx-controller'])
+    assert.ok(hijacks.every((finding) => finding.subject.kind === 'Service' && /192\.168\.10\.240/.test(finding.message)))
+    assert.match(hijacks[0].message, /Ingress shop\/storefront/)
+    const [deadline] = find(report, 'cluster/ipvs-deprecation', 'fail')
+    assert.equal(deadline.severity, 'blocker')
+    assert.match(deadline.message, /Migrate to nftables before upgrading to 1\.40/)
+  })
+
+  it('OpenShift SDN cannot switch: its kube-proxy has no nftables mode', async () => {
+    const {report} = await checkScenario('openshift-sdn')
+    assert.equal(report.verdict, 'no-go')
+    assert.match(find(report, 'cluster/platform-switch', 'fail')[0].message, /OVN-Kubernetes/)
+  })
+
+  it('RKE2 with Canal: a blocker on the Canal DaemonSet', async () => {
+    const {report} = await checkScenario('rke2-canal')
+    const [canal] = find(report, 'cluster/cni-version', 'fail')
+    assert.deepEqual([canal.subject.name, canal.severity], ['kube-system/rke2-canal', 'blocker'])
+  })
+
+  it('a forbidden list makes exactly its rules unknown, names the permission, and never yields go', async () => {
+    const {code, report} = await checkScenario('aks', {faults: [{path: '/api/v1/services', kind: 'forbidden'}]})
+    assert.notEqual(report.verdict, 'go')
+    assert.equal(code, 5)
+    const forbidden = report.findings.filter((finding) => finding.reason === 'permission-denied')
+    assert.deepEqual([...new Set(forbidden.map((finding) => finding.rule))].sort(), ['cluster/nodeport-addresses', 'cluster/service-count'])
+    assert.ok(forbidden.every((finding) => /list services \(all namespaces\)/.test(finding.message)))
+    assert.ok(report.cluster?.unreadable.some((line) => line.startsWith('services: ')))
+    assert.equal(find(report, 'cluster/cni-version')[0].status, 'pass', 'the other rules still run')
+  })
+
+  it('retries 5xx and 429 with backoff, and follows continue tokens', async () => {
+    const {report, server} = await checkScenario('eks-old-vpc-cni', {
+      faults: [
+        {path: '/api/v1/nodes', kind: 'error', status: 503, times: 2},
+        {path: '/apis/apps/v1/daemonsets', kind: 'throttle', retryAfterSeconds: 1, times: 1},
+      ],
+    })
+    assert.equal(report.verdict, 'no-go')
+    assert.equal(server.requests.filter((request) => request.path === '/api/v1/nodes').length, 3)
+  })
+})
+
+describe('kpx-check cluster: connection errors end in exit 2 with a clear message', () => {
+  let server: ApiServer
+  let kubeconfig: string
+  before(async () => {
+    server = await startApiServer({scenario: 'aks', faults: [{path: '/api/v1/nodes', kind: 'hang'}]})
+    kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'errors-')), server)
+  })
+  after(() => server.close())
+
+  it('rejected credentials (401)', async () => {
+    const {code, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--context', OTHER_CONTEXT])
+    assert.equal(code, 2)
+    assert.match(stderr, /Unauthorized/)
+    assert.match(stderr, /credentials were rejected/)
+  })
+
+  it('an unknown context', async () => {
+    const {code, stdout} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--context', 'nope', '--json'])
+    assert.equal(code, 2)
+    assert.match(JSON.parse(stdout).error.message, /--context nope: no such context/)
+  })
+
+  it('a server that does not answer, within --request-timeout', async () => {
+    const started = Date.now()
+    const {code, stdout} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--request-timeout', '1', '--json'])
+    // Well under the 30 s default: the flag bounds the wait (with room for a loaded machine).
+    assert.ok(Date.now() - started < 20_000)
+    // /version answers, the node list hangs: the report is honest about it.
+    const report = JSON.parse(stdout) as Report
+    assert.equal(code, 5)
+    assert.ok(report.cluster?.unreadable.some((line) => /nodes: no answer within 1s/.test(line)))
+  })
+
+  it('a closed port and an untrusted certificate', async () => {
+    const closed = await startApiServer({scenario: 'aks'})
+    const closedConfig = writeKubeconfig(mkdtempSync(join(workdir, 'closed-')), closed)
+    await closed.close()
+    const refused = await runCli(['cluster', '--kubeconfig', closedConfig])
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, /connection refused/)
+
+    // Without the test CA, the server's certificate is checked against the system's CAs and refused.
+    const untrusted = join(mkdtempSync(join(workdir, 'ca-')), 'kubeconfig')
+    writeFileSync(untrusted, readFileSync(kubeconfig, 'utf8').replaceAll(/^\s*certificate-authority-data: .*$/gm, ''))
+    const refusedCertificate = await runCli(['cluster', '--kubeconfig', untrusted])
+    assert.equal(refusedCertificate.code, 2)
+    assert.match(refusedCertificate.stderr, /certificate is not trusted/)
+  })
+})
+
+describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
+  it('a snapshot evaluated offline gives the same result as the live run', async () => {
+    const server = await startApiServer({scenario: 'ipvs-metallb'})
+    try {
+      const dir = mkdtempSync(join(workdir, 'snapshot-'))
+      const kubeconfig = writeKubeconfig(dir, server)
+      const file = join(dir, 'cluster.snapshot.json')
+      const saved = await runCli(['snapshot', '--kubeconfig', kubeconfig, '-o', file])
+      assert.equal(saved.code, 0, saved.stderr)
+      assert.doesNotMatch(readFileSync(file, 'utf8'), /kpx-test-token|BEGIN CERTIFICATE|managedFields/)
+      const live = JSON.parse((await runCli(['cluster', '--kubeconfig', kubeconfig, '--json'])).stdout) as Report
+      const offline = JSON.parse((await runCli(['cluster', '--snapshot', file, '--json'])).stdout) as Report
+      assert.deepEqual({...offline, generatedAt: ''}, {...live, generatedAt: ''})
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('a file that is not a snapshot is a usage error', async () => {
+    const {code, stderr} = await runCli(['cluster', '--snapshot', join(workdir)])
+    assert.equal(code, 2)
+    assert.match(stderr, /--snapshot/)
+  })
+
+  it('rbac prints a read-only, Secret-free ClusterRole and Role', async () => {
+    const {code, stdout} = await runCli(['rbac', '--service-account', 'kpx-check/kpx-check'])
+    assert.equal(code, 0)
+    const documents = parseAllDocuments(stdout).map((document) => document.toJS())
+    const kinds = documents.map((document) => document.kind)
+    assert.deepEqual(kinds.slice(0, 2), ['ClusterRole', 'ClusterRoleBinding'])
+    assert.deepEqual(new Set(kinds.slice(2)), new Set(['Role', 'RoleBinding']), 'per namespace: a Role and its binding')
+    const rules = documents.filter((document) => /Role$/.test(document.kind)).flatMap((document) => document.rules)
+    assert.ok(rules.every((rule: {verbs: string[]}) => rule.verbs.every((verb) => verb === 'get' || verb === 'list')))
+    assert.ok(rules.every((rule: {resources?: string[]}) => !rule.resources?.includes('secrets')))
+    const configMaps = rules.find((rule: {resources?: string[]}) => rule.resources?.includes('configmaps'))
+    assert.ok(configMaps.resourceNames.length > 0, 'ConfigMaps only by name')
+  })
+})

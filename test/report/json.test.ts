@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict'
+import {it} from 'node:test'
+
+import {writeJson} from '../../src/report/json.js'
+
+it('writes exactly what JSON.stringify(value, null, 2) does, in pieces', () => {
+  const values = [
+    {schemaVersion: 'kpx-check/v1', nodes: [], findings: [{rule: 'node/x', evidence: {'kernel.version': '5.15.0'}, remediation: ['a', 'b']}], plan: {steps: []}},
+    {empty: {}, list: [1, [2, 3], {a: [4]}], text: 'quote " and – dash', none: null, skipped: undefined},
+    [],
+    'plain',
+  ]
+  for (const value of values) {
+    let out = ''
+    writeJson(value, (chunk) => (out += chunk))
+    assert.equal(out, `${JSON.stringify(value, null, 2)}\n`)
+  }
+})
