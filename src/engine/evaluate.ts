@@ -4,7 +4,7 @@ import type {FactSet, FactValue, UnknownReason} from '../facts/fact-set.js'
 import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
 import type {LoadedRule} from './rule-loader.js'
 import type {Confidence, RuleReference, Severity} from './rule-schema.js'
-import {renderTemplate} from './templates.js'
+import {renderTemplate, templateExpressions} from './templates.js'
 
 export type Status = 'fail' | 'pass' | 'skip' | 'unknown'
 
@@ -62,6 +62,21 @@ function evaluateExpression(rule: LoadedRule, expression: string, activation: Ac
     if (/No such key|Unknown variable/.test(message)) throw new MissingFact(message)
     throw error
   }
+}
+
+/** Unknown messages that read only `missing.*` are the same for every subject missing the same fact: render them once. */
+const unknownMessages = new Map<string, string>()
+
+function renderUnknown(rule: LoadedRule, template: string, activation: Activation, missing: {detail: string; fact: string; reason: string}): string {
+  if (!templateExpressions(template).every((expression) => /^missing\.[a-z]+$/.test(expression))) return render(rule, template, {...activation, missing})
+  const key = `${template}\u0000${missing.fact}\u0000${missing.reason}\u0000${missing.detail}`
+  let message = unknownMessages.get(key)
+  if (message === undefined) {
+    message = render(rule, template, {missing})
+    unknownMessages.set(key, message)
+  }
+
+  return message
 }
 
 function render(rule: LoadedRule, template: string, activation: Activation): string {
@@ -204,7 +219,7 @@ function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation
 
   function unknownFrom(missing: {detail: string; fact: string; reason: UnknownReason}): Finding {
     const template = rule.unknown.byReason?.[missing.reason] ?? rule.unknown.message
-    return finish('unknown', render(rule, template, {...activation, missing}), {reason: missing.reason})
+    return finish('unknown', renderUnknown(rule, template, activation, missing), {reason: missing.reason})
   }
 
   function ruleError(error: unknown): Finding {

@@ -113,7 +113,12 @@ function verdictSentence(report: Report): string {
 
 function groupByRule(findings: Finding[]): Map<string, Finding[]> {
   const groups = new Map<string, Finding[]>()
-  for (const finding of findings) groups.set(finding.rule, [...(groups.get(finding.rule) ?? []), finding])
+  for (const finding of findings) {
+    const group = groups.get(finding.rule)
+    if (group) group.push(finding)
+    else groups.set(finding.rule, [finding])
+  }
+
   return groups
 }
 

@@ -80,7 +80,12 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
 function summariseShellOnlyUnknowns(findings: Finding[]): Finding[] {
   const shellOnly = (finding: Finding) => finding.subject.kind === 'Node' && finding.status === 'unknown' && finding.reason === 'not-collected'
   const byRule = new Map<string, Finding[]>()
-  for (const finding of findings.filter((candidate) => shellOnly(candidate))) byRule.set(finding.rule, [...(byRule.get(finding.rule) ?? []), finding])
+  for (const finding of findings.filter((candidate) => shellOnly(candidate))) {
+    const group = byRule.get(finding.rule)
+    if (group) group.push(finding)
+    else byRule.set(finding.rule, [finding])
+  }
+
   const summaries = [...byRule.values()].map((group): Finding => ({
     ...group[0],
     subject: {kind: 'Cluster', name: 'cluster'},

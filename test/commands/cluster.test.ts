@@ -7,11 +7,15 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {parseAllDocuments} from 'yaml'
 
+import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
 import type {Finding} from '../../src/engine/evaluate.js'
 import type {Report} from '../../src/report/report.js'
 import {REPORT_SCHEMA} from '../../src/report/schema.js'
 import {type ApiServer, type Fault, OTHER_CONTEXT, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {FIXTURES} from '../helpers/paths.js'
+
+const EXAMPLE_SNAPSHOT = join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json')
 
 const ajv = new Ajv({allErrors: true, strict: false})
 addFormats.default(ajv)
@@ -226,6 +230,9 @@ describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
       const live = JSON.parse((await runCli(['cluster', '--kubeconfig', kubeconfig, '--json'])).stdout) as Report
       const offline = JSON.parse((await runCli(['cluster', '--snapshot', file, '--json'])).stdout) as Report
       assert.deepEqual({...offline, generatedAt: ''}, {...live, generatedAt: ''})
+      // The example the README runs is this scenario's snapshot: it must not drift from what `snapshot` writes.
+      const resourcesOf = (path: string) => (JSON.parse(readFileSync(path, 'utf8')) as ClusterSnapshot).resources
+      assert.deepEqual(resourcesOf(EXAMPLE_SNAPSHOT), resourcesOf(file), 'regenerate test/fixtures/snapshots/kubespray-ipvs-metallb.snapshot.json')
     } finally {
       await server.close()
     }

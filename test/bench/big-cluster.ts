@@ -1,0 +1,93 @@
+/** A large cluster for the benchmarks: 5,000 Nodes, 30,000 Services, 3,000 EndpointSlices of 100 endpoints. */
+import type {KubeObject} from '../../src/cluster/snapshot.js'
+import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
+
+export const NODES = 5000
+export const SERVICES = 30_000
+export const NAMESPACES = 300
+export const SLICES = 3000
+export const ENDPOINTS_PER_SLICE = 100
+
+const padded = (value: number, width: number) => String(value).padStart(width, '0')
+/** The n-th address of 10.<first>.0.0/16 and up, skipping nothing: enough for 300,000 pods. */
+const address = (first: number, n: number) => `10.${first + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`
+
+/** The scenario's first node, renamed 5,000 times (its name, hostname, DNS names and IP move together). */
+function nodes(template: KubeObject): KubeObject[] {
+  const {uid: _uid, ...metadata} = template.metadata as Record<string, unknown>
+  const text = JSON.stringify({...template, metadata})
+  return Array.from({length: NODES}, (_, index) => {
+    const ip = address(0, 4096 + index)
+    return JSON.parse(text.replaceAll('10-0-10-170', ip.replaceAll('.', '-')).replaceAll('10.0.10.170', ip)) as KubeObject
+  })
+}
+
+function services(): KubeObject[] {
+  return Array.from({length: SERVICES}, (_, index) => {
+    const name = `svc-${padded(index, 5)}`
+    const type = index % 50 === 0 ? 'LoadBalancer' : index % 10 === 5 ? 'NodePort' : 'ClusterIP'
+    const clusterIP = `172.20.${(index >> 8) & 255}.${index & 255}`
+    return {
+      metadata: {name, namespace: `team-${padded(index % NAMESPACES, 3)}`, labels: {app: name}},
+      spec: {
+        clusterIP,
+        clusterIPs: [clusterIP],
+        internalTrafficPolicy: 'Cluster',
+        ipFamilies: ['IPv4'],
+        ipFamilyPolicy: 'SingleStack',
+        ports: [{name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, ...(type !== 'ClusterIP' && {nodePort: 30_000 + (index % 2768)})}],
+        selector: {app: name},
+        sessionAffinity: 'None',
+        type,
+      },
+      status: {loadBalancer: type === 'LoadBalancer' ? {ingress: [{hostname: `a${padded(index, 31)}-1234567890.us-east-1.elb.amazonaws.com`}]} : {}},
+    }
+  })
+}
+
+/** One slice for each of the first 3,000 Services, its endpoints spread over the nodes. */
+function endpointSlices(serviceObjects: KubeObject[], nodeNames: string[]): KubeObject[] {
+  return serviceObjects.slice(0, SLICES).map((service, sliceIndex) => {
+    const {name, namespace} = service.metadata!
+    return {
+      metadata: {
+        name: `${name}-x7k2p`,
+        namespace,
+        generateName: `${name}-`,
+        labels: {'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io', 'kubernetes.io/service-name': name!},
+      },
+      addressType: 'IPv4',
+      endpoints: Array.from({length: ENDPOINTS_PER_SLICE}, (_, endpointIndex) => {
+        const n = sliceIndex * ENDPOINTS_PER_SLICE + endpointIndex
+        return {
+          addresses: [address(64, n)],
+          conditions: {ready: true, serving: true, terminating: false},
+          nodeName: nodeNames[(n * 7919) % NODES],
+          targetRef: {kind: 'Pod', name: `${name}-6d9f7c8b5-${padded(endpointIndex, 5)}`, namespace},
+          zone: ['us-east-1a', 'us-east-1b', 'us-east-1c'][n % 3],
+        }
+      }),
+      ports: [{name: 'http', port: 8080, protocol: 'TCP'}],
+    }
+  })
+}
+
+/** The benchmark's cluster, built on the eks-old-vpc-cni scenario's kube-proxy, CNI and ConfigMaps. */
+export function benchCluster(): Scenario {
+  const eks = loadScenario('eks-old-vpc-cni')
+  const nodeObjects = nodes(eks.objects['/api/v1/nodes'][0])
+  const serviceObjects = services()
+  return {
+    version: eks.version,
+    objects: {
+      ...eks.objects,
+      '/api/v1/nodes': nodeObjects,
+      '/api/v1/services': serviceObjects,
+      '/apis/discovery.k8s.io/v1/endpointslices': endpointSlices(
+        serviceObjects,
+        nodeObjects.map((node) => node.metadata!.name!),
+      ),
+    },
+  }
+}
+
