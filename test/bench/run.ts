@@ -4,22 +4,16 @@
  * peak RSS read from /proc/<pid>/status (VmHWM) while it runs. Figures go to stdout as a table;
  * the ones recorded in the README came from this script.
  */
-import {spawn} from 'node:child_process'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {writeCorpusBundles} from '../helpers/corpus.js'
 import {RUN_JS} from '../helpers/paths.js'
+import {type Measurement, measure, median} from './measure.js'
 
 const FLEET_SIZES = [300, 1000, 5000]
 const RUNS = 3
-
-interface Measurement {
-  wallMs: number
-  peakRssMb: number
-  exitCode: null | number
-}
 
 /** Copies the corpus bundles under new hostnames until the folder holds `size` nodes. */
 function writeFleet(size: number): string {
@@ -37,38 +31,12 @@ function writeFleet(size: number): string {
   return fleetDir
 }
 
-function peakRss(pid: number): number {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return match ? Number(match[1]) / 1024 : 0
-  } catch {
-    return 0
-  }
-}
-
-function measure(args: string[]): Promise<Measurement> {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, [RUN_JS, ...args], {stdio: ['ignore', 'pipe', 'inherit']})
-    let peak = 0
-    const sampler = setInterval(() => (peak = Math.max(peak, peakRss(child.pid!))), 10)
-    child.stdout.resume()
-    child.on('error', reject)
-    child.on('exit', (exitCode) => {
-      clearInterval(sampler)
-      resolve({wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakRssMb: peak, exitCode})
-    })
-  })
-}
-
-const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
-
 console.log(`kpx-check node --facts DIR --json; median of ${RUNS} runs; Node ${process.version}`)
 console.log('nodes  wall ms  ms/node  peak RSS MB')
 for (const size of FLEET_SIZES) {
   const dir = writeFleet(size)
   const runs: Measurement[] = []
-  for (let run = 0; run < RUNS; run++) runs.push(await measure(['node', '--facts', dir, '--json']))
+  for (let run = 0; run < RUNS; run++) runs.push(await measure(process.execPath, [RUN_JS, 'node', '--facts', dir, '--json']))
   rmSync(dir, {recursive: true, force: true})
   const wall = median(runs.map((run) => run.wallMs))
   const rss = Math.max(...runs.map((run) => run.peakRssMb))

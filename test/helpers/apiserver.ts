@@ -1,0 +1,552 @@
+/**
+ * A real HTTPS server that speaks the part of the Kubernetes API kpx-check reads, for driving real
+ * clients (client-node, node:https, kubectl) against it, as style.md §C1 recommends.
+ *
+ * - TLS with a test CA made per process (apiserver-tls.ts); bearer-token auth, anything else → 401.
+ * - Discovery: /version, /api, /apis, /api/v1, /apis/<group>, /apis/<group>/<version>.
+ * - Lists, cluster-wide (/api/v1/services) or in a namespace (/api/v1/namespaces/<ns>/pods), as
+ *   real `<Kind>List` objects sorted by namespace/name like etcd, with `limit` and opaque
+ *   `continue` tokens (`metadata.continue`, `remainingItemCount`), `labelSelector` (=, ==, !=, in,
+ *   notin, key, !key) and `fieldSelector` (metadata.name, metadata.namespace).
+ * - Gets by name. A missing object → 404 NotFound Status with `details: {name, kind}`; an unknown
+ *   resource or a custom resource whose CRD is not installed → the real 404 "the server could not
+ *   find the requested resource".
+ * - Faults per path: 403 Forbidden, 500/503 or 429 with Retry-After (for the first N requests or
+ *   all), slow answers, no answer at all.
+ * - Only GET: anything else → 405. Every request is recorded (method, path, query, status).
+ *
+ * Objects come from a scenario (apiserver-scenario.ts: a folder of test/fixtures/clusters, or a
+ * Scenario object) and are serialised once at start; a page is its items' JSON joined, so pages
+ * of a 300,000-endpoint cluster cost no more than string concatenation. Items keep the fields they
+ * have; the server adds only the metadata it would have set itself when missing (uid,
+ * resourceVersion, creationTimestamp), and `kind`/`apiVersion` on a get by name. Namespace objects
+ * are made for every namespace the scenario uses, unless it lists namespaces itself.
+ */
+import {createHash} from 'node:crypto'
+import {writeFileSync} from 'node:fs'
+import type {IncomingMessage, ServerResponse} from 'node:http'
+import {createServer} from 'node:https'
+import type {AddressInfo} from 'node:net'
+import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {stringify as toYaml} from 'yaml'
+
+import type {KubeObject} from '../../src/cluster/snapshot.js'
+import {loadScenario, type Scenario, type VersionInfo} from './apiserver-scenario.js'
+import {fieldSelector, labelSelector, type Matcher, SelectorError} from './apiserver-selectors.js'
+import {testTls} from './apiserver-tls.js'
+
+export const DEFAULT_TOKEN = 'kpx-test-token'
+export const DEFAULT_USER = 'system:serviceaccount:default:kpx'
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  query: Record<string, string>
+  /** The status answered; unset while the request waits (or forever, for a `hang` fault). */
+  status?: number
+}
+
+export type Fault = {
+  /** The request path (without query): equal to the string, or matching the RegExp. */
+  path: RegExp | string
+  /** Lets this many matching requests through first (1: the second page of a list fails). */
+  after?: number
+  /** How many matching requests it applies to; then the server answers normally. Default: all. */
+  times?: number
+} & (
+  | {kind: 'error'; status?: 500 | 503}
+  | {kind: 'forbidden'}
+  | {kind: 'hang'}
+  | {kind: 'slow'; delayMs: number}
+  | {kind: 'throttle'; retryAfterSeconds?: number}
+)
+
+export interface ApiServerOptions {
+  /** A folder of test/fixtures/clusters, or the objects themselves. Default: an empty cluster. */
+  scenario?: Scenario | string
+  /** The one bearer token the server accepts. */
+  token?: string
+  /** Whom the token authenticates, as 403 messages name them. */
+  user?: string
+  faults?: Fault[]
+  /** Fields of GET /version that override the scenario's. */
+  version?: Partial<VersionInfo>
+}
+
+export interface ApiServer {
+  /** https://127.0.0.1:<port> */
+  url: string
+  /** PEM of the CA that signed the server's certificate. */
+  ca: string
+  token: string
+  /** Every request received, in order. */
+  requests: RecordedRequest[]
+  close(): Promise<void>
+}
+
+// --- resources ------------------------------------------------------------------------------------
+
+interface ResourceType {
+  groupVersion: string
+  resource: string
+  kind: string
+  namespaced: boolean
+  /** A custom resource: served only when the scenario holds its collection (its CRD is installed). */
+  custom?: true
+}
+
+const RESOURCE_TYPES: ResourceType[] = [
+  {groupVersion: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false},
+  {groupVersion: 'v1', resource: 'nodes', kind: 'Node', namespaced: false},
+  {groupVersion: 'v1', resource: 'pods', kind: 'Pod', namespaced: true},
+  {groupVersion: 'v1', resource: 'services', kind: 'Service', namespaced: true},
+  {groupVersion: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true},
+  {groupVersion: 'apps/v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true},
+  {groupVersion: 'apps/v1', resource: 'deployments', kind: 'Deployment', namespaced: true},
+  {groupVersion: 'discovery.k8s.io/v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true},
+  {groupVersion: 'networking.k8s.io/v1', resource: 'ingresses', kind: 'Ingress', namespaced: true},
+  {groupVersion: 'operator.tigera.io/v1', resource: 'installations', kind: 'Installation', namespaced: false, custom: true},
+  {groupVersion: 'config.openshift.io/v1', resource: 'networks', kind: 'Network', namespaced: false, custom: true},
+]
+
+const groupOf = (type: ResourceType) => (type.groupVersion.includes('/') ? type.groupVersion.split('/')[0] : '')
+const groupVersionPath = (groupVersion: string) => (groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`)
+const collectionPath = (type: ResourceType) => `${groupVersionPath(type.groupVersion)}/${type.resource}`
+/** `services`, `daemonsets.apps`: how Status messages name a resource. */
+const qualifiedName = (type: ResourceType) => (groupOf(type) ? `${type.resource}.${groupOf(type)}` : type.resource)
+
+const DEFAULT_VERSION: VersionInfo = {
+  major: '1',
+  minor: '33',
+  gitVersion: 'v1.33.5',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2025-09-09T19:44:50Z',
+  goVersion: 'go1.24.6',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+}
+
+/** Namespaces every cluster has. */
+const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system']
+/** Set on objects that have no creationTimestamp (manifests rather than captures). */
+const CREATED_AT = '2026-01-05T08:00:00Z'
+
+interface StoredObject {
+  name: string
+  namespace: string
+  /** `namespace/name` or `name`: the sort order of lists and the position a continue token holds. */
+  key: string
+  labels: Record<string, string>
+  /** The object as JSON, UTF-8 encoded once: a page is these buffers written one after another. */
+  json: Buffer
+  hasTypeMeta: boolean
+}
+
+interface Collection {
+  type: ResourceType
+  objects: StoredObject[]
+}
+
+type Route =
+  | {kind: 'document'; body: string}
+  | {kind: 'get'; collection: Collection; namespace?: string; name: string}
+  | {kind: 'list'; collection: Collection; namespace?: string}
+  | {kind: 'unknown'}
+
+interface Answer {
+  status: number
+  /** A page of a list comes in pieces, written in turn rather than joined (11 MB join: 50 ms). */
+  body: Buffer[] | string
+  headers?: Record<string, string>
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+}
+
+/** A `Status` object, as the API server answers every error. */
+function statusAnswer(code: number, message: string, details?: Record<string, unknown>, headers?: Record<string, string>): Answer {
+  const body = {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: REASONS[code], ...(details && {details}), code}
+  return {status: code, body: JSON.stringify(body), headers}
+}
+
+const COMMA = Buffer.from(',')
+const LIST_END = Buffer.from(']}')
+
+const NOT_FOUND = statusAnswer(404, 'the server could not find the requested resource', {})
+
+/** The objects of a scenario, serialised once, and the answers to GETs for them. */
+class ObjectStore {
+  private readonly collections = new Map<string, Collection>()
+  private resourceVersion = 1_000_000
+
+  constructor(scenario: Scenario) {
+    const typesByPath = new Map(RESOURCE_TYPES.map((type) => [collectionPath(type), type]))
+    for (const [path, objects] of Object.entries(scenario.objects)) {
+      const type = typesByPath.get(path)
+      if (!type) throw new Error(`test API server: no resource type for the collection ${path}; add it to RESOURCE_TYPES`)
+      this.collections.set(path, {type, objects: objects.map((object) => this.store(type, object)).sort(byKey)})
+    }
+
+    for (const type of RESOURCE_TYPES) {
+      if (!type.custom && !this.collections.has(collectionPath(type))) this.collections.set(collectionPath(type), {type, objects: []})
+    }
+
+    const namespaces = this.collections.get('/api/v1/namespaces')!
+    if (namespaces.objects.length === 0) namespaces.objects = this.namespaceObjects(namespaces.type)
+  }
+
+  /** The resource types served: built-in ones and the custom resources the scenario installs. */
+  get types(): ResourceType[] {
+    return [...this.collections.values()].map((collection) => collection.type)
+  }
+
+  get listResourceVersion(): string {
+    return String(this.resourceVersion)
+  }
+
+  route(path: string): Route {
+    const match = /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/(.+)$/.exec(path)
+    if (!match) return {kind: 'unknown'}
+    const [, prefix, rest] = match
+    const segments = rest.split('/')
+    const collection = (resource: string) => this.collections.get(`${prefix}/${resource}`)
+    const clusterScoped = collection(segments[0])
+    if (clusterScoped && segments.length <= 2 && (segments.length === 1 || !clusterScoped.type.namespaced)) {
+      return segments.length === 1 ? {kind: 'list', collection: clusterScoped} : {kind: 'get', collection: clusterScoped, name: segments[1]}
+    }
+
+    const namespaced = segments[0] === 'namespaces' && segments.length <= 4 ? collection(segments[2]) : undefined
+    if (!namespaced?.type.namespaced) return {kind: 'unknown'}
+    const namespace = segments[1]
+    return segments.length === 3 ? {kind: 'list', collection: namespaced, namespace} : {kind: 'get', collection: namespaced, namespace, name: segments[3]}
+  }
+
+  get(collection: Collection, name: string, namespace = ''): Answer {
+    const key = namespace ? `${namespace}/${name}` : name
+    const object = collection.objects.find((candidate) => candidate.key === key)
+    const {type} = collection
+    if (!object) {
+      return statusAnswer(404, `${qualifiedName(type)} "${name}" not found`, {name, ...(groupOf(type) && {group: groupOf(type)}), kind: type.resource})
+    }
+
+    const typeMeta = Buffer.from(`{"kind":"${type.kind}","apiVersion":"${type.groupVersion}",`)
+    return {status: 200, body: object.hasTypeMeta ? [object.json] : [typeMeta, object.json.subarray(1)]}
+  }
+
+  list(collection: Collection, query: URLSearchParams, namespace?: string): Answer {
+    const matchers: Matcher[] = []
+    if (namespace !== undefined) matchers.push((object) => object.namespace === namespace)
+    const selectors = [query.get('labelSelector'), query.get('fieldSelector')]
+    try {
+      if (selectors[0]) matchers.push(labelSelector(selectors[0]))
+      if (selectors[1]) matchers.push(fieldSelector(selectors[1]))
+    } catch (error) {
+      if (error instanceof SelectorError) return statusAnswer(400, error.message)
+      throw error
+    }
+
+    const matching = matchers.length === 0 ? collection.objects : collection.objects.filter((object) => matchers.every((matches) => matches(object)))
+    let start = 0
+    const token = query.get('continue')
+    if (token) {
+      const startKey = decodeContinue(token)
+      if (startKey === undefined) return statusAnswer(400, `continue key is not valid: ${token}`)
+      start = firstIndexAtOrAfter(matching, startKey)
+    }
+
+    const limit = Number(query.get('limit'))
+    const end = limit > 0 ? Math.min(start + limit, matching.length) : matching.length
+    const page = matching.slice(start, end)
+    const metadata: Record<string, number | string> = {resourceVersion: this.listResourceVersion}
+    if (end < matching.length) {
+      metadata.continue = encodeContinue(this.listResourceVersion, page.at(-1)!.key)
+      // As the real server: the count of what is left is known only for an unfiltered list.
+      if (!selectors[0] && !selectors[1]) metadata.remainingItemCount = matching.length - end
+    }
+
+    const {type} = collection
+    const body: Buffer[] = [Buffer.from(`{"kind":"${type.kind}List","apiVersion":"${type.groupVersion}","metadata":${JSON.stringify(metadata)},"items":[`)]
+    for (const [index, object] of page.entries()) {
+      if (index > 0) body.push(COMMA)
+      body.push(object.json)
+    }
+
+    body.push(LIST_END)
+    return {status: 200, body}
+  }
+
+  private store(type: ResourceType, object: KubeObject): StoredObject {
+    const name = object.metadata?.name
+    const namespace = object.metadata?.namespace ?? ''
+    if (!name) throw new Error(`test API server: a ${type.kind} without metadata.name`)
+    if (type.namespaced !== (namespace !== '')) {
+      throw new Error(`test API server: ${type.kind} ${name} ${type.namespaced ? 'needs a metadata.namespace' : 'is cluster-scoped and has a namespace'}`)
+    }
+
+    const key = namespace ? `${namespace}/${name}` : name
+    const given = object.metadata as Record<string, unknown>
+    const metadata = {
+      ...given,
+      uid: given.uid ?? uidOf(`${collectionPath(type)}/${key}`),
+      resourceVersion: given.resourceVersion ?? String(++this.resourceVersion),
+      creationTimestamp: given.creationTimestamp ?? CREATED_AT,
+    }
+    const json = Buffer.from(JSON.stringify({...object, metadata}))
+    return {name, namespace, key, labels: object.metadata?.labels ?? {}, json, hasTypeMeta: object.kind !== undefined}
+  }
+
+  private namespaceObjects(type: ResourceType): StoredObject[] {
+    const used = [...this.collections.values()].flatMap((collection) => collection.objects.map((object) => object.namespace))
+    const names = [...new Set([...SYSTEM_NAMESPACES, ...used])].filter((name) => name !== '')
+    return names
+      .map((name) =>
+        this.store(type, {
+          metadata: {name, labels: {'kubernetes.io/metadata.name': name}},
+          spec: {finalizers: ['kubernetes']},
+          status: {phase: 'Active'},
+        }),
+      )
+      .sort(byKey)
+  }
+}
+
+const byKey = (a: StoredObject, b: StoredObject) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+
+/** A stable, UUID-shaped uid: the same object gets the same uid every run. */
+function uidOf(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
+}
+
+/** Shaped like the real server's tokens: base64 of the list's resourceVersion and the next etcd key. */
+function encodeContinue(resourceVersion: string, lastKey: string): string {
+  return Buffer.from(JSON.stringify({v: 'meta.k8s.io/v1', rv: Number(resourceVersion), start: `${lastKey}\u0000`})).toString('base64')
+}
+
+function decodeContinue(token: string): string | undefined {
+  try {
+    const decoded = JSON.parse(Buffer.from(token, 'base64').toString('utf8'))
+    return decoded.v === 'meta.k8s.io/v1' && typeof decoded.start === 'string' ? decoded.start : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function firstIndexAtOrAfter(objects: StoredObject[], key: string): number {
+  let low = 0
+  let high = objects.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (objects[middle].key < key) low = middle + 1
+    else high = middle
+  }
+
+  return low
+}
+
+// --- discovery ------------------------------------------------------------------------------------
+
+function discoveryDocuments(types: ResourceType[], version: VersionInfo, serverAddress: string): Map<string, string> {
+  const groupVersions = [...new Set(types.map((type) => type.groupVersion))]
+  const apiGroup = (groupVersion: string) => {
+    const [name, groupVersionNumber] = groupVersion.split('/')
+    const preferred = {groupVersion, version: groupVersionNumber}
+    return {name, versions: [preferred], preferredVersion: preferred}
+  }
+
+  const named = groupVersions.filter((groupVersion) => groupVersion !== 'v1')
+  const documents: Array<[string, unknown]> = [
+    ['/version', version],
+    ['/api', {kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{clientCIDR: '0.0.0.0/0', serverAddress}]}],
+    ['/apis', {kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(apiGroup)}],
+    ...named.map((groupVersion): [string, unknown] => [`/apis/${groupVersion.split('/')[0]}`, {kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(groupVersion)}]),
+    ...groupVersions.map((groupVersion): [string, unknown] => [
+      groupVersionPath(groupVersion),
+      {
+        kind: 'APIResourceList',
+        apiVersion: 'v1',
+        groupVersion,
+        resources: types
+          .filter((type) => type.groupVersion === groupVersion)
+          .map((type) => ({name: type.resource, singularName: type.kind.toLowerCase(), namespaced: type.namespaced, kind: type.kind, verbs: ['get', 'list']})),
+      },
+    ]),
+  ]
+  return new Map(documents.map(([path, document]) => [path, JSON.stringify(document)]))
+}
+
+/** The body of GET /version; major and minor follow gitVersion (`v1.33.5-eks-3025e55` → "1", "33") unless given. */
+function versionInfo(scenario?: Partial<VersionInfo>, override?: Partial<VersionInfo>): VersionInfo {
+  const given = {...scenario, ...override}
+  const [, major, minor] = /^v(\d+)\.(\d+)/.exec(given.gitVersion ?? '') ?? []
+  return {...DEFAULT_VERSION, ...(major && {major, minor}), ...given}
+}
+
+// --- faults ---------------------------------------------------------------------------------------
+
+class FaultPlan {
+  private readonly seen: number[]
+
+  constructor(private readonly faults: Fault[]) {
+    this.seen = faults.map(() => 0)
+  }
+
+  /** The fault this request meets, if any; every fault whose path matches counts the request. */
+  next(path: string): Fault | undefined {
+    let chosen: Fault | undefined
+    for (const [index, fault] of this.faults.entries()) {
+      if (typeof fault.path === 'string' ? fault.path !== path : !fault.path.test(path)) continue
+      const count = ++this.seen[index]
+      const after = fault.after ?? 0
+      if (!chosen && count > after && count <= after + (fault.times ?? Number.POSITIVE_INFINITY)) chosen = fault
+    }
+
+    return chosen
+  }
+}
+
+function forbidden(route: Route, user: string, path: string): Answer {
+  if (route.kind !== 'get' && route.kind !== 'list') return statusAnswer(403, `forbidden: User "${user}" cannot get path "${path}"`, {})
+  const {type} = route.collection
+  const group = groupOf(type)
+  const subject = route.kind === 'get' ? `${qualifiedName(type)} "${route.name}"` : qualifiedName(type)
+  const scope = route.namespace === undefined ? 'at the cluster scope' : `in the namespace "${route.namespace}"`
+  const message = `${subject} is forbidden: User "${user}" cannot ${route.kind} resource "${type.resource}" in API group "${group}" ${scope}`
+  return statusAnswer(403, message, {...(route.kind === 'get' && {name: route.name}), ...(group && {group}), kind: type.resource})
+}
+
+// --- server ---------------------------------------------------------------------------------------
+
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const scenario = typeof options.scenario === 'string' ? loadScenario(options.scenario) : (options.scenario ?? {objects: {}})
+  const store = new ObjectStore(scenario)
+  const tls = await testTls()
+  const token = options.token ?? DEFAULT_TOKEN
+  const user = options.user ?? DEFAULT_USER
+  const faults = new FaultPlan(options.faults ?? [])
+  const requests: RecordedRequest[] = []
+  let documents = new Map<string, string>()
+  const abort = new AbortController()
+
+  const answer = async (request: IncomingMessage, record: RecordedRequest, url: URL): Promise<Answer | undefined> => {
+    if (request.headers.authorization !== `Bearer ${token}`) return statusAnswer(401, 'Unauthorized')
+    if (request.method !== 'GET') return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
+    const document = documents.get(record.path)
+    const route: Route = document === undefined ? store.route(record.path) : {kind: 'document', body: document}
+    const fault = faults.next(record.path)
+    switch (fault?.kind) {
+      case 'hang':
+        return undefined
+      case 'slow':
+        await sleep(fault.delayMs, undefined, {signal: abort.signal})
+        break
+      case 'throttle': {
+        const seconds = fault.retryAfterSeconds ?? 1
+        return statusAnswer(429, 'Too many requests, please try again later.', {retryAfterSeconds: seconds}, {'Retry-After': String(seconds)})
+      }
+
+      case 'error':
+        return fault.status === 503
+          ? statusAnswer(503, 'the server is currently unable to handle the request', {})
+          : statusAnswer(500, 'Internal error occurred: injected by the test API server', {causes: [{message: 'injected by the test API server'}]})
+      case 'forbidden':
+        return forbidden(route, user, record.path)
+    }
+
+    switch (route.kind) {
+      case 'document':
+        return {status: 200, body: route.body}
+      case 'get':
+        return store.get(route.collection, route.name, route.namespace)
+      case 'list':
+        return store.list(route.collection, url.searchParams, route.namespace)
+      case 'unknown':
+        return NOT_FOUND
+    }
+  }
+
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'https://127.0.0.1')
+    const record: RecordedRequest = {method: request.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams)}
+    requests.push(record)
+    answer(request, record, url).then(
+      (result) => {
+        if (!result) return
+        record.status = result.status
+        const pieces = typeof result.body === 'string' ? [Buffer.from(result.body)] : result.body
+        const length = pieces.reduce((total, piece) => total + piece.length, 0)
+        response.writeHead(result.status, {'Content-Type': 'application/json', 'Content-Length': String(length), ...result.headers})
+        response.cork()
+        for (const piece of pieces) response.write(piece)
+        response.end()
+      },
+      (error: Error) => {
+        // A `slow` answer cut short by close() has nobody left to answer.
+        if (error.name !== 'AbortError') response.destroy(error)
+      },
+    )
+  }
+
+  const server = createServer({key: tls.key, cert: tls.cert}, handle)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address() as AddressInfo
+  documents = discoveryDocuments(store.types, versionInfo(scenario.version, options.version), `127.0.0.1:${port}`)
+  return {
+    url: `https://127.0.0.1:${port}`,
+    ca: tls.ca,
+    token,
+    requests,
+    close() {
+      abort.abort()
+      server.closeAllConnections()
+      return new Promise((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+// --- kubeconfig -----------------------------------------------------------------------------------
+
+/** The second context of every kubeconfig written here, for `--context` tests. */
+export const OTHER_CONTEXT = 'other'
+
+export interface KubeconfigOptions {
+  /** Name of the current context, and of its cluster and user. Default: kpx-test. */
+  context?: string
+  /** The current context's token. Default: the one the server accepts. */
+  token?: string
+  /** The server of the context `other`. Default: this server, with a token it rejects (→ 401). */
+  other?: ApiServer
+}
+
+/** Writes `<dir>/kubeconfig` for `server` (CA inline, bearer token) and returns its path. */
+export function writeKubeconfig(dir: string, server: ApiServer, options: KubeconfigOptions = {}): string {
+  const context = options.context ?? 'kpx-test'
+  const entries = [
+    {name: context, server, token: options.token ?? server.token},
+    {name: OTHER_CONTEXT, server: options.other ?? server, token: options.other?.token ?? 'not-the-token'},
+  ]
+  const kubeconfig = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: entries.map((entry) => ({
+      name: entry.name,
+      cluster: {server: entry.server.url, 'certificate-authority-data': Buffer.from(entry.server.ca).toString('base64')},
+    })),
+    users: entries.map((entry) => ({name: entry.name, user: {token: entry.token}})),
+    contexts: entries.map((entry) => ({name: entry.name, context: {cluster: entry.name, user: entry.name}})),
+    'current-context': context,
+  }
+  const file = join(dir, 'kubeconfig')
+  writeFileSync(file, toYaml(kubeconfig), {mode: 0o600})
+  return file
+}
