@@ -5,7 +5,7 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {parseAllDocuments} from 'yaml'
+import {parseAllDocuments, stringify as stringifyYaml} from 'yaml'
 
 import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
 import type {Finding} from '../../src/engine/evaluate.js'
@@ -175,6 +175,25 @@ describe('kpx-check cluster: connection errors end in exit 2 with a clear messag
     kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'errors-')), server)
   })
   after(() => server.close())
+
+  it('reads contexts from every file in KUBECONFIG, as kubectl does', async () => {
+    const dir = mkdtempSync(join(workdir, 'kubeconfig-env-'))
+    const second = join(dir, 'second')
+    const {clusters, users} = parseAllDocuments(readFileSync(kubeconfig, 'utf8'))[0].toJS()
+    writeFileSync(
+      second,
+      stringifyYaml({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{...clusters[0], name: 'second'}],
+        users: [{...users[0], name: 'second'}],
+        contexts: [{name: 'second', context: {cluster: 'second', user: 'second'}}],
+      }),
+    )
+    const {code, stdout} = await runCli(['cluster', '--context', 'second', '--request-timeout', '1', '--json'], {env: {KUBECONFIG: `${kubeconfig}:${second}`}})
+    assert.equal(code, 5)
+    assert.equal((JSON.parse(stdout) as Report).cluster?.context, 'second')
+  })
 
   it('rejected credentials (401)', async () => {
     const {code, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--context', OTHER_CONTEXT])
