@@ -116,6 +116,8 @@ trap cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# A broken stdout (the reader went away: a timed-out SSH session) still removes the scratch folder.
+trap 'exit 141' PIPE
 
 OUT="$SCRATCH/out"
 ERR="$SCRATCH/err"

@@ -10,6 +10,5 @@
 export {sshFlags, type SshFlagValues, givenSshFlags, sshProbeOptions, sshTargets} from './flags.js'
 export {DEFAULT_CONCURRENCY, type FleetProgress, runCollectorOverSsh, type SshCollectorRun, type SshProbeOptions} from './fleet.js'
 export {readInventory} from './inventory.js'
-export {COLLECTOR_COMMAND, SUDO_COLLECTOR_COMMAND} from './remote-collector.js'
 export {type FailureKind, type HostKeyPolicy} from './session.js'
 export {formatEndpoint, isValidHost, isValidUser, parseTargetSpec, type SshEndpoint, type SshTarget} from './target.js'

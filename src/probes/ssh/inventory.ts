@@ -105,33 +105,28 @@ class Inventory {
 
   targets(): SshTarget[] {
     const parents = this.parentsOfGroups()
-    const depths = new Map<string, number>()
-    const depth = (group: string, visiting: string[] = []): number => {
-      if (group === 'all') return 0
-      if (visiting.includes(group)) throw new UsageError(`--inventory ${this.file}: groups contain each other: ${[...visiting, group].join(' > ')}`)
-      if (!depths.has(group)) {
-        const above = [...(parents.get(group) ?? [])].map((parent) => depth(parent, [...visiting, group]))
-        depths.set(group, 1 + Math.max(0, ...above))
-      }
-
-      return depths.get(group)!
-    }
-
+    const depth = groupDepths(parents, this.file)
     return [...this.hosts.values()].map((host) => {
-      const groups = new Set<string>(['all'])
-      const pending = [...this.groups].filter(([, group]) => group.hosts.has(host.name)).map(([name]) => name)
-      while (pending.length > 0) {
-        const group = pending.pop()!
-        if (groups.has(group)) continue
-        groups.add(group)
-        pending.push(...(parents.get(group) ?? []))
-      }
-
-      const ordered = [...groups].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))
+      // Ansible's order: shallow groups first, so a deeper group's variables win; the host's own last.
+      const groups = [...this.groupsOf(host.name, parents)].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))
       const vars: Vars = new Map()
-      for (const [key, value] of [...ordered.flatMap((group) => [...(this.groups.get(group)?.vars ?? [])]), ...host.vars]) vars.set(ALIASES[key] ?? key, value)
+      for (const [key, value] of [...groups.flatMap((group) => [...(this.groups.get(group)?.vars ?? [])]), ...host.vars]) vars.set(ALIASES[key] ?? key, value)
       return this.target(host, vars)
     })
+  }
+
+  /** The groups a host is in, directly or as a member of their children, and `all`. */
+  private groupsOf(host: string, parents: Map<string, Set<string>>): Set<string> {
+    const groups = new Set<string>(['all'])
+    const pending = [...this.groups].filter(([, group]) => group.hosts.has(host)).map(([name]) => name)
+    while (pending.length > 0) {
+      const group = pending.pop()!
+      if (groups.has(group)) continue
+      groups.add(group)
+      pending.push(...(parents.get(group) ?? []))
+    }
+
+    return groups
   }
 
   private parentsOfGroups(): Map<string, Set<string>> {
@@ -154,6 +149,22 @@ class Inventory {
       ...(address ? {name: host.name} : {}),
     }
   }
+}
+
+/** How far each group is from `all` (the longest way down), as Ansible ranks group variables. */
+function groupDepths(parents: Map<string, Set<string>>, file: string): (group: string) => number {
+  const depths = new Map<string, number>([['all', 0]])
+  const depth = (group: string, below: string[] = []): number => {
+    if (below.includes(group)) throw new UsageError(`--inventory ${file}: groups contain each other: ${[...below, group].join(' > ')}`)
+    if (!depths.has(group)) {
+      const above = [...(parents.get(group) ?? [])].map((parent) => depth(parent, [...below, group]))
+      depths.set(group, 1 + Math.max(0, ...above))
+    }
+
+    return depths.get(group)!
+  }
+
+  return depth
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -167,8 +167,13 @@ export class SshSession {
     const offered = describeKey(key)
     if (check.status === 'known') return true
     if (check.status === 'unknown' && rules.policy === 'accept-new') {
-      rules.knownHosts.add(endpoint.host, endpoint.port, key)
-      return true
+      try {
+        rules.knownHosts.add(endpoint.host, endpoint.port, key)
+        return true
+      } catch (error) {
+        this.fail(new SshFailure('host-key', `cannot record the new key (${offered}) in ${rules.knownHosts.file}: ${(error as Error).message}`))
+        return false
+      }
     }
 
     const files = rules.files.join(', ')
@@ -203,7 +208,10 @@ export class SshSession {
       default:
     }
 
-    if (error.level === 'client-authentication') return new SshFailure('auth', `the server accepted none of: ${this.authTried || 'no key or agent available'}`)
+    if (error.level === 'client-authentication') {
+      return new SshFailure('auth', this.authTried ? `the server accepted none of: ${this.authTried}` : 'no key to log in with: pass --identity, or use ssh-agent or IdentityFile in ~/.ssh/config')
+    }
+
     if (error.code) return new SshFailure('network', `${error.message} ${this.phase}`)
     if (/before handshake/i.test(error.message)) return new SshFailure('dropped', 'the server closed the connection before the SSH handshake')
     if (!this.ready) return new SshFailure('protocol', `the SSH handshake failed: ${error.message}`)

@@ -1,0 +1,201 @@
+/**
+ * The real path: Debian's OpenSSH server on loopback, logged in to as a plain test account. The
+ * facts that come back over SSH must be this machine's own, host keys must be checked as OpenSSH
+ * checks them, and sudo, jump hosts, ~/.ssh/config, ssh-agent and fleets must work against the
+ * real thing.
+ */
+import assert from 'node:assert/strict'
+import {type ChildProcess, execFileSync, spawn} from 'node:child_process'
+import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import {UsageError} from '../../src/errors.js'
+import {parseBundle} from '../../src/facts/bundle.js'
+import type {FactSet} from '../../src/facts/fact-set.js'
+import {deriveNodeFacts} from '../../src/facts/node-facts.js'
+import {COLLECTOR_SCRIPT} from '../../src/paths.js'
+import {runCollectorLocally} from '../../src/probes/local.js'
+import type {SshProbeOptions, SshTarget} from '../../src/probes/ssh/index.js'
+import {probeNodesOverSsh} from '../../src/services/node-check.js'
+import {allowSudo, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
+
+const FLEET_SIZE = 20
+const skip = sshdUnavailable()
+
+/** Everything a rule can read: known values and the reasons for unknown ones. */
+function comparable(facts: FactSet) {
+  return {
+    known: Object.fromEntries(facts.knownPaths().sort().map((path) => [path, facts.get(path)])),
+    unknown: Object.fromEntries(facts.unknownEntries().sort(([a], [b]) => a.localeCompare(b))),
+  }
+}
+
+/** The collector run here as TEST_USER, the way sshd runs it: the script on standard input to sh -s. */
+function collectAsTestUser(): FactSet {
+  const uid = Number(execFileSync('id', ['-u', TEST_USER], {encoding: 'utf8'}))
+  const gid = Number(execFileSync('id', ['-g', TEST_USER], {encoding: 'utf8'}))
+  const stdout = execFileSync('sh', ['-s'], {input: readFileSync(COLLECTOR_SCRIPT), uid, gid, cwd: '/', env: {PATH: '/usr/bin:/bin', HOME: '/'}, encoding: 'utf8'})
+  return deriveNodeFacts(parseBundle(stdout), 'unused')
+}
+
+describe('SSH against a real OpenSSH server', {skip}, () => {
+  let sshd: TestSshd
+  let options: SshProbeOptions
+  const node = (index = 0): SshTarget => ({host: sshd.addresses[index], port: sshd.port, user: TEST_USER})
+
+  before(async () => {
+    sshd = await startSshd({addresses: FLEET_SIZE})
+    options = {identityFiles: [sshd.clientKey], knownHostsFiles: [sshd.knownHosts], hostKeyPolicy: 'strict', jump: [], sudo: false, concurrency: FLEET_SIZE, timeoutSeconds: 30}
+  })
+  after(async () => {
+    removeSudo()
+    await sshd?.stop()
+  })
+
+  it("reports this machine's own facts, as the login user reads them", async () => {
+    const [probed] = await probeNodesOverSsh([node()], options)
+    assert.equal(probed.reachable, true, probed.reason)
+    assert.equal(probed.origin, `${TEST_USER}@127.0.0.1:${sshd.port}`)
+    assert.equal(probed.facts.get('collector.root'), false)
+    assert.deepEqual(comparable(probed.facts), comparable(collectAsTestUser()))
+  })
+
+  it("with --sudo and passwordless sudo for sh -s, reports root's view: the same facts as a local run as root", async () => {
+    allowSudo('nopasswd')
+    try {
+      const [probed] = await probeNodesOverSsh([node()], {...options, sudo: true})
+      const local = await runCollectorLocally(30_000)
+      assert.equal(probed.facts.get('collector.root'), true)
+      assert.deepEqual(comparable(probed.facts), comparable(deriveNodeFacts(parseBundle(local.stdout), 'unused')))
+    } finally {
+      removeSudo()
+    }
+  })
+
+  it('with --sudo where sudo wants a password, root-only facts are unknown for that reason and the node stays reachable', async () => {
+    allowSudo('password')
+    try {
+      const [probed] = await probeNodesOverSsh([node()], {...options, sudo: true})
+      assert.equal(probed.reachable, true)
+      assert.equal(probed.facts.get('collector.root'), false)
+      const policies = probed.facts.whyUnknown('iptables.inputPolicy')
+      assert.equal(policies?.reason, 'permission-denied')
+      assert.match(policies?.detail ?? '', /^sudo -n needs a password/)
+    } finally {
+      removeSudo()
+    }
+  })
+
+  describe('host keys', () => {
+    it('refuses a host whose key differs from known_hosts, with both fingerprints', async () => {
+      const wrong = join(sshd.dir, 'known_hosts.wrong')
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshd.dir, 'other_key')])
+      writeFileSync(wrong, `[127.0.0.1]:${sshd.port} ${readFileSync(join(sshd.dir, 'other_key.pub'), 'utf8')}`)
+      const expected = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'other_key.pub')], {encoding: 'utf8'}).split(' ')[1]
+      const offered = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'host_ed25519.pub')], {encoding: 'utf8'}).split(' ')[1]
+      const [probed] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [wrong]})
+      assert.equal(probed.reachable, false)
+      assert.match(probed.reason ?? '', /^host-key: the server offered ED25519 SHA256:/)
+      assert.ok(probed.reason?.includes(offered) && probed.reason.includes(`ED25519 ${expected} (${wrong}:1)`), probed.reason)
+    })
+
+    it('refuses an unknown host under strict, and accept-new records it for the next run', async () => {
+      const fresh = join(sshd.dir, 'known_hosts.fresh')
+      writeFileSync(fresh, '')
+      const [strict] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [fresh]})
+      assert.match(strict.reason ?? '', /^host-key: not in .*known_hosts\.fresh \(offered ED25519 SHA256:.*--host-key-policy accept-new$/)
+
+      const [accepted] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [fresh], hostKeyPolicy: 'accept-new'})
+      assert.equal(accepted.reachable, true, accepted.reason)
+      assert.equal(readFileSync(fresh, 'utf8'), `[127.0.0.1]:${sshd.port} ${sshd.hostKeyLine}\n`)
+      const [again] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [fresh]})
+      assert.equal(again.reachable, true, again.reason)
+    })
+
+    it('accepts hashed known_hosts entries, as ssh-keygen -H writes them', async () => {
+      const hashed = join(sshd.dir, 'known_hosts.hashed')
+      writeFileSync(hashed, readFileSync(sshd.knownHosts))
+      execFileSync('ssh-keygen', ['-q', '-H', '-f', hashed], {stdio: 'ignore'})
+      assert.match(readFileSync(hashed, 'utf8'), /^\|1\|/)
+      const [probed] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [hashed]})
+      assert.equal(probed.reachable, true, probed.reason)
+    })
+  })
+
+  it(`probes ${FLEET_SIZE} hosts at once (127.0.0.1…127.0.0.${FLEET_SIZE})`, async () => {
+    const probed = await probeNodesOverSsh(
+      sshd.addresses.map((_, index) => node(index)),
+      options,
+    )
+    assert.deepEqual(
+      probed.map((one) => [one.origin, one.reachable, one.reason]),
+      sshd.addresses.map((address) => [`${TEST_USER}@${address}:${sshd.port}`, true, undefined]),
+    )
+  })
+
+  it('reaches a node through a jump host (--jump), and through ProxyJump and a Host alias from ~/.ssh/config', async () => {
+    const bastion: SshTarget = {host: '127.0.0.1', port: sshd.port, user: TEST_USER}
+    const [jumped] = await probeNodesOverSsh([node(1)], {...options, jump: [bastion]})
+    assert.equal(jumped.reachable, true, jumped.reason)
+
+    const config = join(sshd.dir, 'ssh_config')
+    writeFileSync(
+      config,
+      [
+        'Host bastion',
+        '  HostName 127.0.0.1',
+        'Host node-3',
+        '  HostName 127.0.0.3',
+        '  ProxyJump bastion',
+        'Host *',
+        `  User ${TEST_USER}`,
+        `  Port ${sshd.port}`,
+        `  IdentityFile ${sshd.clientKey}`,
+        '',
+      ].join('\n'),
+    )
+    const [aliased] = await probeNodesOverSsh([{host: 'node-3'}], {...options, identityFiles: [], sshConfigFile: config})
+    assert.equal(aliased.reachable, true, aliased.reason)
+    assert.equal(aliased.origin, `${TEST_USER}@127.0.0.3:${sshd.port}`)
+  })
+
+  describe('keys', () => {
+    let agent: ChildProcess | undefined
+    after(() => agent?.kill())
+
+    it('logs in with a key held by ssh-agent ($SSH_AUTH_SOCK)', async () => {
+      const socket = join(sshd.dir, 'agent.sock')
+      agent = spawn('ssh-agent', ['-D', '-a', socket], {stdio: 'ignore'})
+      await waitFor(() => execFileSync('ssh-add', ['-l'], {env: {SSH_AUTH_SOCK: socket}, stdio: 'ignore'}))
+      execFileSync('ssh-add', [sshd.clientKey], {env: {SSH_AUTH_SOCK: socket}, stdio: 'ignore'})
+      const [probed] = await probeNodesOverSsh([node()], {...options, identityFiles: [], agentSocket: socket})
+      assert.equal(probed.reachable, true, probed.reason)
+    })
+
+    it('opens an encrypted --identity with the passphrase from the environment, and says what is wrong without it', async () => {
+      const encrypted = join(sshd.dir, 'encrypted_ed25519')
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'correct horse', '-f', encrypted])
+      appendFileSync(join(sshd.dir, 'authorized_keys'), readFileSync(`${encrypted}.pub`))
+      const [probed] = await probeNodesOverSsh([node()], {...options, identityFiles: [encrypted], passphrase: 'correct horse'})
+      assert.equal(probed.reachable, true, probed.reason)
+
+      const refusal = (passphrase?: string) => probeNodesOverSsh([node()], {...options, identityFiles: [encrypted], ...(passphrase ? {passphrase} : {})})
+      await assert.rejects(refusal(), (error: unknown) => error instanceof UsageError && /--identity .*encrypted_ed25519: the key is encrypted; put its passphrase in \$KPX_SSH_PASSPHRASE/.test(error.message))
+      await assert.rejects(refusal('wrong'), (error: unknown) => error instanceof UsageError && /cannot open the key with the passphrase in \$KPX_SSH_PASSPHRASE/.test(error.message))
+    })
+  })
+})
+
+async function waitFor(check: () => unknown, tries = 50): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      check()
+      return
+    } catch (error) {
+      // ssh-add -l exits 1 ("no identities") once the agent answers, 2 while it does not.
+      if ((error as {status?: number}).status === 1 || attempt >= tries) return
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+}
