@@ -20,15 +20,19 @@ function pick(source: Raw | undefined, keys: string[]): Raw | undefined {
   return out
 }
 
-function metadata(object: Raw, withAnnotations: RegExp | undefined = undefined): Raw {
+/** Node labels that say what a node is (OS, platform, pool); the rest (often dozens a node) are dropped. */
+const NODE_LABELS = /^(kubernetes\.io\/(os|arch|hostname)|node\.kubernetes\.io\/instance-type|node-role\.kubernetes\.io\/.*|eks\.amazonaws\.com\/.*|kubernetes\.azure\.com\/(cluster|agentpool|os-sku)|cloud\.google\.com\/gke-.*|node\.openshift\.io\/.*|cce\.cloud\.com\/.*|alibabacloud\.com\/.*|ack\.aliyun\.com.*|tke\.cloud\.tencent\.com\/.*|kops\.k8s\.io\/.*)$/
+
+function metadata(object: Raw, withAnnotations: RegExp | undefined = undefined, labels: RegExp | undefined = undefined): Raw {
   const meta = object.metadata ?? {}
+  const keptLabels = labels && meta.labels ? Object.fromEntries(Object.entries(meta.labels as Record<string, string>).filter(([key]) => labels.test(key))) : meta.labels
   const annotations = withAnnotations
     ? Object.fromEntries(Object.entries((meta.annotations ?? {}) as Record<string, string>).filter(([key]) => withAnnotations.test(key)))
     : undefined
   return {
     name: meta.name,
     ...(meta.namespace ? {namespace: meta.namespace} : {}),
-    ...(meta.labels ? {labels: meta.labels} : {}),
+    ...(keptLabels ? {labels: keptLabels} : {}),
     ...(annotations && Object.keys(annotations).length > 0 ? {annotations} : {}),
   }
 }
@@ -63,7 +67,7 @@ function podSpec(spec: Raw | undefined): Raw {
 const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
   version: (object) => pick(object, ['major', 'minor', 'gitVersion', 'platform']) as KubeObject,
   nodes: (object) => ({
-    metadata: metadata(object),
+    metadata: metadata(object, undefined, NODE_LABELS),
     spec: pick(object.spec, ['providerID', 'podCIDR', 'podCIDRs']),
     status: {
       addresses: object.status?.addresses ?? [],

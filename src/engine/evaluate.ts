@@ -38,6 +38,8 @@ export interface EvaluationOptions {
   severity?: ReadonlyMap<string, Severity>
   /** The Kubernetes version the findings are for, when known; rules outside their range are skipped. */
   kubernetesVersion?: string
+  /** Subject kinds whose passes and skips are summed up in one finding per rule (default: Service). */
+  summarise?: ReadonlySet<string>
 }
 
 type Activation = Record<string, unknown>
@@ -98,7 +100,7 @@ export function subjectKindOf(rule: LoadedRule): string {
  * Subjects of these kinds can number in the tens of thousands: only their failures and unknowns are
  * reported one by one; passes and skips are summed up in one finding about the cluster.
  */
-const SUMMARISED_KINDS = new Set(['Service'])
+const SUMMARISED_KINDS: ReadonlySet<string> = new Set(['Service'])
 
 export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Finding[] {
   const findings: Finding[] = []
@@ -121,11 +123,31 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     const kind = subjectKindOf(rule)
     const data = celData(rule.data ?? {})
     const own = subjects.filter((subject) => subject.kind === kind)
-    const evaluated = own.map((subject) => evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options))
-    findings.push(...(SUMMARISED_KINDS.has(kind) ? summarise(rule, evaluated, options) : evaluated))
+    // A rule reads only the facts it declares (rules lint enforces it), so subjects whose declared
+    // facts are equal get the same finding: evaluate once, then copy it for each of them.
+    const declared = [...rule.needs, ...(rule.uses ?? [])]
+    const outcomes = new Map<string, Finding>()
+    const evaluated = own.map((subject) => {
+      const key = declared.map((path) => inputOf(subject.facts, path)).join('\u0001')
+      let finding = outcomes.get(key)
+      if (!finding) {
+        finding = evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options)
+        outcomes.set(key, finding)
+      }
+
+      return finding.subject.name === subject.name ? finding : {...finding, subject: {kind: subject.kind, name: subject.name}}
+    })
+    findings.push(...((options.summarise ?? SUMMARISED_KINDS).has(kind) ? summarise(rule, evaluated, options) : evaluated))
   }
 
   return findings
+}
+
+function inputOf(facts: FactSet, path: string): string {
+  const value = facts.get(path)
+  if (value !== undefined) return JSON.stringify(value)
+  const missing = facts.whyUnknown(path)!
+  return `?${missing.reason}\u0000${missing.detail}`
 }
 
 function summarise(rule: LoadedRule, findings: Finding[], options: EvaluationOptions): Finding[] {

@@ -97,8 +97,18 @@ export function lintRuleFile(file: string, displayName = file): {problems: RuleP
     if (!statuses.has(status)) report(['outcomes'], `a rule needs at least one "${status}" outcome`)
   }
 
+  // Rules are pure functions of the facts they declare: the engine relies on it to evaluate a rule
+  // once for all subjects whose declared facts are equal (thousands of alike nodes).
+  const declared = new Set([...rule.needs, ...(rule.uses ?? [])])
+  const factPattern = new RegExp(`\\b(?:${[...new Set(factSpecs(rule.scope).map((spec) => spec.path.split('.')[0]))].join('|')})\\.[A-Za-z]+\\b`, 'g')
+  const checkDeclared = (path: Array<number | string>, text: string) => {
+    const undeclared = [...new Set(text.replaceAll(/"[^"]*"|'[^']*'/g, '""').match(factPattern) ?? [])].filter((fact) => knownFacts.has(fact) && !declared.has(fact))
+    if (undeclared.length > 0) report(path, `reads ${undeclared.join(', ')}, which the rule does not list in needs or uses`)
+  }
+
   const env = celEnvironment(rule.scope)
   const checkCondition = (path: Array<number | string>, expression: string) => {
+    checkDeclared(path, expression)
     const result = env.check(expression)
     if (!result.valid) report(path, `CEL: ${firstLine(result.error?.message)}`)
     else if (result.type !== 'bool') report(path, `CEL: a condition must be a bool, this is ${result.type}`)
@@ -106,6 +116,7 @@ export function lintRuleFile(file: string, displayName = file): {problems: RuleP
 
   const checkTemplate = (path: Array<number | string>, template: string) => {
     for (const expression of templateExpressions(template)) {
+      checkDeclared(path, expression)
       const result = env.check(expression)
       if (!result.valid) report(path, `CEL in {{ ${expression} }}: ${firstLine(result.error?.message)}`)
     }

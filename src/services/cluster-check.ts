@@ -51,7 +51,13 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
   const active = nothingToMigrate ? rules.filter((rule) => rule.id === MODE_RULE) : rules
   const skip = new Set(options.skip)
   const findings = summariseShellOnlyUnknowns(
-    evaluateRules(active, subjects, {skip, severity: options.severity, kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined}),
+    evaluateRules(active, subjects, {
+      skip,
+      severity: options.severity,
+      kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined,
+      // A cluster can have thousands of nodes: their passes are summed up, their problems listed one by one.
+      summarise: new Set(['Service', 'Node']),
+    }),
   )
   return buildReport({
     nodes: model.nodes.map((node) => ({

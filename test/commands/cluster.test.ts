@@ -195,6 +195,21 @@ describe('kpx-check cluster: connection errors end in exit 2 with a clear messag
     assert.equal((JSON.parse(stdout) as Report).cluster?.context, 'second')
   })
 
+  it('authenticates through an exec credential plugin (the client-node path)', async () => {
+    const dir = mkdtempSync(join(workdir, 'exec-'))
+    const plugin = join(dir, 'credential-plugin.mjs')
+    const credential = {apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: {token: server.token}}
+    writeFileSync(plugin, `process.stdout.write(${JSON.stringify(JSON.stringify(credential))})\n`)
+    const config = parseAllDocuments(readFileSync(kubeconfig, 'utf8'))[0].toJS()
+    config.users[0].user = {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never'}}
+    const execConfig = join(dir, 'kubeconfig')
+    writeFileSync(execConfig, stringifyYaml(config))
+    const {code, stdout} = await runCli(['cluster', '--kubeconfig', execConfig, '--request-timeout', '1', '--json'])
+    assert.equal(code, 5, stdout)
+    // Authenticated: the version was read (the node list of this server hangs on purpose).
+    assert.match((JSON.parse(stdout) as Report).cluster?.kubernetesVersion ?? '', /^1\.33\./)
+  })
+
   it('rejected credentials (401)', async () => {
     const {code, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--context', OTHER_CONTEXT])
     assert.equal(code, 2)
