@@ -2,10 +2,12 @@ import {Flags} from '@oclif/core'
 
 import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gatePolicy, KpxCommand} from '../base-command.js'
 import {UsageError} from '../errors.js'
+import {checkUser, givenSshFlags, readInventory, sshFlags, sshProbeOptions} from '../probes/ssh/index.js'
 import {progressMode} from '../report/progress.js'
 import type {Report} from '../report/report.js'
 import {renderText} from '../report/text.js'
 import {runClusterCheck} from '../services/cluster-check.js'
+import {checkHostTemplate, DEFAULT_HOST_TEMPLATE} from '../services/cluster-node-probe.js'
 import {parseSeverityOverrides} from '../services/rule-catalog.js'
 
 export default class Cluster extends KpxCommand {
@@ -15,7 +17,11 @@ export default class Cluster extends KpxCommand {
     'Reads (get/list only, never Secrets) the nodes, kube-proxy and its configuration, the CNI and other networking',
     'DaemonSets, Services, EndpointSlices and Ingresses, then runs the cluster rules and the node rules on every Linux',
     'node as the API shows it. Facts only a node shell can see (nft, kernel features, firewalls) stay unknown until the',
-    'nodes are probed: kpx-check node --facts/--ssh. `kpx-check rbac` prints the permissions it needs.',
+    'nodes are probed: kpx-check node --facts/--ssh, or --node-probe ssh here. `kpx-check rbac` prints the permissions it needs.',
+    '',
+    'With --node-probe ssh, runs the collector over SSH on every Linux Node (at its InternalIP, or the host',
+    '--ssh-host-template makes of it) and evaluates the node rules on what it finds. The SSH flags are those of',
+    '`kpx-check node`. Nodes without an address to reach, or that cannot be reached, are reported with the reason.',
     '',
     EXIT_CODES_DESCRIPTION,
   ].join('\n')
@@ -25,12 +31,27 @@ export default class Cluster extends KpxCommand {
     '<%= config.bin %> cluster --context prod-eu --json > report.json',
     '<%= config.bin %> cluster --target-version 1.35',
     '<%= config.bin %> cluster --snapshot cluster.snapshot.json',
+    '<%= config.bin %> cluster --node-probe ssh --ssh-user ops --sudo --jump ops@bastion.example.com',
+    '<%= config.bin %> cluster --node-probe ssh --ssh-host-template {name}.nodes.example.com --inventory hosts.ini',
   ]
 
   static flags = {
     ...connectionFlags,
     snapshot: Flags.string({description: 'Evaluate a snapshot written by `kpx-check snapshot` instead of a live cluster.', helpValue: 'FILE'}),
     'target-version': Flags.string({description: 'The Kubernetes version you are heading for (IPVS is deprecated in 1.35 and off by default in 1.40).', helpValue: 'X.Y'}),
+    'node-probe': Flags.string({description: 'Probe the Linux Nodes over SSH too, for the facts only a node shell shows (default: the API only).', options: ['ssh']}),
+    'ssh-user': Flags.string({description: 'With --node-probe ssh: the SSH login user (default: ~/.ssh/config\'s, then yours).', helpValue: 'USER'}),
+    'ssh-host-template': Flags.string({
+      description: `With --node-probe ssh: the host to reach each Node at, from {name}, {internalIP} and {externalIP} (default ${DEFAULT_HOST_TEMPLATE}).`,
+      helpValue: 'TEMPLATE',
+    }),
+    inventory: Flags.string({
+      description: 'With --node-probe ssh: an inventory (as for `kpx-check node`) to compare with the Nodes; its hosts that are no Node are reported (repeatable).',
+      multiple: true,
+      helpValue: 'FILE',
+    }),
+    ...sshFlags,
+    timeout: Flags.integer({description: 'With --node-probe ssh: seconds the collector may run on each node, connecting included (default 60).', min: 1}),
     ...checkFlags,
   }
 
@@ -38,6 +59,20 @@ export default class Cluster extends KpxCommand {
     const {flags} = await this.parse(Cluster)
     const target = flags['target-version']
     if (target !== undefined && !/^1\.\d{1,2}$/.test(target)) throw new UsageError(`--target-version ${target}: expected a Kubernetes minor version such as 1.35`)
+    const sshOnly = [
+      ...givenSshFlags(flags),
+      ...(['ssh-user', 'ssh-host-template', 'inventory', 'timeout'] as const).filter((name) => flags[name] !== undefined).map((name) => `--${name}`),
+    ]
+    if (flags['node-probe'] === undefined && sshOnly.length > 0) throw new UsageError(`${sshOnly.join(', ')} only apply with --node-probe ssh`)
+    const nodeProbe =
+      flags['node-probe'] === 'ssh'
+        ? {
+            probe: sshProbeOptions(flags, flags.timeout ?? 60),
+            ...(flags['ssh-user'] === undefined ? {} : {user: checkUser(flags['ssh-user'], `--ssh-user ${flags['ssh-user']}`)}),
+            hostTemplate: checkHostTemplate(flags['ssh-host-template'] ?? DEFAULT_HOST_TEMPLATE),
+            inventory: (flags.inventory ?? []).flatMap((file) => readInventory(file)),
+          }
+        : undefined
     const report = await runClusterCheck({
       connection: connectionOptions(flags),
       snapshotPath: flags.snapshot,
@@ -47,6 +82,7 @@ export default class Cluster extends KpxCommand {
       severity: parseSeverityOverrides(flags.severity ?? []),
       policy: gatePolicy(flags),
       progress: progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}),
+      ...(nodeProbe ? {nodeProbe} : {}),
     })
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) this.log(renderText(report))

@@ -37,6 +37,8 @@ export interface ClusterSummary {
   nothingToMigrate: boolean
   /** API reads that failed (forbidden, errors), with the message. */
   unreadable: string[]
+  /** With --node-probe ssh and --inventory: inventory hosts that match no Node (by name or InternalIP). */
+  unmatchedInventory?: string[]
 }
 
 export interface Report {

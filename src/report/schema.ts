@@ -67,6 +67,7 @@ export const REPORT_SCHEMA = {
         },
         nothingToMigrate: {type: 'boolean', description: 'kube-proxy is absent or already in nftables mode.'},
         unreadable: {type: 'array', items: {type: 'string'}, description: 'API reads that failed, with the API\'s message and the permission needed.'},
+        unmatchedInventory: {type: 'array', items: {type: 'string'}, description: 'With --node-probe ssh and --inventory: inventory hosts that match no Node, by name or InternalIP.'},
       },
     },
     nodes: {

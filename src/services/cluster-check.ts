@@ -10,7 +10,9 @@ import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import type {GatePolicy} from '../planner/verdict.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
-import {buildReport, type ClusterSummary, type Report} from '../report/report.js'
+import {buildReport, type ClusterSummary, type NodeReport, type Report} from '../report/report.js'
+import {describeNode} from '../facts/node-facts.js'
+import {mergeNodeFacts, type NodeProbeOptions, type NodeProbeResult, probeClusterNodes} from './cluster-node-probe.js'
 import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
 
 export interface ConnectionOptions {
@@ -30,6 +32,8 @@ export interface ClusterCheckOptions {
   severity: Map<string, Severity>
   policy: GatePolicy
   progress: ProgressMode
+  /** --node-probe ssh: probe the Linux Nodes over SSH (live, even with a snapshot) and evaluate their facts. */
+  nodeProbe?: NodeProbeOptions
 }
 
 /** The rule that says whether there is anything to migrate at all. */
@@ -39,12 +43,24 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   const rules = loadRuleCatalog(options.rulePaths)
   validateRuleSelection(rules, options.skip, options.severity)
   const snapshot = options.snapshotPath ? await readSnapshot(options.snapshotPath) : await collectLive(options.connection, options.progress)
-  return evaluateSnapshot(snapshot, rules, options)
+  const probes = options.nodeProbe ? await probeClusterNodes(snapshot, options.nodeProbe, options.progress) : undefined
+  return evaluateSnapshot(snapshot, rules, options, probes)
 }
 
-/** Pure: the same snapshot and rules give the same report, live or offline. */
-export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: Pick<ClusterCheckOptions, 'policy' | 'severity' | 'skip' | 'targetVersion'>): Report {
+/** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
+export function evaluateSnapshot(
+  snapshot: ClusterSnapshot,
+  rules: LoadedRule[],
+  options: Pick<ClusterCheckOptions, 'policy' | 'severity' | 'skip' | 'targetVersion'>,
+  probes?: NodeProbeResult,
+): Report {
   const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
+  // A reachable node's own facts replace what the API shows of it; the others keep the API's.
+  for (const node of model.nodes) {
+    const probed = probes?.probed.get(node.name)
+    if (probed?.reachable) node.facts = mergeNodeFacts(node.name, probed.facts, node.facts)
+  }
+
   const proxyMode = String(model.cluster.get('cluster.proxyMode') ?? 'unknown')
   const nothingToMigrate = proxyMode === 'none' || proxyMode === 'nftables'
   const subjects = clusterSubjects(model)
@@ -60,23 +76,45 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     }),
   )
   return buildReport({
-    nodes: model.nodes.map((node) => ({
-      name: node.name,
-      source: 'api',
-      origin: snapshot.source.context ?? snapshot.source.server ?? 'snapshot',
-      kernelRelease: node.kernelRelease,
-      os: {...node.os, prettyName: node.osImage},
-      nftVersion: null,
-      reachable: true,
-      ...(node.windows ? {reason: 'Windows node: kube-proxy on Windows is not affected by the switch'} : {}),
-    })),
+    nodes: model.nodes.map((node) => nodeReport(node, snapshot, probes)),
     findings,
     evaluatedRules: active.filter((rule) => !skip.has(rule.id)).length,
     skippedRules: options.skip,
     severityOverrides: options.severity,
     policy: options.policy,
-    cluster: clusterSummary(model.cluster, nothingToMigrate, snapshot),
+    cluster: {
+      ...clusterSummary(model.cluster, nothingToMigrate, snapshot),
+      ...(probes?.unmatchedInventory ? {unmatchedInventory: probes.unmatchedInventory} : {}),
+    },
   })
+}
+
+/** A node's report row: as the API shows it, or as the SSH probe found it. */
+function nodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: NodeProbeResult): NodeReport {
+  const api: NodeReport = {
+    name: node.name,
+    source: 'api',
+    origin: snapshot.source.context ?? snapshot.source.server ?? 'snapshot',
+    kernelRelease: node.kernelRelease,
+    os: {...node.os, prettyName: node.osImage},
+    nftVersion: null,
+    reachable: true,
+  }
+  if (node.windows) return {...api, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
+  const unaddressed = probes?.unaddressed.get(node.name)
+  if (unaddressed) return {...api, reachable: false, reason: unaddressed}
+  const probed = probes?.probed.get(node.name)
+  if (!probed) return api
+  if (!probed.reachable) return {...api, source: 'ssh', origin: probed.origin, reachable: false, ...(probed.reason === undefined ? {} : {reason: probed.reason})}
+  const found = describeNode(node.facts)
+  return {
+    ...api,
+    source: 'ssh',
+    origin: probed.origin,
+    kernelRelease: found.kernelRelease ?? api.kernelRelease,
+    os: found.os.id === null ? api.os : found.os,
+    nftVersion: found.nftVersion,
+  }
 }
 
 /**

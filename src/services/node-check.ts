@@ -130,29 +130,36 @@ function blameSudo(facts: FactSet, refusal: string): void {
 const PROGRESS_LINE_EVERY_MS = 5000
 
 /** The part of a listr2 task the SSH progress writes to. */
-interface ProgressTask {
+export interface ProgressTask {
   title: string
   output: string
 }
 
-/** Probes over SSH with counts in the progress view: live on a terminal, a line every few seconds in logs. */
+/** Probes over SSH with counts in the progress view: one report node per distinct connection. */
 async function probeFleet(targets: SshTarget[], probe: SshProbeOptions, mode: ProgressMode, task: ProgressTask): Promise<ProbedNode[]> {
+  const nodes = uniqueNodes(await probeWithProgress(targets, probe, mode, task))
+  nameSharedHostnames(nodes)
+  return nodes
+}
+
+/**
+ * probeNodesOverSsh with counts in a listr task: live on a terminal, a line every few seconds in
+ * logs. One ProbedNode per target, in the targets' order.
+ */
+export async function probeWithProgress(targets: SshTarget[], probe: SshProbeOptions, mode: ProgressMode, task: ProgressTask): Promise<ProbedNode[]> {
   let progress: FleetProgress = {succeeded: 0, failed: 0, remaining: targets.length}
   const counts = () => `${progress.succeeded} done, ${progress.failed} failed, ${progress.remaining} remaining`
   const title = task.title
   const ticker = mode === 'lines' ? setInterval(() => (task.output = counts()), PROGRESS_LINE_EVERY_MS) : undefined
   try {
-    const nodes = uniqueNodes(
-      await probeNodesOverSsh(targets, {
-        ...probe,
-        onProgress(update) {
-          progress = update
-          if (mode === 'live') task.title = `${title}: ${counts()}`
-        },
-      }),
-    )
-    nameSharedHostnames(nodes)
-    task.title = `Probed ${nodes.length} node(s) over SSH: ${progress.succeeded} done, ${progress.failed} failed`
+    const nodes = await probeNodesOverSsh(targets, {
+      ...probe,
+      onProgress(update) {
+        progress = update
+        if (mode === 'live') task.title = `${title}: ${counts()}`
+      },
+    })
+    task.title = `Probed ${new Set(nodes).size} node(s) over SSH: ${progress.succeeded} done, ${progress.failed} failed`
     return nodes
   } finally {
     clearInterval(ticker)

@@ -278,7 +278,7 @@ function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound): ClusterModel[
   }
 }
 
-function isWindowsNode(node: KubeObject): boolean {
+export function isWindowsNode(node: KubeObject): boolean {
   const raw = node as Raw
   return raw.status?.nodeInfo?.operatingSystem === 'windows' || raw.metadata?.labels?.['kubernetes.io/os'] === 'windows'
 }

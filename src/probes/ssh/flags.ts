@@ -1,6 +1,6 @@
 /**
- * The SSH flags, shared by every command that probes nodes over SSH (`node --ssh` today,
- * `cluster --node-probe ssh` next), and how they become SshProbeOptions. Defaults follow the
+ * The SSH flags, shared by every command that probes nodes over SSH (`node --ssh` and
+ * `cluster --node-probe ssh`), and how they become SshProbeOptions. Defaults follow the
  * OpenSSH client's: ~/.ssh/config, ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts, $SSH_AUTH_SOCK.
  * The flags carry no oclif defaults, so a command can tell which ones were given.
  */

@@ -11,4 +11,4 @@ export {sshFlags, type SshFlagValues, givenSshFlags, sshProbeOptions, sshTargets
 export {DEFAULT_CONCURRENCY, type FleetProgress, runCollectorOverSsh, type SshCollectorRun, type SshProbeOptions} from './fleet.js'
 export {readInventory} from './inventory.js'
 export {type FailureKind, type HostKeyPolicy} from './session.js'
-export {formatEndpoint, isValidHost, isValidUser, parseTargetSpec, type SshEndpoint, type SshTarget} from './target.js'
+export {checkUser, formatEndpoint, isValidHost, isValidUser, parseTargetSpec, type SshEndpoint, type SshTarget} from './target.js'

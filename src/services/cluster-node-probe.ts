@@ -1,0 +1,128 @@
+/**
+ * `kpx-check cluster --node-probe ssh`: the cluster's Linux Nodes become SSH targets (an address
+ * from the Node put into a host template), the collector runs on them, and what it finds replaces
+ * what the API could tell about each node.
+ */
+import {isWindowsNode} from '../cluster/derive/cluster-facts.js'
+import type {ClusterSnapshot, KubeObject} from '../cluster/snapshot.js'
+import {UsageError} from '../errors.js'
+import {FactSet} from '../facts/fact-set.js'
+import {isValidHost, type SshProbeOptions, type SshTarget} from '../probes/ssh/index.js'
+import {type ProgressMode, runWithProgress} from '../report/progress.js'
+import {type ProbedNode, probeWithProgress} from './node-check.js'
+
+export const DEFAULT_HOST_TEMPLATE = '{internalIP}'
+
+const PLACEHOLDERS = {name: 'name', internalIP: 'InternalIP', externalIP: 'ExternalIP'} as const
+type Placeholder = keyof typeof PLACEHOLDERS
+
+export interface NodeProbeOptions {
+  probe: SshProbeOptions
+  /** --ssh-user; else ~/.ssh/config's, then the login name. */
+  user?: string
+  hostTemplate: string
+  /** --inventory hosts, only to report those that are no Node. */
+  inventory: SshTarget[]
+}
+
+export interface NodeProbeResult {
+  /** Probed Nodes by name, reachable or not. */
+  probed: Map<string, ProbedNode>
+  /** Linux Nodes that could not be probed because the template had no address for them, with why. */
+  unaddressed: Map<string, string>
+  /** Inventory hosts that match no Node, when an inventory was given. */
+  unmatchedInventory?: string[]
+}
+
+/** Refuses a template with an unknown placeholder, or one that cannot give a host name. */
+export function checkHostTemplate(template: string): string {
+  const where = `--ssh-host-template ${template}`
+  for (const [, placeholder] of template.matchAll(/\{([^}]*)\}/g)) {
+    if (!(placeholder in PLACEHOLDERS)) throw new UsageError(`${where}: unknown placeholder {${placeholder}}`, ['Use {name}, {internalIP} or {externalIP}.'])
+  }
+
+  const sample = expand(template, {name: 'node-1', internalIP: '10.0.0.1', externalIP: '192.0.2.1'})
+  if (!isValidHost(sample)) throw new UsageError(`${where}: gives "${sample}", not a host name or IP address`, ['Use a DNS name or an address placeholder, without user or port (see --ssh-user, ~/.ssh/config).'])
+  return template
+}
+
+function expand(template: string, values: Partial<Record<Placeholder, string>>): string {
+  return template.replaceAll(/\{(name|internalIP|externalIP)\}/g, (_, placeholder: Placeholder) => values[placeholder] ?? '')
+}
+
+function address(node: KubeObject, type: 'ExternalIP' | 'InternalIP'): string | undefined {
+  const addresses = ((node as {status?: {addresses?: Array<{address?: unknown; type?: unknown}>}}).status?.addresses ?? [])
+  const found = addresses.find((entry) => entry.type === type && typeof entry.address === 'string' && entry.address !== '')
+  return found?.address as string | undefined
+}
+
+function snapshotNodes(snapshot: ClusterSnapshot): KubeObject[] {
+  const outcome = snapshot.resources.nodes
+  return outcome?.status === 'ok' ? outcome.items : []
+}
+
+/** One target per Linux Node the template gives an address for, named after the Node; the others with why not. */
+export function nodeTargets(nodes: KubeObject[], options: Pick<NodeProbeOptions, 'hostTemplate' | 'user'>): {targets: SshTarget[]; unaddressed: Map<string, string>} {
+  const targets: SshTarget[] = []
+  const unaddressed = new Map<string, string>()
+  for (const node of nodes.filter((candidate) => !isWindowsNode(candidate))) {
+    const name = node.metadata?.name ?? ''
+    const values = {name, internalIP: address(node, 'InternalIP'), externalIP: address(node, 'ExternalIP')}
+    const missing = (Object.keys(PLACEHOLDERS) as Placeholder[]).find((placeholder) => options.hostTemplate.includes(`{${placeholder}}`) && !values[placeholder])
+    if (missing) {
+      unaddressed.set(name, `no ${PLACEHOLDERS[missing]} to reach it over SSH`)
+      continue
+    }
+
+    const host = expand(options.hostTemplate, values)
+    if (!isValidHost(host)) throw new UsageError(`--ssh-host-template ${options.hostTemplate}: gives "${host}" for node ${name}, not a host name or IP address`)
+    targets.push({host, name, ...(options.user ? {user: options.user} : {})})
+  }
+
+  return {targets, unaddressed}
+}
+
+/** Inventory hosts that are no Node: neither by name nor by the Node's InternalIP. */
+export function unmatchedInventory(inventory: SshTarget[], nodes: KubeObject[]): string[] {
+  const known = new Set(nodes.flatMap((node) => [node.metadata?.name, address(node, 'InternalIP')]).filter(Boolean))
+  return inventory.filter((host) => !known.has(host.host) && !(host.name && known.has(host.name))).map((host) => host.name ?? host.host)
+}
+
+/** Probes the snapshot's Linux Nodes over SSH, as one more task in the progress view. */
+export async function probeClusterNodes(snapshot: ClusterSnapshot, options: NodeProbeOptions, progress: ProgressMode): Promise<NodeProbeResult> {
+  const nodes = snapshotNodes(snapshot)
+  const {targets, unaddressed} = nodeTargets(nodes, options)
+  const probed = new Map<string, ProbedNode>()
+  await runWithProgress(
+    progress,
+    [
+      {
+        title: `Probe ${targets.length} node(s) over SSH`,
+        async task(_, task) {
+          const results = targets.length > 0 ? await probeWithProgress(targets, options.probe, progress, task) : []
+          for (const [index, target] of targets.entries()) probed.set(target.name!, results[index])
+        },
+      },
+    ],
+    {},
+  )
+  return {probed, unaddressed, ...(options.inventory.length > 0 ? {unmatchedInventory: unmatchedInventory(options.inventory, nodes)} : {})}
+}
+
+/** What the cluster rules take from the API about a node's kube-proxy when the node itself could not tell. */
+const API_FALLBACK = ['kubeProxy.mode', 'kubeProxy.runtime', 'kubeProxy.skipKernelCheck']
+
+/**
+ * A probed node's facts for evaluation: the bundle's (the better evidence), named after the Node,
+ * with the kube-proxy facts the bundle could not see taken from the API.
+ */
+export function mergeNodeFacts(name: string, bundle: FactSet, api: FactSet): FactSet {
+  const merged = new FactSet()
+  for (const path of bundle.knownPaths()) merged.set(path, bundle.get(path)!)
+  for (const [path, why] of bundle.unknownEntries()) merged.unknown(path, why.reason, why.detail)
+  for (const path of API_FALLBACK) {
+    if (!merged.has(path) && api.has(path)) merged.set(path, api.get(path)!)
+  }
+
+  return merged.set('node.name', name)
+}
