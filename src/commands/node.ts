@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {checkFlags, EXIT_CODES_DESCRIPTION, gatePolicy, KpxCommand} from '../base-command.js'
 import {UsageError} from '../errors.js'
-import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../probes/ssh/index.js'
+import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../probes/ssh/flags.js'
 import {progressMode} from '../report/progress.js'
 import {renderText} from '../report/text.js'
 import type {Report} from '../report/report.js'

@@ -12,7 +12,7 @@ import {FactSet} from '../facts/fact-set.js'
 import {deriveNodeFacts, describeNode} from '../facts/node-facts.js'
 import type {GatePolicy} from '../planner/verdict.js'
 import {type CollectorRun, runCollectorLocally} from '../probes/local.js'
-import {type FleetProgress, runCollectorOverSsh, type SshProbeOptions, type SshTarget} from '../probes/ssh/index.js'
+import type {FleetProgress, SshProbeOptions, SshTarget} from '../probes/ssh/index.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
 import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
 import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
@@ -111,7 +111,9 @@ function collectedNode(source: NodeSource, origin: string, fallbackName: string,
  *
  * This is the seam for `kpx-check cluster --node-probe ssh`.
  */
-export function probeNodesOverSsh(targets: SshTarget[], options: SshProbeOptions): Promise<ProbedNode[]> {
+export async function probeNodesOverSsh(targets: SshTarget[], options: SshProbeOptions): Promise<ProbedNode[]> {
+  // ssh2 and the SSH machinery load only when SSH is used, so local and API runs start faster.
+  const {runCollectorOverSsh} = await import('../probes/ssh/fleet.js')
   return runCollectorOverSsh(targets, options, (run) => {
     const node = collectedNode('ssh', run.origin, run.target.name ?? run.target.host, run)
     if (run.target.name) node.facts.set('node.name', run.target.name)

@@ -14,9 +14,9 @@ import {join} from 'node:path'
 import ssh2, {type AnyAuthMethod, type ParsedKey} from 'ssh2'
 
 import {UsageError} from '../../errors.js'
+import {PASSPHRASE_ENV} from './flags.js'
 import {describeKey} from './known-hosts.js'
 
-export const PASSPHRASE_ENV = 'KPX_SSH_PASSPHRASE'
 
 const DEFAULT_KEY_FILES = ['id_ed25519', 'id_ecdsa', 'id_rsa']
 

@@ -10,10 +10,15 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 
 import {UsageError} from '../../errors.js'
-import {PASSPHRASE_ENV} from './credentials.js'
-import {DEFAULT_CONCURRENCY, type SshProbeOptions} from './fleet.js'
+import type {SshProbeOptions} from './fleet.js'
 import {readInventory} from './inventory.js'
 import {parseJumpList} from './ssh-config.js'
+
+/** The environment variable an encrypted key's passphrase comes from (never a flag: flags show in process lists). */
+export const PASSPHRASE_ENV = 'KPX_SSH_PASSPHRASE'
+
+/** Nodes probed at once over SSH unless --concurrency says otherwise. */
+export const DEFAULT_CONCURRENCY = 32
 import {parseTargetSpec, type SshTarget} from './target.js'
 
 export const sshFlags = {

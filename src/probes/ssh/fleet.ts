@@ -53,8 +53,6 @@ export interface SshCollectorRun extends RemoteCollectorRun {
   origin: string
 }
 
-export const DEFAULT_CONCURRENCY = 32
-
 interface NodePlan extends Hop {
   target: SshTarget
   jump: Hop[]
