@@ -91,6 +91,18 @@ function render(rule: LoadedRule, template: string, activation: Activation): str
   })
 }
 
+/** Findings by rule id, in the order they come. */
+export function groupByRule(findings: readonly Finding[]): Map<string, Finding[]> {
+  const groups = new Map<string, Finding[]>()
+  for (const finding of findings) {
+    const group = groups.get(finding.rule)
+    if (group) group.push(finding)
+    else groups.set(finding.rule, [finding])
+  }
+
+  return groups
+}
+
 /** The kind of subject a rule is evaluated for. */
 export function subjectKindOf(rule: LoadedRule): string {
   return rule.scope === 'node' ? 'Node' : (rule.subject ?? 'Cluster')

@@ -1,6 +1,6 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 
-import type {Finding} from '../engine/evaluate.js'
+import {type Finding, groupByRule} from '../engine/evaluate.js'
 import type {Report} from './report.js'
 import {renderTable} from './table.js'
 
@@ -109,17 +109,6 @@ function verdictSentence(report: Report): string {
       return 'Some blocking checks could not run: the answer is not known yet.'
     }
   }
-}
-
-function groupByRule(findings: Finding[]): Map<string, Finding[]> {
-  const groups = new Map<string, Finding[]>()
-  for (const finding of findings) {
-    const group = groups.get(finding.rule)
-    if (group) group.push(finding)
-    else groups.set(finding.rule, [finding])
-  }
-
-  return groups
 }
 
 function renderRuleGroup(rule: string, findings: Finding[], color: ChalkInstance, mark: string, chalk: ChalkInstance): string[] {

@@ -4,7 +4,7 @@ import {checkConnection, collectResource, emptySnapshot, inPool, LISTED_RESOURCE
 import {type ClusterModel, deriveClusterModel} from '../cluster/derive/cluster-facts.js'
 import {KubeClient} from '../cluster/kube-client.js'
 import {type ClusterSnapshot, SNAPSHOT_API_VERSION} from '../cluster/snapshot.js'
-import {evaluateRules, type Finding, type Subject} from '../engine/evaluate.js'
+import {evaluateRules, type Finding, groupByRule, type Subject} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
 import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
@@ -123,14 +123,7 @@ function nodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapsh
  */
 function summariseShellOnlyUnknowns(findings: Finding[]): Finding[] {
   const shellOnly = (finding: Finding) => finding.subject.kind === 'Node' && finding.status === 'unknown' && finding.reason === 'not-collected'
-  const byRule = new Map<string, Finding[]>()
-  for (const finding of findings.filter((candidate) => shellOnly(candidate))) {
-    const group = byRule.get(finding.rule)
-    if (group) group.push(finding)
-    else byRule.set(finding.rule, [finding])
-  }
-
-  const summaries = [...byRule.values()].map((group): Finding => ({
+  const summaries = [...groupByRule(findings.filter((candidate) => shellOnly(candidate))).values()].map((group): Finding => ({
     ...group[0],
     subject: {kind: 'Cluster', name: 'cluster'},
     message: `${group.length} node(s), e.g. ${group[0].subject.name}: ${group[0].message}`,

@@ -1,8 +1,5 @@
 import {parseGenericVersion} from './versions.js'
 
-/** kube-proxy's nftables mode refuses kernels older than this (pkg/util/kernel/constants.go). */
-export const NFTABLES_MIN_KERNEL = '5.13'
-
 /** The `uname -r` text: its first non-empty line, trimmed; undefined when there is none. */
 export function parseKernelRelease(text: string): string | undefined {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '')
