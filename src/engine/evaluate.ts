@@ -1,6 +1,7 @@
 import semver from 'semver'
 
 import type {FactSet, FactValue, UnknownReason} from '../facts/fact-set.js'
+import type {AppliedWaiver} from '../report/report.js'
 import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
 import type {LoadedRule} from './rule-loader.js'
 import type {Confidence, RuleReference, Severity} from './rule-schema.js'
@@ -29,6 +30,10 @@ export interface Finding {
   /** Why the status is unknown or skip (`not-installed`, `permission-denied`, `not-applicable`, …). */
   reason?: string
   references: RuleReference[]
+  /** Set when a --waivers entry matches this failed or unknown finding. */
+  waiver?: AppliedWaiver
+  /** With --baseline: whether this failed or unknown finding was already there (existing) or is new. */
+  baseline?: 'existing' | 'new'
 }
 
 export interface EvaluationOptions {

@@ -33,6 +33,8 @@ export interface Summary {
   unknownBlockers: number
   passed: number
   skipped: number
+  /** Failed or unknown findings a --waivers entry accepts: reported, not counted above. */
+  waived: number
 }
 
 export interface GatePolicy {
@@ -42,8 +44,13 @@ export interface GatePolicy {
 }
 
 export function summarize(findings: readonly Finding[]): Summary {
-  const summary: Summary = {blockers: 0, warnings: 0, info: 0, unknown: 0, unknownBlockers: 0, passed: 0, skipped: 0}
+  const summary: Summary = {blockers: 0, warnings: 0, info: 0, unknown: 0, unknownBlockers: 0, passed: 0, skipped: 0, waived: 0}
   for (const finding of findings) {
+    if (finding.waiver && !finding.waiver.expired) {
+      summary.waived++
+      continue
+    }
+
     switch (finding.status) {
       case 'fail': {
         if (finding.severity === 'blocker') summary.blockers++

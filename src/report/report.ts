@@ -20,10 +20,66 @@ export interface NodeReport {
   reason?: string
 }
 
+/** The phases of a migration, in the order they run. Rollback steps say how to undo the switch. */
+export const PLAN_PHASES = ['prerequisites', 'prepare-cni', 'configure', 'canary', 'rollout', 'verify', 'cleanup', 'rollback'] as const
+export type PlanPhase = (typeof PLAN_PHASES)[number]
+
+/** What a step applies to: a node group (nodes alike in OS and kernel), a DaemonSet, a Service, the cluster. */
+export interface PlanSubject {
+  kind: string
+  name: string
+  /** For node groups: the node names in the group. */
+  members?: string[]
+}
+
 export interface PlanStep {
+  /** Stable within a plan and across runs of the same cluster: `prerequisites/node-kernel-version`. */
   id: string
-  phase: string
+  phase: PlanPhase
   title: string
+  /** Why the step is there, in a sentence. */
+  why: string
+  /** Ids of the rules whose findings the step answers (empty for the steps every migration has). */
+  rules: string[]
+  subjects: PlanSubject[]
+  /** Copy-pasteable shell commands for the detected platform; lines starting with # are comments. */
+  commands: string[]
+  /** How to tell the step worked. */
+  verify: string[]
+  /** How to undo the step. */
+  undo: string[]
+}
+
+/** Nodes alike in OS and kernel, which one fix serves. */
+export interface NodeGroup {
+  name: string
+  os: null | string
+  kernelRelease: null | string
+  nodes: string[]
+  /** Rules that fail (blocker), fail (warning) or cannot decide on a node of the group. */
+  blockers: string[]
+  warnings: string[]
+  unknown: string[]
+}
+
+export interface Plan {
+  /** The platform the switch commands are for (kubeadm, eks, …); null for node runs. */
+  platform: null | string
+  /** One sentence: what the plan amounts to. */
+  summary: string
+  /** With --target-version: what the target release means for IPVS and nftables. */
+  deadline?: string
+  nodeGroups: NodeGroup[]
+  steps: PlanStep[]
+}
+
+/** A waiver that matched a finding. An active waiver keeps the finding out of the counts; an expired one does not. */
+export interface AppliedWaiver {
+  reason: string
+  expires?: string
+  expired: boolean
+  /** Where the waiver is written: FILE:LINE. */
+  source: string
 }
 
 /** What a cluster run learnt about the cluster as a whole. */
@@ -41,6 +97,29 @@ export interface ClusterSummary {
   unmatchedInventory?: string[]
 }
 
+/** What --waivers did in this run. */
+export interface WaiverSummary {
+  file: string
+  /** Findings an active waiver accepted. */
+  applied: number
+  /** Findings whose waiver has expired: they count again. */
+  expired: number
+  /** Waivers that matched no failed or unknown finding (fixed, or mistyped). */
+  unused: Array<{rule: string; subject: string; source: string}>
+}
+
+/** What --baseline found: the exit code gates only on findings that are new since the baseline report. */
+export interface BaselineSummary {
+  file: string
+  generatedAt: string
+  /** Failed or unknown findings not in the baseline (or there with another status). */
+  new: number
+  /** Failed or unknown findings the baseline already had, with the same status. */
+  existing: number
+  /** Findings that failed or were unknown in the baseline and no longer are. */
+  fixed: Array<{rule: string; subject: {kind: string; name: string}; was: 'fail' | 'unknown'}>
+}
+
 export interface Report {
   schemaVersion: typeof REPORT_SCHEMA_VERSION
   tool: {name: string; version: string}
@@ -56,7 +135,9 @@ export interface Report {
   cluster?: ClusterSummary
   nodes: NodeReport[]
   findings: Finding[]
-  plan: {steps: PlanStep[]}
+  waivers?: WaiverSummary
+  baseline?: BaselineSummary
+  plan: Plan
 }
 
 export interface ReportInput {
@@ -102,6 +183,6 @@ export function buildReport(input: ReportInput): Report {
     ...(input.cluster ? {cluster: input.cluster} : {}),
     nodes: [...input.nodes].sort((a, b) => a.name.localeCompare(b.name)),
     findings: sortFindings([...input.findings]),
-    plan: {steps: []},
+    plan: {platform: null, summary: '', nodeGroups: [], steps: []},
   }
 }

@@ -1,9 +1,16 @@
 import {UNKNOWN_REASONS} from '../facts/fact-set.js'
 import {CONFIDENCES, SEVERITIES} from '../engine/rule-schema.js'
-import {REPORT_SCHEMA_VERSION} from './report.js'
+import {PLAN_PHASES, REPORT_SCHEMA_VERSION} from './report.js'
 
 const nullableString = {type: ['string', 'null']}
 const count = {type: 'integer', minimum: 0}
+const stringList = {type: 'array', items: {type: 'string'}}
+const subjectSchema = {
+  type: 'object',
+  required: ['kind', 'name'],
+  additionalProperties: false,
+  properties: {kind: {type: 'string'}, name: {type: 'string'}},
+}
 
 /** JSON Schema (draft-07) of the report `--json` prints. `kpx-check schema` prints it. */
 export const REPORT_SCHEMA = {
@@ -27,7 +34,7 @@ export const REPORT_SCHEMA = {
     exitCode: {enum: [0, 3, 4, 5], description: 'The process exit code for this report (see --help).'},
     summary: {
       type: 'object',
-      required: ['blockers', 'warnings', 'info', 'unknown', 'unknownBlockers', 'passed', 'skipped'],
+      required: ['blockers', 'warnings', 'info', 'unknown', 'unknownBlockers', 'passed', 'skipped', 'waived'],
       additionalProperties: false,
       properties: {
         blockers: count,
@@ -37,6 +44,7 @@ export const REPORT_SCHEMA = {
         unknownBlockers: count,
         passed: count,
         skipped: count,
+        waived: {...count, description: 'Failed or unknown findings a --waivers entry accepts; not counted in the other figures.'},
       },
     },
     rules: {
@@ -105,12 +113,7 @@ export const REPORT_SCHEMA = {
           status: {enum: ['pass', 'fail', 'unknown', 'skip']},
           severity: {enum: [...SEVERITIES]},
           confidence: {enum: [...CONFIDENCES]},
-          subject: {
-            type: 'object',
-            required: ['kind', 'name'],
-            additionalProperties: false,
-            properties: {kind: {type: 'string'}, name: {type: 'string'}},
-          },
+          subject: subjectSchema,
           message: {type: 'string'},
           evidence: {type: 'object', description: 'The facts the rule read, by fact path.'},
           remediation: {type: 'array', items: {type: 'string'}},
@@ -127,20 +130,111 @@ export const REPORT_SCHEMA = {
               properties: {title: {type: 'string'}, url: {type: 'string'}},
             },
           },
+          waiver: {
+            type: 'object',
+            description: 'The --waivers entry that matches this finding. Active: not counted; expired: counted again.',
+            required: ['reason', 'expired', 'source'],
+            additionalProperties: false,
+            properties: {reason: {type: 'string'}, expires: {type: 'string', format: 'date'}, expired: {type: 'boolean'}, source: {type: 'string', description: 'FILE:LINE'}},
+          },
+          baseline: {enum: ['new', 'existing'], description: 'With --baseline: whether the baseline report already had this failed or unknown finding.'},
+        },
+      },
+    },
+    waivers: {
+      type: 'object',
+      description: 'Present with --waivers.',
+      required: ['file', 'applied', 'expired', 'unused'],
+      additionalProperties: false,
+      properties: {
+        file: {type: 'string'},
+        applied: count,
+        expired: count,
+        unused: {
+          type: 'array',
+          description: 'Waivers that matched no failed or unknown finding.',
+          items: {
+            type: 'object',
+            required: ['rule', 'subject', 'source'],
+            additionalProperties: false,
+            properties: {rule: {type: 'string'}, subject: {type: 'string'}, source: {type: 'string'}},
+          },
+        },
+      },
+    },
+    baseline: {
+      type: 'object',
+      description: 'Present with --baseline: the exit code gates only on new findings.',
+      required: ['file', 'generatedAt', 'new', 'existing', 'fixed'],
+      additionalProperties: false,
+      properties: {
+        file: {type: 'string'},
+        generatedAt: {type: 'string'},
+        new: count,
+        existing: count,
+        fixed: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['rule', 'subject', 'was'],
+            additionalProperties: false,
+            properties: {rule: {type: 'string'}, subject: subjectSchema, was: {enum: ['fail', 'unknown']}},
+          },
         },
       },
     },
     plan: {
       type: 'object',
-      required: ['steps'],
+      description: 'The ordered migration plan: fix what blocks, prepare the CNI, switch, canary, roll out, verify, clean up; and how to roll back.',
+      required: ['platform', 'summary', 'nodeGroups', 'steps'],
       additionalProperties: false,
       properties: {
+        platform: {...nullableString, description: 'The platform the commands are for; null for node runs.'},
+        summary: {type: 'string'},
+        deadline: {type: 'string', description: 'With --target-version: what that release means for IPVS and nftables.'},
+        nodeGroups: {
+          type: 'array',
+          description: 'Nodes alike in OS and kernel.',
+          items: {
+            type: 'object',
+            required: ['name', 'os', 'kernelRelease', 'nodes', 'blockers', 'warnings', 'unknown'],
+            additionalProperties: false,
+            properties: {
+              name: {type: 'string'},
+              os: nullableString,
+              kernelRelease: nullableString,
+              nodes: stringList,
+              blockers: {...stringList, description: 'Rules failing as blockers on a node of the group.'},
+              warnings: stringList,
+              unknown: stringList,
+            },
+          },
+        },
         steps: {
           type: 'array',
           items: {
             type: 'object',
-            required: ['id', 'phase', 'title'],
-            properties: {id: {type: 'string'}, phase: {type: 'string'}, title: {type: 'string'}},
+            required: ['id', 'phase', 'title', 'why', 'rules', 'subjects', 'commands', 'verify', 'undo'],
+            additionalProperties: false,
+            properties: {
+              id: {type: 'string'},
+              phase: {enum: [...PLAN_PHASES]},
+              title: {type: 'string'},
+              why: {type: 'string'},
+              rules: {...stringList, description: 'Rules whose findings the step answers.'},
+              subjects: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['kind', 'name'],
+                  additionalProperties: false,
+                  properties: {kind: {type: 'string'}, name: {type: 'string'}, members: stringList},
+                },
+              },
+              commands: {...stringList, description: 'Shell commands; lines starting with # are comments.'},
+              verify: stringList,
+              undo: stringList,
+            },
           },
         },
       },
