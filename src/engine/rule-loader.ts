@@ -1,21 +1,14 @@
-import {Ajv, type ErrorObject} from 'ajv'
+import {Ajv} from 'ajv'
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {basename, extname, join, relative} from 'node:path'
-import {isMap, isSeq, LineCounter, parseDocument, type Document, type Node} from 'yaml'
 
 import {factSpecs} from '../facts/catalog.js'
 import {UNKNOWN_REASONS} from '../facts/fact-set.js'
 import {celEnvironment} from './cel.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
 import {templateExpressions} from './templates.js'
+import {type FileProblem, formatProblem, parseYamlFile} from '../yaml-file.js'
 
-/** A mistake in a rule file, located for an editor: `file:line:column message`. */
-export interface RuleProblem {
-  file: string
-  line: number
-  column: number
-  message: string
-}
 
 export interface LoadedRule extends RuleDefinition {
   /** Where the rule came from: `builtin` or the file path. */
@@ -23,13 +16,9 @@ export interface LoadedRule extends RuleDefinition {
 }
 
 export class RuleLoadError extends Error {
-  constructor(readonly problems: RuleProblem[]) {
+  constructor(readonly problems: FileProblem[]) {
     super(problems.map((problem) => formatProblem(problem)).join('\n'))
   }
-}
-
-export function formatProblem(problem: RuleProblem): string {
-  return `${problem.file}:${problem.line}:${problem.column} ${problem.message}`
 }
 
 // verbose: errors carry their parent schema, so a misspelt field can be matched to the one meant.
@@ -37,39 +26,26 @@ const ajv = new Ajv({allErrors: true, strict: false, verbose: true})
 const validateRuleFile = ajv.compile(RULE_FILE_SCHEMA)
 
 const RULE_EXTENSIONS = new Set(['.yaml', '.yml'])
+/** rules/platforms holds the plan's platform recipes, which have a schema of their own. */
+const PLATFORMS_FOLDER = 'platforms'
 
 /** Rule files under a path (a file or a folder, searched recursively), sorted for stable output. */
 export function ruleFiles(path: string): string[] {
   const stat = statSync(path)
   if (stat.isFile()) return [path]
   return readdirSync(path, {recursive: true, withFileTypes: true})
-    .filter((entry) => entry.isFile() && RULE_EXTENSIONS.has(extname(entry.name)))
+    .filter((entry) => entry.isFile() && RULE_EXTENSIONS.has(extname(entry.name)) && basename(entry.parentPath) !== PLATFORMS_FOLDER)
     .map((entry) => join(entry.parentPath, entry.name))
     .sort()
 }
 
 /** Parses, validates and type-checks one rule file; returns the rule or the problems found. */
-export function lintRuleFile(file: string, displayName = file): {problems: RuleProblem[]; rule?: RuleDefinition} {
-  const text = readFileSync(file, 'utf8')
-  const lineCounter = new LineCounter()
-  const document = parseDocument(text, {lineCounter, prettyErrors: false, uniqueKeys: true})
-  const at = (offset: number, message: string): RuleProblem => {
-    const {line, col} = lineCounter.linePos(offset)
-    return {file: displayName, line, column: col, message}
-  }
-
-  if (document.errors.length > 0) {
-    return {problems: document.errors.map((error) => at(error.pos[0], `YAML: ${error.message.split('\n')[0]}`))}
-  }
-
-  const rule = document.toJS() as RuleDefinition
-  if (!validateRuleFile(rule)) {
-    return {problems: (validateRuleFile.errors ?? []).map((error) => schemaProblem(error, document, at))}
-  }
-
-  const problems: RuleProblem[] = []
-  const report = (path: Array<number | string>, message: string) =>
-    problems.push(at(offsetOf(document, path), message))
+export function lintRuleFile(file: string, displayName = file): {problems: FileProblem[]; rule?: RuleDefinition} {
+  const parsed = parseYamlFile<RuleDefinition>(readFileSync(file, 'utf8'), displayName, validateRuleFile, 'rule')
+  if (!parsed.file) return {problems: parsed.problems}
+  const {value: rule, problemAt} = parsed.file
+  const problems: FileProblem[] = []
+  const report = (path: Array<number | string>, message: string) => problems.push(problemAt(path, message))
 
   const expectedName = rule.id.split('/')[1]
   if (basename(file, extname(file)) !== expectedName) {
@@ -144,7 +120,7 @@ export function lintRuleFile(file: string, displayName = file): {problems: RuleP
 
 /** Loads every rule under the given paths; any problem in any file fails the whole load. */
 export function loadRules(paths: Array<{label?: string; path: string}>): LoadedRule[] {
-  const problems: RuleProblem[] = []
+  const problems: FileProblem[] = []
   const rules: LoadedRule[] = []
   const seen = new Map<string, string>()
   for (const {label, path} of paths) {
@@ -166,69 +142,6 @@ export function loadRules(paths: Array<{label?: string; path: string}>): LoadedR
 
   if (problems.length > 0) throw new RuleLoadError(problems)
   return rules
-}
-
-function schemaProblem(
-  error: ErrorObject,
-  document: Document,
-  at: (offset: number, message: string) => RuleProblem,
-): RuleProblem {
-  const path = error.instancePath.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part))
-  const where = error.instancePath === '' ? 'rule' : error.instancePath.slice(1).replaceAll('/', '.')
-  let message = `${where} ${error.message}`
-  if (error.keyword === 'additionalProperties') {
-    const extra = (error.params as {additionalProperty: string}).additionalProperty
-    message = `${where}: unknown field "${extra}"${suggest(extra, error.parentSchema)}`
-    path.push(extra)
-  } else if (error.keyword === 'enum') {
-    message = `${where} must be one of ${(error.params as {allowedValues: string[]}).allowedValues.join(', ')}`
-  }
-
-  return at(offsetOf(document, path), message)
-}
-
-/** "did you mean" for a misspelt field, by edit distance against the allowed names. */
-function suggest(name: string, schema: unknown): string {
-  const allowed = Object.keys((schema as {properties?: object})?.properties ?? {})
-  const close = allowed.find((candidate) => editDistance(candidate, name) <= 2)
-  return close ? `; did you mean "${close}"?` : ''
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({length: b.length + 1}, (_unused, index) => index)
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
-      previous = current
-    }
-  }
-
-  return row[b.length]
-}
-
-/** Source offset of the deepest YAML node that exists along `path`. */
-function offsetOf(document: Document, path: Array<number | string>): number {
-  let node: Node | null | undefined = document.contents
-  let offset = node?.range?.[0] ?? 0
-  for (const key of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((item) => (item.key as {value?: unknown})?.value === key)
-      if (!pair) break
-      offset = (pair.key as Node)?.range?.[0] ?? offset
-      node = pair.value as Node
-    } else if (isSeq(node) && typeof key === 'number') {
-      node = node.items[key] as Node
-      if (!node) break
-      offset = node.range?.[0] ?? offset
-    } else {
-      break
-    }
-  }
-
-  return offset
 }
 
 function firstLine(text = 'invalid expression'): string {

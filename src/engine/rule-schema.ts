@@ -32,6 +32,11 @@ export const RULE_FILE_SCHEMA = {
       description: 'For cluster rules: evaluated once for the cluster, or for each LoadBalancer Service or networking DaemonSet.',
     },
     severity: {enum: [...SEVERITIES], description: 'Default severity of a failure; users can override it per rule.'},
+    phase: {
+      enum: ['prerequisites', 'prepare-cni', 'configure'],
+      default: 'prerequisites',
+      description: 'Where the migration plan puts the fix for a failure of this rule: before anything changes, with the CNI, or in the new configuration.',
+    },
     confidence: {
       enum: [...CONFIDENCES],
       default: 'verified',
@@ -129,6 +134,8 @@ export interface RuleDefinition {
   scope: 'cluster' | 'node'
   subject?: (typeof CLUSTER_SUBJECT_KINDS)[number]
   severity: Severity
+  /** The plan phase of this rule's fix (default prerequisites). */
+  phase?: 'configure' | 'prepare-cni' | 'prerequisites'
   confidence?: Confidence
   title: string
   description: string

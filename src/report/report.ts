@@ -1,6 +1,11 @@
 import type {Finding} from '../engine/evaluate.js'
 import type {Severity} from '../engine/rule-schema.js'
+import type {FactSet} from '../facts/fact-set.js'
+import {type Baseline, compareWithBaseline} from '../planner/baseline.js'
+import type {PlanPhase} from '../planner/phases.js'
+import {buildPlan, type RulePhase} from '../planner/plan.js'
 import {exitCodeOf, type GatePolicy, summarize, type Summary, type Verdict, verdictOf} from '../planner/verdict.js'
+import {applyWaivers, type Waiver} from '../planner/waivers.js'
 import {TOOL_NAME, TOOL_VERSION} from '../version.js'
 
 export const REPORT_SCHEMA_VERSION = 'kpx-check/v1'
@@ -20,10 +25,6 @@ export interface NodeReport {
   reason?: string
 }
 
-/** The phases of a migration, in the order they run. Rollback steps say how to undo the switch. */
-export const PLAN_PHASES = ['prerequisites', 'prepare-cni', 'configure', 'canary', 'rollout', 'verify', 'cleanup', 'rollback'] as const
-export type PlanPhase = (typeof PLAN_PHASES)[number]
-
 /** What a step applies to: a node group (nodes alike in OS and kernel), a DaemonSet, a Service, the cluster. */
 export interface PlanSubject {
   kind: string
@@ -42,6 +43,8 @@ export interface PlanStep {
   /** Ids of the rules whose findings the step answers (empty for the steps every migration has). */
   rules: string[]
   subjects: PlanSubject[]
+  /** What to do, in words: the rules' remediation for these subjects. */
+  actions: string[]
   /** Copy-pasteable shell commands for the detected platform; lines starting with # are comments. */
   commands: string[]
   /** How to tell the step worked. */
@@ -147,7 +150,14 @@ export interface ReportInput {
   skippedRules: readonly string[]
   severityOverrides: ReadonlyMap<string, Severity>
   policy: GatePolicy
-  cluster?: ClusterSummary
+  /** Where each rule's fix goes in the plan. */
+  rulePhases: ReadonlyMap<string, RulePhase>
+  /** Cluster runs: the summary, and the facts the plan's switch steps are written from. */
+  cluster?: {summary: ClusterSummary; facts: FactSet; targetVersion?: string}
+  /** --waivers: accepted risks, kept out of the counts until they expire. */
+  waivers?: {file: string; entries: readonly Waiver[]}
+  /** --baseline: an earlier report; the exit code then gates on new findings only. */
+  baseline?: Baseline
   now?: Date
 }
 
@@ -165,24 +175,40 @@ export function sortFindings(findings: Finding[]): Finding[] {
   )
 }
 
+/**
+ * The one result every output renders: findings with waivers and baseline marks, the verdict, the
+ * exit code and the plan. Waived findings do not count; with a baseline, the exit code looks only at
+ * new findings while the verdict still describes the whole cluster.
+ */
 export function buildReport(input: ReportInput): Report {
-  const summary = summarize(input.findings)
+  const now = input.now ?? new Date()
+  let findings = input.findings
+  let waivers: undefined | WaiverSummary
+  let baseline: BaselineSummary | undefined
+  if (input.waivers) ({findings, summary: waivers} = applyWaivers(findings, input.waivers.entries, input.waivers.file, now))
+  if (input.baseline) ({findings, summary: baseline} = compareWithBaseline(findings, input.baseline))
+
+  const summary = summarize(findings)
   const verdict = verdictOf(summary)
+  const gated = input.baseline ? summarize(findings.filter((finding) => finding.baseline !== 'existing')) : summary
+  const nodes = [...input.nodes].sort((a, b) => a.name.localeCompare(b.name))
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: {name: TOOL_NAME, version: TOOL_VERSION},
-    generatedAt: (input.now ?? new Date()).toISOString(),
+    generatedAt: now.toISOString(),
     verdict,
-    exitCode: exitCodeOf(verdict, summary, input.policy),
+    exitCode: exitCodeOf(verdictOf(gated), gated, input.policy),
     summary,
     rules: {
       evaluated: input.evaluatedRules,
       skipped: [...input.skippedRules].sort(),
       severityOverrides: Object.fromEntries(input.severityOverrides),
     },
-    ...(input.cluster ? {cluster: input.cluster} : {}),
-    nodes: [...input.nodes].sort((a, b) => a.name.localeCompare(b.name)),
-    findings: sortFindings([...input.findings]),
-    plan: {platform: null, summary: '', nodeGroups: [], steps: []},
+    ...(input.cluster ? {cluster: input.cluster.summary} : {}),
+    nodes,
+    findings: sortFindings([...findings]),
+    ...(waivers ? {waivers} : {}),
+    ...(baseline ? {baseline} : {}),
+    plan: buildPlan({findings, nodes, rulePhases: input.rulePhases, ...(input.cluster ? {cluster: input.cluster} : {})}),
   }
 }

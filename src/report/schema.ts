@@ -1,6 +1,7 @@
 import {UNKNOWN_REASONS} from '../facts/fact-set.js'
 import {CONFIDENCES, SEVERITIES} from '../engine/rule-schema.js'
-import {PLAN_PHASES, REPORT_SCHEMA_VERSION} from './report.js'
+import {PLAN_PHASES} from '../planner/phases.js'
+import {REPORT_SCHEMA_VERSION} from './report.js'
 
 const nullableString = {type: ['string', 'null']}
 const count = {type: 'integer', minimum: 0}
@@ -214,7 +215,7 @@ export const REPORT_SCHEMA = {
           type: 'array',
           items: {
             type: 'object',
-            required: ['id', 'phase', 'title', 'why', 'rules', 'subjects', 'commands', 'verify', 'undo'],
+            required: ['id', 'phase', 'title', 'why', 'rules', 'subjects', 'actions', 'commands', 'verify', 'undo'],
             additionalProperties: false,
             properties: {
               id: {type: 'string'},
@@ -231,6 +232,7 @@ export const REPORT_SCHEMA = {
                   properties: {kind: {type: 'string'}, name: {type: 'string'}, members: stringList},
                 },
               },
+              actions: {...stringList, description: 'What to do, in words (the rules\' remediation).'},
               commands: {...stringList, description: 'Shell commands; lines starting with # are comments.'},
               verify: stringList,
               undo: stringList,

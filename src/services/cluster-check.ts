@@ -10,10 +10,10 @@ import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import type {GatePolicy} from '../planner/verdict.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
-import {buildReport, type ClusterSummary, type NodeReport, type Report} from '../report/report.js'
+import {buildReport, type ClusterSummary, type NodeReport, type Report, type ReportInput} from '../report/report.js'
 import {describeNode} from '../facts/node-facts.js'
 import {mergeNodeFacts, type NodeProbeOptions, type NodeProbeResult, probeClusterNodes} from './cluster-node-probe.js'
-import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
+import {type GateFiles, loadRuleCatalog, readGateFiles, rulePhases, validateRuleSelection} from './rule-catalog.js'
 
 export interface ConnectionOptions {
   kubeconfig?: string
@@ -31,6 +31,7 @@ export interface ClusterCheckOptions {
   skip: string[]
   severity: Map<string, Severity>
   policy: GatePolicy
+  gateFiles?: GateFiles
   progress: ProgressMode
   /** --node-probe ssh: probe the Linux Nodes over SSH (live, even with a snapshot) and evaluate their facts. */
   nodeProbe?: NodeProbeOptions
@@ -42,16 +43,17 @@ const MODE_RULE = 'cluster/kube-proxy-mode'
 export async function runClusterCheck(options: ClusterCheckOptions): Promise<Report> {
   const rules = loadRuleCatalog(options.rulePaths)
   validateRuleSelection(rules, options.skip, options.severity)
+  const gate = await readGateFiles(rules, options.gateFiles ?? {})
   const snapshot = options.snapshotPath ? await readSnapshot(options.snapshotPath) : await collectLive(options.connection, options.progress)
   const probes = options.nodeProbe ? await probeClusterNodes(snapshot, options.nodeProbe, options.progress) : undefined
-  return evaluateSnapshot(snapshot, rules, options, probes)
+  return evaluateSnapshot(snapshot, rules, {...options, ...gate}, probes)
 }
 
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
 export function evaluateSnapshot(
   snapshot: ClusterSnapshot,
   rules: LoadedRule[],
-  options: Pick<ClusterCheckOptions, 'policy' | 'severity' | 'skip' | 'targetVersion'>,
+  options: Pick<ClusterCheckOptions, 'policy' | 'severity' | 'skip' | 'targetVersion'> & Pick<ReportInput, 'baseline' | 'waivers'>,
   probes?: NodeProbeResult,
 ): Report {
   const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
@@ -82,10 +84,17 @@ export function evaluateSnapshot(
     skippedRules: options.skip,
     severityOverrides: options.severity,
     policy: options.policy,
+    rulePhases: rulePhases(rules),
     cluster: {
-      ...clusterSummary(model.cluster, nothingToMigrate, snapshot),
-      ...(probes?.unmatchedInventory ? {unmatchedInventory: probes.unmatchedInventory} : {}),
+      summary: {
+        ...clusterSummary(model.cluster, nothingToMigrate, snapshot),
+        ...(probes?.unmatchedInventory ? {unmatchedInventory: probes.unmatchedInventory} : {}),
+      },
+      facts: model.cluster,
+      ...(options.targetVersion ? {targetVersion: options.targetVersion} : {}),
     },
+    ...(options.waivers ? {waivers: options.waivers} : {}),
+    ...(options.baseline ? {baseline: options.baseline} : {}),
   })
 }
 

@@ -15,7 +15,7 @@ import {type CollectorRun, runCollectorLocally} from '../probes/local.js'
 import type {FleetProgress, SshProbeOptions, SshTarget} from '../probes/ssh/index.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
 import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
-import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
+import {type GateFiles, loadRuleCatalog, readGateFiles, rulePhases, validateRuleSelection} from './rule-catalog.js'
 
 export interface NodeCheckOptions {
   /** Bundle files, folders of bundles, or `-` for standard input; empty (and no `ssh`) means this machine. */
@@ -27,6 +27,7 @@ export interface NodeCheckOptions {
   skip: string[]
   severity: Map<string, Severity>
   policy: GatePolicy
+  gateFiles?: GateFiles
   /** Bound on the local collector run (SSH probes carry their own, in `ssh.probe`). */
   timeoutSeconds: number
   progress?: ProgressMode
@@ -44,15 +45,16 @@ export interface ProbedNode {
 
 export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
   const skip = new Set(options.skip)
-  const run: {probed: ProbedNode[]; rules: LoadedRule[]} = {probed: [], rules: []}
+  const run: {gate: Awaited<ReturnType<typeof readGateFiles>>; probed: ProbedNode[]; rules: LoadedRule[]} = {gate: {}, probed: [], rules: []}
   await runWithProgress(
     options.progress ?? 'silent',
     [
       {
         title: 'Load rules',
-        task(context, task) {
+        async task(context, task) {
           context.rules = loadRuleCatalog(options.rulePaths).filter((rule) => rule.scope === 'node')
           validateRuleSelection(context.rules, options.skip, options.severity)
+          context.gate = await readGateFiles(context.rules, options.gateFiles ?? {})
           task.title = `Loaded ${context.rules.length} node rules`
         },
       },
@@ -83,6 +85,8 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
     skippedRules: options.skip,
     severityOverrides: options.severity,
     policy: options.policy,
+    rulePhases: rulePhases(run.rules),
+    ...run.gate,
   })
 }
 

@@ -4,6 +4,10 @@ import {loadRules, type LoadedRule, RuleLoadError} from '../engine/rule-loader.j
 import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import {BUILTIN_RULES_DIR} from '../paths.js'
+import {readBaseline} from '../planner/baseline.js'
+import type {RulePhase} from '../planner/plan.js'
+import {readWaivers} from '../planner/waivers.js'
+import type {ReportInput} from '../report/report.js'
 
 /** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
 export function loadRuleCatalog(extraPaths: readonly string[]): LoadedRule[] {
@@ -40,4 +44,24 @@ export function parseSeverityOverrides(values: readonly string[]): Map<string, S
   }
 
   return overrides
+}
+
+/** Where the plan puts each rule's fix. */
+export function rulePhases(rules: readonly LoadedRule[]): Map<string, RulePhase> {
+  return new Map(rules.map((rule) => [rule.id, rule.phase ?? 'prerequisites']))
+}
+
+/** --waivers and --baseline, as given on the command line. */
+export interface GateFiles {
+  waiversPath?: string
+  baselinePath?: string
+}
+
+/** Reads --waivers (whose rules must exist) and --baseline: before any probing, so a mistake costs nothing. */
+export async function readGateFiles(rules: readonly LoadedRule[], files: GateFiles): Promise<Pick<ReportInput, 'baseline' | 'waivers'>> {
+  const ruleIds = new Set(rules.map((rule) => rule.id))
+  return {
+    ...(files.waiversPath === undefined ? {} : {waivers: {file: files.waiversPath, entries: await readWaivers(files.waiversPath, ruleIds)}}),
+    ...(files.baselinePath === undefined ? {} : {baseline: await readBaseline(files.baselinePath)}),
+  }
 }

@@ -2,13 +2,14 @@ import {Args} from '@oclif/core'
 import {existsSync} from 'node:fs'
 
 import {KpxCommand} from '../../base-command.js'
-import {formatProblem, lintRuleFile, ruleFiles, type RuleProblem} from '../../engine/rule-loader.js'
+import {lintRuleFile, ruleFiles} from '../../engine/rule-loader.js'
+import {type FileProblem, formatProblem} from '../../yaml-file.js'
 import {UsageError} from '../../errors.js'
 import {EXIT_CODES} from '../../planner/verdict.js'
 
 export interface LintResult {
   files: string[]
-  problems: RuleProblem[]
+  problems: FileProblem[]
 }
 
 export default class RulesLint extends KpxCommand {

@@ -1,0 +1,285 @@
+import semver from 'semver'
+
+import {type Finding, groupByRule} from '../engine/evaluate.js'
+import type {RuleDefinition} from '../engine/rule-schema.js'
+import type {FactSet} from '../facts/fact-set.js'
+import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../report/report.js'
+import {PLAN_PHASES} from './phases.js'
+import {loadRecipes, type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
+
+export type RulePhase = NonNullable<RuleDefinition['phase']>
+
+export interface PlanInput {
+  /** Findings after waivers: a waived finding needs no step. */
+  findings: readonly Finding[]
+  nodes: readonly NodeReport[]
+  /** Where each rule's fix goes (the rule's `phase`, default prerequisites). */
+  rulePhases: ReadonlyMap<string, RulePhase>
+  /** Cluster runs: what the API showed; node runs have none and get no switch steps. */
+  cluster?: {summary: ClusterSummary; facts: FactSet; targetVersion?: string}
+}
+
+/** Findings that call for a step: failed blockers and warnings, and anything that could not be decided. */
+function needsStep(finding: Finding): boolean {
+  if (finding.waiver && !finding.waiver.expired) return false
+  return (finding.status === 'fail' && finding.severity !== 'info') || finding.status === 'unknown'
+}
+
+let builtinRecipes: Map<string, PlatformRecipe> | undefined
+
+/**
+ * Findings and facts → the ordered migration plan: fix what blocks (per node group), prepare the CNI,
+ * change the configuration, switch one canary node, roll out, verify, clean up; and how to roll back.
+ */
+export function buildPlan(input: PlanInput): Plan {
+  const nodeGroups = groupNodes(input.nodes, input.findings)
+  const {cluster} = input
+  if (cluster?.summary.nothingToMigrate) {
+    return {platform: cluster.summary.platform, summary: nothingToMigrate(cluster.summary), nodeGroups, steps: []}
+  }
+
+  const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePhases, cluster !== undefined)
+  const blockers = input.findings.filter((finding) => needsStep(finding) && finding.status === 'fail' && finding.severity === 'blocker')
+  const before = blockers.length > 0 ? `Fix ${blockers.length} blocker(s) first (${[...groupByRule(blockers).keys()].join(', ')}). ` : ''
+  if (!cluster) {
+    return {
+      platform: null,
+      summary: `${before}These steps cover the nodes; kpx-check cluster adds the switch steps for your platform.`,
+      nodeGroups,
+      steps: findingSteps,
+    }
+  }
+
+  builtinRecipes ??= loadRecipes()
+  const recipe = recipeFor(cluster.summary, builtinRecipes)
+  const variables = planVariables(cluster.facts, cluster.summary, nodeGroups)
+  const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
+  const switchSteps = recipeSteps(builtinRecipes, recipe)
+    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster.facts)))
+    .map(
+      (step): PlanStep => ({
+        id: `${step.phase}/${step.id}`,
+        phase: step.phase,
+        title: fill([step.title]).join(' '),
+        why: step.why,
+        rules: [],
+        subjects: step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}],
+        actions: [],
+        commands: fill(step.commands),
+        verify: fill(step.verify),
+        undo: fill(step.undo),
+      }),
+    )
+
+  return {
+    platform: cluster.summary.platform,
+    summary: `${before}${recipe.title}: ${recipe.summary}`,
+    ...(cluster.targetVersion ? {deadline: deadline(cluster.targetVersion, cluster.summary)} : {}),
+    nodeGroups,
+    steps: inPhaseOrder([...findingSteps, ...switchSteps]),
+  }
+}
+
+function nothingToMigrate(summary: ClusterSummary): string {
+  if (summary.proxyMode === 'nftables') return 'Nothing to migrate: kube-proxy already runs in nftables mode.'
+  return `Nothing to migrate: this cluster runs no kube-proxy${summary.kubeProxy.replacedBy ? ` (${summary.kubeProxy.replacedBy} implements Services)` : ''}.`
+}
+
+/** The platform's recipe; self-managed clusters kpx-check cannot name get the plain DaemonSet recipe. */
+function recipeFor(summary: ClusterSummary, recipes: ReadonlyMap<string, PlatformRecipe>): PlatformRecipe {
+  return recipes.get(summary.platform ?? '') ?? recipes.get('generic')!
+}
+
+/** Stable sort by phase: within a phase, findings' fixes come before the platform's steps. */
+function inPhaseOrder(steps: PlanStep[]): PlanStep[] {
+  return steps.map((step, index) => ({step, index})).sort((a, b) => PLAN_PHASES.indexOf(a.step.phase) - PLAN_PHASES.indexOf(b.step.phase) || a.index - b.index).map(({step}) => step)
+}
+
+/** Nodes alike in OS and kernel, each with the rules that fail or cannot decide on its nodes. */
+export function groupNodes(nodes: readonly NodeReport[], findings: readonly Finding[]): NodeGroup[] {
+  const groups = new Map<string, NodeGroup>()
+  const groupOfNode = new Map<string, NodeGroup>()
+  for (const node of nodes) {
+    const os = node.os.prettyName ?? node.os.id
+    const name = `${os ?? 'unknown OS'}, kernel ${node.kernelRelease ?? 'unknown'}`
+    let group = groups.get(name)
+    if (!group) {
+      group = {name, os, kernelRelease: node.kernelRelease, nodes: [], blockers: [], warnings: [], unknown: []}
+      groups.set(name, group)
+    }
+
+    group.nodes.push(node.name)
+    groupOfNode.set(node.name, group)
+  }
+
+  for (const finding of findings) {
+    const group = finding.subject.kind === 'Node' ? groupOfNode.get(finding.subject.name) : undefined
+    if (!group || !needsStep(finding)) continue
+    const list = finding.status === 'unknown' ? group.unknown : finding.severity === 'blocker' ? group.blockers : group.warnings
+    if (!list.includes(finding.rule)) list.push(finding.rule)
+  }
+
+  return [...groups.values()].sort((a, b) => b.blockers.length - a.blockers.length || b.nodes.length - a.nodes.length || a.name.localeCompare(b.name))
+}
+
+/**
+ * One step per rule with failures (its remediation, for the subjects it failed on). Rules that could
+ * not decide get a step saying how to find out; those that only a node shell can decide share one.
+ */
+function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhases: ReadonlyMap<string, RulePhase>, clusterRun: boolean): PlanStep[] {
+  const steps: PlanStep[] = []
+  const shellOnly: Finding[] = []
+  for (const [rule, ofRule] of groupByRule(findings)) {
+    const failed = ofRule.filter((finding) => finding.status === 'fail')
+    if (failed.length === 0 && ofRule.every((finding) => finding.reason === 'not-collected')) {
+      shellOnly.push(...ofRule)
+      continue
+    }
+
+    const concerned = failed.length > 0 ? failed : ofRule
+    const phase = rulePhases.get(rule) ?? 'prerequisites'
+    steps.push({
+      id: `${phase}/${rule.replace('/', '-')}`,
+      phase,
+      title: `${failed.length > 0 ? 'Fix' : 'Find out'}: ${concerned[0].title}`,
+      why: `${describeCount(concerned)}: ${concerned[0].message}`,
+      rules: [rule],
+      subjects: planSubjects(concerned, nodeGroups),
+      actions: failed.length > 0 ? [...new Set(concerned.flatMap((finding) => finding.remediation))] : [concerned[0].message],
+      commands: failed.length > 0 ? [] : probeCommands(clusterRun),
+      verify: [`kpx-check ${clusterRun ? 'cluster' : 'node'} reports ${rule} passed`],
+      undo: [],
+    })
+  }
+
+  if (shellOnly.length > 0) {
+    const rules = [...groupByRule(shellOnly).keys()]
+    steps.push({
+      id: 'prerequisites/probe-nodes',
+      phase: 'prerequisites',
+      title: 'Find out what only the nodes can show (nft, kernel features, firewalls, IPVS users)',
+      why: `${rules.length} check(s) need a shell on the nodes, which the Kubernetes API does not give: their answer is not known yet.`,
+      rules,
+      subjects: [{kind: 'Cluster', name: 'cluster'}],
+      actions: ['Run the read-only collector on the nodes, over SSH or from offline bundles, and evaluate it with the cluster.'],
+      commands: probeCommands(clusterRun),
+      verify: ['The checks listed here are no longer unknown'],
+      undo: [],
+    })
+  }
+
+  return steps
+}
+
+function describeCount(findings: Finding[]): string {
+  const nodes = findings.filter((finding) => finding.subject.kind === 'Node').length
+  return nodes > 0 ? `${nodes} node(s)` : findings.map((finding) => `${finding.subject.kind} ${finding.subject.name}`).join(', ')
+}
+
+/** Node findings become the node groups they fall in (with only those nodes); the others stay as they are. */
+function planSubjects(findings: Finding[], nodeGroups: NodeGroup[]): PlanSubject[] {
+  const nodes = new Set(findings.filter((finding) => finding.subject.kind === 'Node').map((finding) => finding.subject.name))
+  const groups = nodeGroups
+    .map((group) => ({kind: 'NodeGroup', name: group.name, members: group.nodes.filter((node) => nodes.has(node))}))
+    .filter((group) => group.members.length > 0)
+  const others = findings.filter((finding) => finding.subject.kind !== 'Node').map((finding) => ({kind: finding.subject.kind, name: finding.subject.name}))
+  return [...groups, ...others]
+}
+
+function probeCommands(clusterRun: boolean): string[] {
+  return clusterRun
+    ? ['kpx-check cluster --node-probe ssh --ssh-user USER --sudo', '# or, on air-gapped nodes: kpx-check collect | ssh NODE sudo sh > facts/NODE.facts, then kpx-check node --facts facts/']
+    : ['sudo kpx-check node', '# or: kpx-check node --ssh USER@NODE --sudo']
+}
+
+function holds(condition: RecipeCondition, facts: FactSet): boolean {
+  switch (condition) {
+    case 'from-ipvs': {
+      return facts.get('cluster.proxyMode') === 'ipvs'
+    }
+
+    case 'from-iptables': {
+      return facts.get('cluster.proxyMode') === 'iptables'
+    }
+
+    case 'carry-over': {
+      return carriedSettings(facts).length > 0
+    }
+
+    case 'old-kube-proxy': {
+      const version = semver.coerce(String(facts.get('kubeProxy.version') ?? ''))
+      return version !== null && semver.lt(version, '1.29.0')
+    }
+  }
+}
+
+/** nftables counterparts of the iptables/ipvs settings in use (KubeProxyConfiguration v1alpha1). */
+const NFTABLES_COUNTERPART: Record<string, string> = {
+  masqueradeAll: 'masqueradeAll',
+  masqueradeBit: 'masqueradeBit',
+  syncPeriod: 'syncPeriod',
+  minSyncPeriod: 'minSyncPeriod',
+}
+
+/** kubeProxy.carryOver entries ("ipvs.syncPeriod: \"60s\"") that have an nftables counterpart, as [field, value]. */
+function carriedSettings(facts: FactSet): Array<[string, unknown]> {
+  const entries = facts.get('kubeProxy.carryOver')
+  if (!Array.isArray(entries)) return []
+  return entries.flatMap((entry) => {
+    const match = /^(?:iptables|ipvs)\.(\w+): (.*)$/.exec(String(entry))
+    const field = match && NFTABLES_COUNTERPART[match[1]]
+    return field ? [[field, JSON.parse(match[2]) as unknown] as [string, unknown]] : []
+  })
+}
+
+function planVariables(facts: FactSet, summary: ClusterSummary, nodeGroups: NodeGroup[]): Record<PlanVariable, string> {
+  const [kubeProxyNamespace, kubeProxyDaemonSet] = namespacedName(/^DaemonSet (\S+)/.exec(String(facts.get('kubeProxy.workload') ?? ''))?.[1], 'kube-system/kube-proxy')
+  const configMap = /^ConfigMap (\S+)/.exec(String(facts.get('kubeProxy.configSource') ?? ''))?.[1]
+  const [configMapNamespace, configMapName] = namespacedName(configMap, 'kube-system/kube-proxy')
+  const carried = carriedSettings(facts)
+  const nftables = Object.fromEntries(carried)
+  const config = ['mode: nftables', ...(carried.length > 0 ? ['nftables:', ...carried.map(([field, value]) => `  ${field}: ${JSON.stringify(value)}`)] : [])]
+  // The canary is a node of the largest group with nothing failing, so that it stands for many.
+  const canary = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
+  return {
+    kubeProxyNamespace,
+    kubeProxyDaemonSet,
+    configMapNamespace,
+    configMapName,
+    configMapKey: configMapName === 'kube-proxy-config' ? 'config' : 'config.conf',
+    canaryNode: canary?.nodes[0] ?? 'NODE',
+    fromMode: summary.proxyMode === 'ipvs' ? 'ipvs' : 'iptables',
+    kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
+    nftablesConfig: config.join('\n'),
+    nftablesConfigJson: JSON.stringify({mode: 'nftables', ...(carried.length > 0 ? {nftables} : {})}),
+  }
+}
+
+function namespacedName(value: string | undefined, fallback: string): [string, string] {
+  const [namespace, name] = (value ?? fallback).split('/')
+  return name === undefined ? (fallback.split('/') as [string, string]) : [namespace, name]
+}
+
+/** Replaces {{variables}}; a multi-line value repeats the text before it on each line (comment markers, indentation). */
+function fillLine(line: string, variables: Record<PlanVariable, string>): string[] {
+  const multiLine = /^(.*?){{\s*(\w+)\s*}}(.*)$/.exec(line)
+  if (multiLine && variables[multiLine[2] as PlanVariable]?.includes('\n')) {
+    return variables[multiLine[2] as PlanVariable].split('\n').map((part) => `${multiLine[1]}${part}${multiLine[3]}`)
+  }
+
+  return [line.replaceAll(/{{\s*(\w+)\s*}}/g, (_match, name: string) => variables[name as PlanVariable])]
+}
+
+/** What the target release means for the current mode (KEP-5495 for IPVS; nftables GA in 1.33). */
+function deadline(target: string, summary: ClusterSummary): string {
+  const version = semver.coerce(target)!
+  const atLeast = (minor: string) => semver.gte(version, `${minor}.0`)
+  if (summary.proxyMode === 'ipvs') {
+    if (atLeast('1.40')) return `Kubernetes ${target} turns IPVS mode off by default: kube-proxy in ipvs mode exits. Migrate to nftables before upgrading to 1.40.`
+    if (atLeast('1.35')) return `IPVS mode is deprecated in Kubernetes ${target} (an error in kube-proxy's log, Node event IPVSDeprecation) and off by default from 1.40: migrate before upgrading to 1.40.`
+    return `IPVS mode still works in Kubernetes ${target}; it is deprecated from 1.35 and off by default from 1.40: migrate before upgrading to 1.40.`
+  }
+
+  const ga = atLeast('1.33') ? '' : ` nftables mode is GA from 1.33 (beta in 1.31–1.32 with a kernel-check bug); prefer switching on 1.33 or later.`
+  return `iptables mode stays supported in Kubernetes ${target}.${ga}`
+}

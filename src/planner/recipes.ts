@@ -1,0 +1,144 @@
+import {Ajv} from 'ajv'
+import {readdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {CONFIDENCES, type Confidence, type RuleReference} from '../engine/rule-schema.js'
+import {BUILTIN_PLATFORMS_DIR} from '../paths.js'
+import {PLAN_PHASES, type PlanPhase} from './phases.js'
+import {type FileProblem, formatProblem, parseYamlFile} from '../yaml-file.js'
+
+/**
+ * How one platform switches kube-proxy to nftables: its plan steps, as data in rules/platforms/.
+ * Commands name the cluster's own objects through {{variables}} (PLAN_VARIABLES).
+ */
+export interface PlatformRecipe {
+  platform: string
+  title: string
+  /** A recipe whose steps this one starts from; a step with the same id replaces the inherited one. */
+  extends?: string
+  /** The provider reconciles kube-proxy: never edit its DaemonSet or ConfigMap by hand. */
+  managed: boolean
+  confidence: Confidence
+  /** How the switch works on this platform, in a sentence (the plan summary quotes it). */
+  summary: string
+  steps: RecipeStep[]
+  references: RuleReference[]
+}
+
+export interface RecipeStep {
+  id: string
+  phase: PlanPhase
+  title: string
+  why: string
+  /** The step applies only when all these hold (see RECIPE_CONDITIONS). */
+  when?: RecipeCondition[]
+  commands: string[]
+  verify?: string[]
+  undo?: string[]
+}
+
+/** What a recipe step can depend on. */
+export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy'] as const
+export type RecipeCondition = (typeof RECIPE_CONDITIONS)[number]
+
+/** The values commands can name; see planVariables in plan.ts. */
+export const PLAN_VARIABLES = [
+  'kubeProxyNamespace',
+  'kubeProxyDaemonSet',
+  'configMapNamespace',
+  'configMapName',
+  'configMapKey',
+  'canaryNode',
+  'fromMode',
+  'kubernetesVersion',
+  'nftablesConfig',
+  'nftablesConfigJson',
+] as const
+export type PlanVariable = (typeof PLAN_VARIABLES)[number]
+
+const lines = {type: 'array', items: {type: 'string', minLength: 1}}
+
+export const RECIPE_FILE_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'kpx-check platform recipe',
+  type: 'object',
+  additionalProperties: false,
+  required: ['platform', 'title', 'managed', 'confidence', 'summary', 'steps', 'references'],
+  properties: {
+    platform: {type: 'string', pattern: '^[a-z0-9-]+$', description: 'A cluster.platform value (kpx-check rules facts), or a base recipe name.'},
+    title: {type: 'string', minLength: 1},
+    extends: {type: 'string'},
+    managed: {type: 'boolean'},
+    confidence: {enum: [...CONFIDENCES]},
+    summary: {type: 'string', minLength: 1},
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'phase', 'title', 'why', 'commands'],
+        properties: {
+          id: {type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$'},
+          phase: {enum: [...PLAN_PHASES]},
+          title: {type: 'string', minLength: 1},
+          why: {type: 'string', minLength: 1},
+          when: {type: 'array', items: {enum: [...RECIPE_CONDITIONS]}},
+          commands: lines,
+          verify: lines,
+          undo: lines,
+        },
+      },
+    },
+    references: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['title', 'url'],
+        properties: {title: {type: 'string'}, url: {type: 'string', pattern: '^https://'}},
+      },
+    },
+  },
+} as const
+
+const validateRecipeFile = new Ajv({allErrors: true, strict: false, verbose: true}).compile(RECIPE_FILE_SCHEMA)
+
+/** Reads and checks every recipe in a folder; problems name FILE:LINE:COLUMN. */
+export function loadRecipes(dir: string = BUILTIN_PLATFORMS_DIR): Map<string, PlatformRecipe> {
+  const problems: FileProblem[] = []
+  const recipes = new Map<string, PlatformRecipe>()
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort()) {
+    const parsed = parseYamlFile<PlatformRecipe>(readFileSync(join(dir, name), 'utf8'), join('rules/platforms', name), validateRecipeFile, 'recipe')
+    problems.push(...parsed.problems)
+    if (!parsed.file) continue
+    const recipe = parsed.file.value
+    if (`${recipe.platform}.yaml` !== name) problems.push(parsed.file.problemAt(['platform'], `platform "${recipe.platform}" must live in ${recipe.platform}.yaml`))
+    for (const [index, step] of recipe.steps.entries()) {
+      for (const field of ['commands', 'verify', 'undo'] as const) {
+        for (const [line, text] of (step[field] ?? []).entries()) {
+          for (const variable of text.matchAll(/{{\s*([^}]*?)\s*}}/g)) {
+            if (!(PLAN_VARIABLES as readonly string[]).includes(variable[1])) {
+              problems.push(parsed.file.problemAt(['steps', index, field, line], `unknown variable {{${variable[1]}}}; one of ${PLAN_VARIABLES.join(', ')}`))
+            }
+          }
+        }
+      }
+    }
+
+    recipes.set(recipe.platform, recipe)
+  }
+
+  for (const recipe of recipes.values()) {
+    if (recipe.extends !== undefined && !recipes.has(recipe.extends)) problems.push({file: `rules/platforms/${recipe.platform}.yaml`, line: 1, column: 1, message: `extends unknown recipe "${recipe.extends}"`})
+  }
+
+  if (problems.length > 0) throw new Error(`invalid platform recipes:\n${problems.map((problem) => formatProblem(problem)).join('\n')}`)
+  return recipes
+}
+
+/** A recipe's steps with those it inherits, the inherited first unless replaced by id. */
+export function recipeSteps(recipes: ReadonlyMap<string, PlatformRecipe>, recipe: PlatformRecipe): RecipeStep[] {
+  const inherited = recipe.extends ? recipeSteps(recipes, recipes.get(recipe.extends)!) : []
+  const own = new Map(recipe.steps.map((step) => [step.id, step]))
+  return [...inherited.map((step) => own.get(step.id) ?? step), ...recipe.steps.filter((step) => !inherited.some((base) => base.id === step.id))]
+}
