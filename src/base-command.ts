@@ -3,6 +3,9 @@ import {Command, Flags} from '@oclif/core'
 import {UsageError} from './errors.js'
 import {EXIT_CODE_HELP, type GatePolicy} from './planner/verdict.js'
 import {writeJson} from './report/json.js'
+import {appendStepSummary, type OutputTarget, REPORT_FORMATS, type ReportFormat, renderReport, writeOutputs} from './report/outputs.js'
+import type {Report} from './report/report.js'
+import {defaultColor} from './report/text.js'
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
@@ -32,6 +35,20 @@ export abstract class KpxCommand extends Command {
       if (size > 1 << 20) flush()
     })
     flush()
+  }
+
+  /**
+   * Hands a finished report to every sink: the --output files, the GitHub step summary, and stdout
+   * in the --format asked for (with --json, oclif prints the returned report).
+   */
+  protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
+    process.exitCode = report.exitCode
+    await writeOutputs(report, outputs)
+    await appendStepSummary(report)
+    if (this.jsonEnabled()) return report
+    if (format === 'json') this.logJson(report)
+    else process.stdout.write(renderReport(report, format, {color: format === 'text' && defaultColor()}))
+    return report
   }
 
   protected async catch(error: OclifError): Promise<unknown> {
@@ -66,6 +83,22 @@ export const checkFlags = {
     default: 'blocker',
   }),
   'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
+  waivers: Flags.string({
+    description: 'YAML file of accepted risks (rule, subject pattern, reason, expires): waived findings are reported, not counted, until they expire.',
+    helpValue: 'FILE',
+  }),
+  baseline: Flags.string({description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
+  format: Flags.string({description: 'What stdout carries (--json is the same as --format json).', options: [...REPORT_FORMATS], default: 'text'}),
+  output: Flags.string({
+    description: `Also write the report to PATH, in FORMAT (${REPORT_FORMATS.join(', ')}); repeatable, all from one run.`,
+    multiple: true,
+    helpValue: 'FORMAT=PATH',
+  }),
+}
+
+/** What the check services take from the gate flags. */
+export function gateFiles(flags: {baseline?: string; waivers?: string}): {baselinePath?: string; waiversPath?: string} {
+  return {...(flags.waivers === undefined ? {} : {waiversPath: flags.waivers}), ...(flags.baseline === undefined ? {} : {baselinePath: flags.baseline})}
 }
 
 /** Flags that say how to reach the cluster, as kubectl's do. */

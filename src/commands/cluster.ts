@@ -1,13 +1,13 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gatePolicy, KpxCommand} from '../base-command.js'
+import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand} from '../base-command.js'
 import {UsageError} from '../errors.js'
 import {givenSshFlags, sshFlags, sshProbeOptions} from '../probes/ssh/flags.js'
 import {readInventory} from '../probes/ssh/inventory.js'
 import {checkUser} from '../probes/ssh/target.js'
 import {progressMode} from '../report/progress.js'
 import type {Report} from '../report/report.js'
-import {renderText} from '../report/text.js'
+import {parseOutputs, type ReportFormat} from '../report/outputs.js'
 import {runClusterCheck} from '../services/cluster-check.js'
 import {checkHostTemplate, DEFAULT_HOST_TEMPLATE} from '../services/cluster-node-probe.js'
 import {parseSeverityOverrides} from '../services/rule-catalog.js'
@@ -59,6 +59,7 @@ export default class Cluster extends KpxCommand {
 
   async run(): Promise<Report> {
     const {flags} = await this.parse(Cluster)
+    const outputs = await parseOutputs(flags.output ?? [])
     const target = flags['target-version']
     if (target !== undefined && !/^1\.\d{1,2}$/.test(target)) throw new UsageError(`--target-version ${target}: expected a Kubernetes minor version such as 1.35`)
     const sshOnly = [
@@ -83,11 +84,10 @@ export default class Cluster extends KpxCommand {
       skip: flags.skip ?? [],
       severity: parseSeverityOverrides(flags.severity ?? []),
       policy: gatePolicy(flags),
+      gateFiles: gateFiles(flags),
       progress: progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}),
       ...(nodeProbe ? {nodeProbe} : {}),
     })
-    process.exitCode = report.exitCode
-    if (!this.jsonEnabled()) this.log(renderText(report))
-    return report
+    return this.emitReport(report, flags.format as ReportFormat, outputs)
   }
 }

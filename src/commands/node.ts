@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, EXIT_CODES_DESCRIPTION, gatePolicy, KpxCommand} from '../base-command.js'
+import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand} from '../base-command.js'
 import {UsageError} from '../errors.js'
 import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../probes/ssh/flags.js'
 import {progressMode} from '../report/progress.js'
-import {renderText} from '../report/text.js'
+import {parseOutputs, type ReportFormat} from '../report/outputs.js'
 import type {Report} from '../report/report.js'
 import {runNodeCheck} from '../services/node-check.js'
 import {parseSeverityOverrides} from '../services/rule-catalog.js'
@@ -62,6 +62,7 @@ export default class Node extends KpxCommand {
 
   async run(): Promise<Report> {
     const {flags} = await this.parse(Node)
+    const outputs = await parseOutputs(flags.output ?? [])
     const targets = sshTargets(flags.ssh ?? [], flags.inventory ?? [])
     const unused = givenSshFlags(flags)
     if (targets.length === 0 && unused.length > 0) throw new UsageError(`${unused.join(', ')} only apply with --ssh or --inventory`)
@@ -72,11 +73,10 @@ export default class Node extends KpxCommand {
       skip: flags.skip ?? [],
       severity: parseSeverityOverrides(flags.severity ?? []),
       policy: gatePolicy(flags),
+      gateFiles: gateFiles(flags),
       timeoutSeconds: flags.timeout,
       progress: progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}),
     })
-    process.exitCode = report.exitCode
-    if (!this.jsonEnabled()) this.log(renderText(report))
-    return report
+    return this.emitReport(report, flags.format as ReportFormat, outputs)
   }
 }

@@ -5,6 +5,7 @@ import type {RuleDefinition} from '../engine/rule-schema.js'
 import type {FactSet} from '../facts/fact-set.js'
 import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../report/report.js'
 import {PLAN_PHASES} from './phases.js'
+import {isWaived} from './verdict.js'
 import {loadRecipes, type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
 
 export type RulePhase = NonNullable<RuleDefinition['phase']>
@@ -21,7 +22,7 @@ export interface PlanInput {
 
 /** Findings that call for a step: failed blockers and warnings, and anything that could not be decided. */
 function needsStep(finding: Finding): boolean {
-  if (finding.waiver && !finding.waiver.expired) return false
+  if (isWaived(finding)) return false
   return (finding.status === 'fail' && finding.severity !== 'info') || finding.status === 'unknown'
 }
 

@@ -43,10 +43,15 @@ export interface GatePolicy {
   allowIncomplete: boolean
 }
 
+/** An active waiver accepts the finding: it is reported but not counted. An expired one counts again. */
+export function isWaived(finding: Finding): boolean {
+  return finding.waiver !== undefined && !finding.waiver.expired
+}
+
 export function summarize(findings: readonly Finding[]): Summary {
   const summary: Summary = {blockers: 0, warnings: 0, info: 0, unknown: 0, unknownBlockers: 0, passed: 0, skipped: 0, waived: 0}
   for (const finding of findings) {
-    if (finding.waiver && !finding.waiver.expired) {
+    if (isWaived(finding)) {
       summary.waived++
       continue
     }

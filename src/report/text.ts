@@ -1,6 +1,7 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 
 import {type Finding, groupByRule} from '../engine/evaluate.js'
+import {isWaived} from '../planner/verdict.js'
 import type {Report} from './report.js'
 import {renderTable} from './table.js'
 
@@ -26,8 +27,9 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     `${verdictColor.bold(report.verdict.toUpperCase())}  ${verdictSentence(report)}`,
     chalk.dim(
       `${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ` +
-        `${summary.passed} passed · ${summary.skipped} skipped — ${report.nodes.length} node(s), ${report.rules.evaluated} rule(s)`,
+        `${summary.passed} passed · ${summary.skipped} skipped${summary.waived > 0 ? ` · ${summary.waived} waived` : ''} — ${report.nodes.length} node(s), ${report.rules.evaluated} rule(s)`,
     ),
+    ...gateLines(report, chalk),
     ...clusterLines(report, chalk),
     '',
     chalk.bold('Nodes'),
@@ -53,10 +55,11 @@ export function renderText(report: Report, options: TextOptions = {}): string {
   ]
 
   const groups: Array<[string, (finding: Finding) => boolean, ChalkInstance, string]> = [
-    ['Blockers', (f) => f.status === 'fail' && f.severity === 'blocker', chalk.red, '✗'],
-    ['Warnings', (f) => f.status === 'fail' && f.severity === 'warning', chalk.yellow, '!'],
-    ['Unknown', (f) => f.status === 'unknown', chalk.magenta, '?'],
-    ['Notes', (f) => f.status === 'fail' && f.severity === 'info', chalk.cyan, 'i'],
+    ['Blockers', (f) => f.status === 'fail' && f.severity === 'blocker' && !isWaived(f), chalk.red, '✗'],
+    ['Warnings', (f) => f.status === 'fail' && f.severity === 'warning' && !isWaived(f), chalk.yellow, '!'],
+    ['Unknown', (f) => f.status === 'unknown' && !isWaived(f), chalk.magenta, '?'],
+    ['Notes', (f) => f.status === 'fail' && f.severity === 'info' && !isWaived(f), chalk.cyan, 'i'],
+    ['Waived', (f) => isWaived(f), chalk.dim, '~'],
   ]
   for (const [title, belongs, color, mark] of groups) {
     const findings = report.findings.filter((finding) => belongs(finding))
@@ -65,8 +68,42 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     for (const [rule, ofRule] of groupByRule(findings)) out.push(...renderRuleGroup(rule, ofRule, color, mark, chalk))
   }
 
-  out.push('', chalk.dim('Details, evidence and every passed check: --json. Rules: kpx-check rules.'))
+  out.push(...planLines(report, chalk), '', chalk.dim('Details, evidence and every passed check: --json; the plan as a document: --format markdown.'))
   return out.join('\n')
+}
+
+/** The plan closes the report: what to do, in order, with the commands. */
+function planLines(report: Report, chalk: ChalkInstance): string[] {
+  const {plan} = report
+  const lines = ['', chalk.bold('Plan'), `  ${plan.summary}`, ...(plan.deadline ? [chalk.yellow(`  Deadline: ${plan.deadline}`)] : [])]
+  for (const [index, step] of plan.steps.entries()) {
+    lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`, chalk.dim(`     ${step.why}`))
+    for (const action of step.actions) lines.push(`     → ${action}`)
+    for (const command of step.commands) lines.push(chalk.cyan(`     ${command.startsWith('#') ? command : `$ ${command}`}`))
+    for (const check of step.verify) lines.push(`     ${chalk.green('✓')} ${check}`)
+    if (step.undo.length > 0) lines.push(chalk.dim('     undo:'), ...step.undo.map((command) => chalk.dim(`       ${command}`)))
+  }
+
+  return lines
+}
+
+/** What --waivers and --baseline did to the counts and the exit code. */
+function gateLines(report: Report, chalk: ChalkInstance): string[] {
+  const lines: string[] = []
+  const {waivers, baseline} = report
+  if (waivers) {
+    lines.push(chalk.dim(`Waivers ${waivers.file}: ${waivers.applied} finding(s) waived, ${waivers.expired} with an expired waiver`))
+    for (const unused of waivers.unused) lines.push(chalk.yellow(`  waiver ${unused.source} (${unused.rule} ${unused.subject}) matches nothing: fixed, or mistyped?`))
+  }
+
+  if (baseline) {
+    lines.push(
+      chalk.dim(`Baseline ${baseline.file}: ${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed; the exit code (${report.exitCode}) looks at the new ones only`),
+      ...baseline.fixed.slice(0, SUBJECTS_SHOWN).map((fixed) => chalk.green(`  fixed: ${fixed.rule} on ${fixed.subject.kind} ${fixed.subject.name}`)),
+    )
+  }
+
+  return lines
 }
 
 function clusterLines(report: Report, chalk: ChalkInstance): string[] {
@@ -115,7 +152,12 @@ function renderRuleGroup(rule: string, findings: Finding[], color: ChalkInstance
   const lines = [`  ${color(mark)} ${chalk.bold(rule)}  ${findings[0].title}${findings.length > 1 ? chalk.dim(` — ${findings.length} subjects`) : ''}`]
   for (const finding of findings.slice(0, SUBJECTS_SHOWN)) {
     const reason = finding.reason ? chalk.dim(` [${finding.reason}]`) : ''
-    lines.push(`    ${finding.subject.kind} ${finding.subject.name}${reason}: ${finding.message}`)
+    const isNew = finding.baseline === 'new' ? chalk.bold(' new') : ''
+    lines.push(`    ${finding.subject.kind} ${finding.subject.name}${reason}${isNew}: ${finding.message}`)
+    if (finding.waiver) {
+      const until = finding.waiver.expires ? ` ${finding.waiver.expires}` : ''
+      lines.push(chalk.dim(`      ${finding.waiver.expired ? 'waiver expired' : 'waived until'}${until} (${finding.waiver.source}): ${finding.waiver.reason}`))
+    }
   }
 
   if (findings.length > SUBJECTS_SHOWN) lines.push(chalk.dim(`    … and ${findings.length - SUBJECTS_SHOWN} more (see --json)`))

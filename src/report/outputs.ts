@@ -1,0 +1,93 @@
+import {appendFile, stat, writeFile} from 'node:fs/promises'
+import {dirname} from 'node:path'
+
+import {UsageError} from '../errors.js'
+import {writeJson} from './json.js'
+import {renderJunit} from './junit.js'
+import {renderMarkdown} from './markdown.js'
+import type {Report} from './report.js'
+import {renderSarif} from './sarif.js'
+import {renderText} from './text.js'
+
+export const REPORT_FORMATS = ['text', 'json', 'markdown', 'junit', 'sarif'] as const
+export type ReportFormat = (typeof REPORT_FORMATS)[number]
+
+/** Every output renders the same report, so JSON, JUnit, SARIF and Markdown cannot disagree. */
+export function renderReport(report: Report, format: ReportFormat, options: {color?: boolean} = {}): string {
+  switch (format) {
+    case 'text': {
+      return `${renderText(report, {color: options.color ?? false})}\n`
+    }
+
+    case 'json': {
+      const chunks: string[] = []
+      writeJson(report, (chunk) => chunks.push(chunk))
+      return chunks.join('')
+    }
+
+    case 'markdown': {
+      return renderMarkdown(report)
+    }
+
+    case 'junit': {
+      return renderJunit(report)
+    }
+
+    case 'sarif': {
+      return renderSarif(report)
+    }
+  }
+}
+
+export interface OutputTarget {
+  format: ReportFormat
+  path: string
+}
+
+/** --output FORMAT=PATH values; md is accepted for markdown. Checked before any probing starts. */
+export async function parseOutputs(values: readonly string[]): Promise<OutputTarget[]> {
+  const targets: OutputTarget[] = []
+  for (const value of values) {
+    const match = /^([a-z]+)=(.+)$/.exec(value)
+    const format = match?.[1] === 'md' ? 'markdown' : match?.[1]
+    if (!match || !(REPORT_FORMATS as readonly string[]).includes(format!)) {
+      throw new UsageError(`--output ${value}: expected FORMAT=PATH with FORMAT one of ${REPORT_FORMATS.join(', ')}`, ['For example: --output sarif=kpx.sarif --output junit=junit.xml'])
+    }
+
+    const path = match[2]
+    const folder = await stat(dirname(path)).catch(() => undefined)
+    if (!folder?.isDirectory()) throw new UsageError(`--output ${value}: the folder ${dirname(path)} does not exist`)
+    if (targets.some((target) => target.path === path)) throw new UsageError(`--output ${value}: ${path} is already an output of this run`)
+    targets.push({format: format as ReportFormat, path})
+  }
+
+  return targets
+}
+
+/**
+ * Writes every output; one that fails does not stop the others (kube-linter's rule), and the
+ * failures are reported together afterwards.
+ */
+export async function writeOutputs(report: Report, targets: readonly OutputTarget[]): Promise<void> {
+  const failures: string[] = []
+  for (const target of targets) {
+    try {
+      await writeFile(target.path, renderReport(report, target.format))
+    } catch (error) {
+      failures.push(`${target.format}=${target.path}: ${(error as Error).message}`)
+    }
+  }
+
+  if (failures.length > 0) throw new UsageError(`could not write --output ${failures.join('; ')}`)
+}
+
+/** In GitHub Actions, the Markdown report goes on the run's summary page as well. */
+export async function appendStepSummary(report: Report, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const path = env.GITHUB_STEP_SUMMARY
+  if (!path) return
+  try {
+    await appendFile(path, `${renderMarkdown(report)}\n`)
+  } catch (error) {
+    throw new UsageError(`GITHUB_STEP_SUMMARY ${path}: ${(error as Error).message}`)
+  }
+}

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import type {Report} from '../../src/report/report.js'
+import {runCli} from '../helpers/cli.js'
+import {FIXTURES} from '../helpers/paths.js'
+
+const bundle = (name: string) => join(FIXTURES, 'bundles', name)
+/** Both fail node/kernel-version (a blocker); the Debian node fails node/localhost-nodeports instead. */
+const RHEL8 = bundle('rhel-8.10-firewalld.facts')
+const UBUNTU_2004 = bundle('ubuntu-20.04-ipvs-nonroot.facts')
+const DEBIAN_12 = bundle('debian-12-iptables-root.facts')
+
+let workdir: string
+before(() => {
+  workdir = mkdtempSync(join(tmpdir(), 'kpx-baseline-'))
+})
+after(() => rmSync(workdir, {recursive: true, force: true}))
+
+async function check(args: string[]): Promise<{code: null | number; report: Report; stdout: string}> {
+  const {code, stdout, stderr} = await runCli(['node', ...args, '--json'])
+  assert.ok(stdout.startsWith('{'), stderr)
+  return {code, report: JSON.parse(stdout) as Report, stdout}
+}
+
+async function baselineOf(name: string, facts: string[]): Promise<string> {
+  const path = join(workdir, name)
+  const {stdout} = await check(facts.flatMap((file) => ['--facts', file]))
+  writeFileSync(path, stdout)
+  return path
+}
+
+describe('kpx-check node --baseline', () => {
+  it('the same failures as the baseline: the verdict stays no-go, the exit code is 0', async () => {
+    const baseline = await baselineOf('same.json', [RHEL8])
+    const {code, report} = await check(['--facts', RHEL8, '--baseline', baseline])
+    assert.equal(report.verdict, 'no-go', 'the verdict still describes the nodes')
+    assert.equal(code, 0, 'nothing new to gate on')
+    assert.equal(report.baseline?.new, 0)
+    assert.equal(report.baseline?.existing, report.summary.blockers + report.summary.warnings + report.summary.info + report.summary.unknown)
+    assert.ok(report.findings.filter((finding) => finding.status === 'fail').every((finding) => finding.baseline === 'existing'))
+  })
+
+  it('a node added since the baseline brings new blockers: exit 3, and only they are marked new', async () => {
+    const baseline = await baselineOf('one-node.json', [RHEL8])
+    const {code, report} = await check(['--facts', RHEL8, '--facts', UBUNTU_2004, '--baseline', baseline])
+    assert.equal(code, 3)
+    const fresh = report.findings.filter((finding) => finding.baseline === 'new')
+    assert.ok(fresh.length > 0)
+    assert.ok(fresh.every((finding) => finding.subject.name === 'ip-10-0-1-23'), 'the RHEL node\'s findings are old news')
+  })
+
+  it('reports what got fixed since the baseline', async () => {
+    const baseline = await baselineOf('two-nodes.json', [RHEL8, DEBIAN_12])
+    const {report} = await check(['--facts', DEBIAN_12, '--baseline', baseline])
+    assert.ok(report.baseline!.fixed.some((fixed) => fixed.rule === 'node/kernel-version' && fixed.subject.name === 'rhel8-worker-07.corp.example' && fixed.was === 'fail'))
+    const text = await runCli(['node', '--facts', DEBIAN_12, '--baseline', baseline])
+    assert.match(text.stdout, /fixed: node\/kernel-version on Node rhel8-worker-07\.corp\.example/)
+  })
+
+  it('a file that is not a kpx-check report is a usage error (exit 2)', async () => {
+    const notReport = join(workdir, 'other.json')
+    writeFileSync(notReport, '{"kind": "List"}')
+    const {code, stderr} = await runCli(['node', '--facts', RHEL8, '--baseline', notReport])
+    assert.equal(code, 2)
+    assert.match(stderr, /--baseline .*other\.json: not a kpx-check report/)
+    const missing = await runCli(['node', '--facts', RHEL8, '--baseline', join(workdir, 'nope.json')])
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /no such file/)
+  })
+})

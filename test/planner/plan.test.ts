@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import {FactSet} from '../../src/facts/fact-set.js'
+import {buildPlan} from '../../src/planner/plan.js'
+import {loadRecipes, recipeSteps} from '../../src/planner/recipes.js'
+import type {ClusterSummary, PlanStep, Report} from '../../src/report/report.js'
+import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {runCli} from '../helpers/cli.js'
+
+let workdir: string
+before(() => {
+  workdir = mkdtempSync(join(tmpdir(), 'kpx-plan-'))
+})
+after(() => rmSync(workdir, {recursive: true, force: true}))
+
+/** `kpx-check cluster --json` against a scenario served by the test API server. */
+async function planOf(scenario: string, args: string[] = []): Promise<Report> {
+  const server = await startApiServer({scenario})
+  try {
+    const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, `${scenario}-`)), server)
+    const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', ...args])
+    assert.ok(stdout.startsWith('{'), stderr)
+    return JSON.parse(stdout) as Report
+  } finally {
+    await server.close()
+  }
+}
+
+const step = (report: Report, id: string): PlanStep => {
+  const found = report.plan.steps.find((candidate) => candidate.id === id)
+  assert.ok(found, `no step ${id} in ${report.plan.steps.map((candidate) => candidate.id).join(', ')}`)
+  return found
+}
+
+const PHASES = ['prerequisites', 'prepare-cni', 'configure', 'canary', 'rollout', 'verify', 'cleanup', 'rollback']
+
+describe('the migration plan, per platform', () => {
+  it('EKS in IPVS mode with an old VPC CNI: CNI upgrade first, the add-on switch, IPVS cleanup, rollback to ipvs', async () => {
+    const report = await planOf('eks-ipvs-old-vpc-cni', ['--target-version', '1.36'])
+    assert.equal(report.plan.platform, 'eks')
+    const ids = report.plan.steps.map((candidate) => candidate.id)
+    assert.deepEqual(
+      ids.map((id) => PHASES.indexOf(id.split('/')[0])),
+      ids.map((id) => PHASES.indexOf(id.split('/')[0])).toSorted((a, b) => a - b),
+      'steps come in phase order',
+    )
+    const cni = step(report, 'prepare-cni/cluster-cni-version')
+    assert.deepEqual(cni.subjects, [{kind: 'DaemonSet', name: 'kube-system/aws-node'}])
+    assert.ok(cni.actions.some((action) => action.includes('v1.23.0')))
+    const setMode = step(report, 'configure/set-mode')
+    assert.ok(setMode.commands.some((command) => command.includes(`aws eks update-addon --cluster-name "$CLUSTER" --addon-name kube-proxy --configuration-values '{"mode":"nftables"}'`)))
+    assert.ok(step(report, 'rollback/rollback').commands.some((command) => command.includes(`'{"mode":"ipvs"}'`)))
+    assert.ok(step(report, 'cleanup/cleanup-ipvs').commands.includes('ipvsadm -Ln'))
+    assert.ok(step(report, 'verify/verify-nodes').commands.includes('curl -s http://127.0.0.1:10249/proxyMode; echo'))
+    assert.ok(!ids.includes('configure/hold-restarts'), 'the add-on owns the DaemonSet: no hand edits')
+    assert.match(report.plan.deadline!, /deprecated in Kubernetes 1\.36 .* migrate before upgrading to 1\.40/)
+  })
+
+  it('kubeadm on RHEL 8: the kernel fix names the node group, then Calico, the ConfigMap switch and one canary node', async () => {
+    const report = await planOf('kubeadm-rhel8')
+    assert.equal(report.plan.platform, 'kubeadm')
+    assert.deepEqual(report.plan.nodeGroups.map((group) => [group.name, group.nodes.length, group.blockers]), [
+      ['Red Hat Enterprise Linux 8.10 (Ootpa), kernel 4.18.0-553.el8_10.x86_64', 3, ['node/kernel-version']],
+    ])
+    const kernel = step(report, 'prerequisites/node-kernel-version')
+    assert.deepEqual(kernel.subjects, [{kind: 'NodeGroup', name: 'Red Hat Enterprise Linux 8.10 (Ootpa), kernel 4.18.0-553.el8_10.x86_64', members: ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']}])
+    assert.equal(step(report, 'prepare-cni/cluster-cni-version').subjects[0].name, 'kube-system/calico-node')
+    assert.ok(step(report, 'configure/hold-restarts').commands.some((command) => command.includes(`kubectl -n kube-system patch daemonset kube-proxy --type=merge -p '{"spec":{"updateStrategy":{"type":"OnDelete"}}}'`)))
+    assert.deepEqual(step(report, 'configure/set-mode').commands.slice(-2), ['# In config.conf, set:', '#   mode: nftables'])
+    assert.ok(step(report, 'configure/persist-mode').commands[0].includes('kubeadm'))
+    const canary = step(report, 'canary/canary-node')
+    assert.equal(canary.subjects[0].kind, 'Node')
+    assert.ok(canary.commands[0].includes(`spec.nodeName=${canary.subjects[0].name}`))
+    assert.ok(!report.plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-ipvs'), 'iptables mode leaves no IPVS state')
+    assert.match(report.plan.summary, /^Fix \d+ blocker\(s\) first \(.*node\/kernel-version.*\)\. kubeadm: /)
+  })
+
+  it('k3s, RKE2, AKS and OpenShift SDN get their own switch', async () => {
+    const k3s = await planOf('k3s')
+    assert.ok(step(k3s, 'configure/set-mode').commands.includes('# On every server and agent, in /etc/rancher/k3s/config.yaml:'))
+    const rke2 = await planOf('rke2-canal')
+    assert.ok(step(rke2, 'canary/canary-node').commands.some((command) => command.includes('rke2-agent')))
+    assert.equal(step(rke2, 'prepare-cni/cluster-cni-version').subjects[0].name, 'kube-system/rke2-canal')
+    const aks = await planOf('aks')
+    assert.ok(step(aks, 'configure/set-mode').commands.some((command) => command.startsWith('az aks update')))
+    assert.ok(step(aks, 'prerequisites/enable-preview').commands.some((command) => command.includes('KubeProxyConfigurationPreview')))
+    const sdn = await planOf('openshift-sdn')
+    assert.deepEqual(
+      sdn.plan.steps.filter((candidate) => !candidate.id.startsWith('prerequisites/')).map((candidate) => candidate.id),
+      ['configure/migrate-ovn'],
+    )
+  })
+
+  it('nothing to migrate: no steps, said plainly', async () => {
+    for (const scenario of ['gke-dataplane-v2', 'cilium-kpr']) {
+      const report = await planOf(scenario)
+      assert.deepEqual(report.plan.steps, [])
+      assert.match(report.plan.summary, /^Nothing to migrate: this cluster runs no kube-proxy/)
+    }
+  })
+})
+
+describe('the plan from facts', () => {
+  const summary: ClusterSummary = {
+    context: 'prod',
+    kubernetesVersion: '1.34.1',
+    platform: 'kubeadm',
+    proxyMode: 'ipvs',
+    kubeProxy: {workload: 'DaemonSet kube-system/kube-proxy', version: '1.34.1', replacedBy: null},
+    nothingToMigrate: false,
+    unreadable: [],
+  }
+
+  it('carries the iptables/ipvs settings that have an nftables counterpart into the new config', () => {
+    const facts = new FactSet()
+      .set('cluster.proxyMode', 'ipvs')
+      .set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
+      .set('kubeProxy.configSource', 'ConfigMap kube-system/kube-proxy')
+      .set('kubeProxy.carryOver', ['iptables.masqueradeAll: true', 'ipvs.syncPeriod: "60s"', 'ipvs.scheduler: "lc"'])
+    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary, facts}})
+    const setMode = plan.steps.find((candidate) => candidate.id === 'configure/set-mode')!
+    assert.deepEqual(setMode.commands.slice(-4), ['#   mode: nftables', '#   nftables:', '#     masqueradeAll: true', '#     syncPeriod: "60s"'])
+    assert.ok(plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-config'), 'the old sections are dropped once all nodes switched')
+  })
+
+  it('an old kube-proxy (< 1.29) leaves its nftables tables behind on rollback: the plan says how to delete them', () => {
+    const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.version', '1.28.15')
+    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts}})
+    assert.deepEqual(plan.steps.find((candidate) => candidate.id === 'rollback/rollback-old-kube-proxy')?.commands, ['nft delete table ip kube-proxy', 'nft delete table ip6 kube-proxy'])
+  })
+
+  it('a platform without a recipe gets the plain DaemonSet procedure', () => {
+    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet()}})
+    assert.ok(plan.steps.some((candidate) => candidate.id === 'configure/hold-restarts'))
+    assert.match(plan.summary, /^kube-proxy as a DaemonSet with a ConfigMap: /)
+  })
+})
+
+describe('platform recipes (rules/platforms)', () => {
+  const recipes = loadRecipes()
+
+  it('cover every platform kpx-check detects', () => {
+    for (const platform of ['eks', 'aks', 'gke', 'openshift', 'k3s', 'rke2', 'kind', 'talos', 'kops', 'cce', 'ack', 'tke', 'kubeadm']) {
+      assert.ok(recipes.has(platform), platform)
+    }
+  })
+
+  it('every switchable platform says how to verify and how to roll back', () => {
+    for (const recipe of recipes.values()) {
+      const phases = new Set(recipeSteps(recipes, recipe).map((candidate) => candidate.phase))
+      if (!phases.has('canary') && !phases.has('rollout')) continue
+      assert.ok(phases.has('verify') && phases.has('rollback'), recipe.platform)
+    }
+  })
+
+  it('a broken recipe is named by file, line and column', () => {
+    const dir = mkdtempSync(join(workdir, 'recipes-'))
+    writeFileSync(
+      join(dir, 'acme.yaml'),
+      ['platform: acme', 'title: Acme', 'managed: false', 'confidence: verified', 'summary: s', 'steps:', '  - id: set-mode', '    phase: configure', '    title: t', '    why: w', '    commands: ["edit {{configMapNme}}"]', 'references: []', ''].join('\n'),
+    )
+    assert.throws(() => loadRecipes(dir), /rules\/platforms\/acme\.yaml:11:15 unknown variable {{configMapNme}}/)
+  })
+})

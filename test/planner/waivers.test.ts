@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import type {Finding} from '../../src/engine/evaluate.js'
+import {applyWaivers, readWaivers} from '../../src/planner/waivers.js'
+import type {Report} from '../../src/report/report.js'
+import {runCli} from '../helpers/cli.js'
+import {FIXTURES} from '../helpers/paths.js'
+
+/** Its kernel (4.18) fails node/kernel-version, a blocker: exit 3 without waivers. */
+const RHEL8_BUNDLE = join(FIXTURES, 'bundles', 'rhel-8.10-firewalld.facts')
+const RHEL8_NODE = 'rhel8-worker-07.corp.example'
+const RULES = new Set(['node/kernel-version', 'node/host-firewall', 'cluster/ipvs-lb-hijack'])
+
+let workdir: string
+before(() => {
+  workdir = mkdtempSync(join(tmpdir(), 'kpx-waivers-'))
+})
+after(() => rmSync(workdir, {recursive: true, force: true}))
+
+function file(name: string, text: string): string {
+  const path = join(workdir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+function finding(rule: string, kind: string, name: string, status: Finding['status'] = 'fail'): Finding {
+  return {rule, title: rule, status, severity: 'blocker', confidence: 'verified', subject: {kind, name}, message: 'm', evidence: {}, remediation: [], references: []}
+}
+
+describe('waivers file', () => {
+  it('reads entries with their FILE:LINE, defaulting the subject to every subject', async () => {
+    const path = file('ok.yaml', ['waivers:', '  - rule: node/kernel-version', '    reason: Kernel upgrade booked as CHG-1234', '    expires: 2027-01-31', ''].join('\n'))
+    assert.deepEqual(await readWaivers(path, RULES), [{rule: 'node/kernel-version', subject: '**', reason: 'Kernel upgrade booked as CHG-1234', expires: '2027-01-31', source: `${path}:2`}])
+  })
+
+  it('names the file, line and column of every mistake, and what to do', async () => {
+    const path = file(
+      'bad.yaml',
+      ['waivers:', '  - rule: node/kernel-versoin', '    reason: Kernel upgrade booked', '  - rule: node/host-firewall', '    reason: Firewall reviewed by netsec', '    expiry: 2027-01-01', '  - rule: node/host-firewall', '    reason: short', '    expires: 2027-13-45', ''].join('\n'),
+    )
+    await assert.rejects(readWaivers(path, RULES), (error: Error & {exitCode: number}) => {
+      assert.equal(error.exitCode, 2)
+      assert.match(error.message, new RegExp(`${path}:6:5 waivers\\.1: unknown field "expiry"; did you mean "expires"\\?`))
+      assert.match(error.message, new RegExp(`${path}:8:5 waivers\\.2\\.reason must NOT have fewer than 8 characters`))
+      return true
+    })
+    const unknownRule = file('rule.yaml', ['waivers:', '  - rule: node/kernel-versoin', '    reason: Kernel upgrade booked', ''].join('\n'))
+    await assert.rejects(readWaivers(unknownRule, RULES), new RegExp(`${unknownRule}:2:11 no rule "node/kernel-versoin"`))
+    const badDate = file('date.yaml', ['waivers:', '  - rule: node/kernel-version', '    reason: Kernel upgrade booked', '    expires: 2027-02-30', ''].join('\n'))
+    await assert.rejects(readWaivers(badDate, RULES), /is not a date/)
+    await assert.rejects(readWaivers(join(workdir, 'missing.yaml'), RULES), /--waivers .*missing\.yaml: no such file/)
+  })
+})
+
+describe('applying waivers', () => {
+  const now = new Date('2026-11-29T12:00:00Z')
+  const findings = [
+    finding('node/kernel-version', 'Node', 'edge-1'),
+    finding('node/kernel-version', 'Node', 'core-1'),
+    finding('cluster/ipvs-lb-hijack', 'Service', 'shop/cart'),
+    finding('node/kernel-version', 'Node', 'edge-2', 'pass'),
+  ]
+
+  it('matches rule and subject pattern: * stays within a path segment, ** does not', () => {
+    const waivers = [
+      {rule: 'node/kernel-version', subject: 'node/edge-*', reason: 'r1', source: 'w.yaml:2'},
+      {rule: 'cluster/ipvs-lb-hijack', subject: 'service/*', reason: 'r2', source: 'w.yaml:5'},
+      {rule: 'cluster/ipvs-lb-hijack', subject: 'service/**', reason: 'r3', source: 'w.yaml:8'},
+    ]
+    const {findings: marked, summary} = applyWaivers(findings, waivers, 'w.yaml', now)
+    assert.deepEqual(
+      marked.map((item) => item.waiver?.source),
+      ['w.yaml:2', undefined, 'w.yaml:8', undefined],
+      'edge-1 only; the Service needs ** to cross shop/; passes are never waived',
+    )
+    assert.deepEqual(summary, {file: 'w.yaml', applied: 2, expired: 0, unused: [{rule: 'cluster/ipvs-lb-hijack', subject: 'service/*', source: 'w.yaml:5'}]})
+  })
+
+  it('holds through its expiry day and lapses the day after', () => {
+    const waiver = (expires: string) => [{rule: 'node/kernel-version', subject: 'node/core-1', reason: 'r', expires, source: 'w.yaml:2'}]
+    assert.equal(applyWaivers(findings, waiver('2026-11-29'), 'w.yaml', now).findings[1].waiver?.expired, false)
+    const lapsed = applyWaivers(findings, waiver('2026-11-28'), 'w.yaml', now)
+    assert.equal(lapsed.findings[1].waiver?.expired, true)
+    assert.equal(lapsed.summary.expired, 1)
+  })
+})
+
+describe('kpx-check node --waivers', () => {
+  async function check(waivers: string): Promise<{code: null | number; report: Report}> {
+    const {code, stdout, stderr} = await runCli(['node', '--facts', RHEL8_BUNDLE, '--json', '--waivers', waivers])
+    assert.ok(stdout.startsWith('{'), stderr)
+    return {code, report: JSON.parse(stdout) as Report}
+  }
+
+  it('a waived blocker is reported as waived, not counted: no-go (3) becomes go (0)', async () => {
+    const path = file('active.yaml', `waivers:\n  - rule: node/kernel-version\n    subject: node/${RHEL8_NODE}\n    reason: Kernel upgrade booked as CHG-1234\n    expires: 2099-12-31\n`)
+    const {code, report} = await check(path)
+    assert.equal(code, 0)
+    assert.equal(report.verdict, 'go')
+    assert.equal(report.summary.blockers, 0)
+    assert.equal(report.summary.waived, 1)
+    const waived = report.findings.find((item) => item.rule === 'node/kernel-version')!
+    assert.equal(waived.status, 'fail', 'the finding itself is unchanged')
+    assert.deepEqual(waived.waiver, {reason: 'Kernel upgrade booked as CHG-1234', expires: '2099-12-31', expired: false, source: `${path}:2`})
+    assert.deepEqual(report.waivers, {file: path, applied: 1, expired: 0, unused: []})
+    assert.ok(!report.plan.steps.some((step) => step.rules.includes('node/kernel-version')), 'an accepted risk needs no step')
+  })
+
+  it('an expired waiver counts again and says so: exit 3', async () => {
+    const path = file('expired.yaml', 'waivers:\n  - rule: node/kernel-version\n    reason: Kernel upgrade booked as CHG-1234\n    expires: 2020-01-31\n')
+    const {code, report} = await check(path)
+    assert.equal(code, 3)
+    assert.equal(report.summary.blockers, 1)
+    assert.equal(report.findings.find((item) => item.rule === 'node/kernel-version')?.waiver?.expired, true)
+    const text = await runCli(['node', '--facts', RHEL8_BUNDLE, '--waivers', path])
+    assert.match(text.stdout, /waiver expired 2020-01-31/)
+  })
+
+  it('a broken waivers file is a usage error (exit 2) before anything runs', async () => {
+    const path = file('broken.yaml', 'waivers:\n  - rule: node/no-such-rule\n    reason: Kernel upgrade booked\n')
+    const {code, stderr} = await runCli(['node', '--facts', RHEL8_BUNDLE, '--waivers', path])
+    assert.equal(code, 2)
+    assert.match(stderr, /no rule "node\/no-such-rule"/)
+  })
+})
