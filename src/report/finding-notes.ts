@@ -12,6 +12,11 @@ export function statusWithReason(finding: Finding): string {
   return finding.reason ? `${finding.status} (${finding.reason})` : finding.status
 }
 
+/** The finding's message; a finding whose waiver expired counts again, and its message says the waiver lapsed. */
+export function messageOf(finding: Finding): string {
+  return finding.waiver?.expired ? `${finding.message} (${waiverNote(finding.waiver)})` : finding.message
+}
+
 /** Until when a waiver accepts the finding, or that it has expired (only a waiver with a date can expire). */
 export function waiverNote(waiver: AppliedWaiver): string {
   if (waiver.expired) return `waiver expired on ${waiver.expires} (${waiver.source}): ${waiver.reason}`

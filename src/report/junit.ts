@@ -1,5 +1,5 @@
 import {type Finding, groupByRule} from '../engine/evaluate.js'
-import {isWaived, statusWithReason, waiverNote} from './finding-notes.js'
+import {isWaived, messageOf, statusWithReason, waiverNote} from './finding-notes.js'
 import type {Report} from './report.js'
 import {subjectPath} from './subject.js'
 
@@ -50,11 +50,6 @@ function testResult(finding: Finding): TestResult {
       return {kind: 'passed', note: false}
     }
   }
-}
-
-/** The finding's message; an expired waiver no longer hides the finding, and the message says it lapsed. */
-function messageOf(finding: Finding): string {
-  return finding.waiver?.expired ? `${finding.message} (${waiverNote(finding.waiver)})` : finding.message
 }
 
 function count(cases: TestCase[], kind: TestResult['kind']): number {

@@ -1,7 +1,7 @@
 import {type Finding, groupByRule} from '../engine/evaluate.js'
 import {type Severity, SEVERITIES} from '../engine/rule-schema.js'
 import {TOOL_HOMEPAGE} from '../version.js'
-import {isWaived, statusWithReason, waiverNote} from './finding-notes.js'
+import {isWaived, messageOf, statusWithReason} from './finding-notes.js'
 import type {Report} from './report.js'
 import {findingKey, subjectPath} from './subject.js'
 
@@ -20,8 +20,8 @@ export function renderSarif(report: Report): string {
   const findings = report.findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
   const rules = [...groupByRule(findings)]
   const ruleIndex = new Map(rules.map(([rule], index) => [rule, index]))
-  // §3.27.23: suppressions are on every result or on none. With waivers, each result says whether one accepts it.
-  const withSuppressions = report.waivers !== undefined || findings.some((finding) => finding.waiver)
+  // §3.27.23: suppressions are on every result or on none. With --waivers, each result says whether one accepts it.
+  const withSuppressions = report.waivers !== undefined
   const log = {
     $schema: SARIF_SCHEMA,
     version: '2.1.0',
@@ -56,14 +56,15 @@ function ruleDescriptor(rule: string, findings: Finding[]) {
     shortDescription: {text: first.title},
     ...ruleHelp(findings),
     defaultConfiguration: {level: LEVELS[severity]},
+    // Rule ids are `node/…` or `cluster/…`: the scope is a tag to filter by.
     properties: {tags: ['kube-proxy', 'nftables', rule.split('/')[0]], confidence: first.confidence},
   }
 }
 
 /** `kernel-version` → `KernelVersion`: a readable name for the rule (§3.49.7). */
-function pascalCase(words: string): string {
-  return words
-    .split(/[^A-Za-z0-9]+/)
+function pascalCase(kebab: string): string {
+  return kebab
+    .split('-')
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('')
 }
@@ -100,7 +101,7 @@ function result(finding: Finding, ruleIndex: number, withSuppressions: boolean) 
     ruleId: finding.rule,
     ruleIndex,
     ...outcome(finding),
-    message: {text: messageOf(finding)},
+    message: {text: finding.status === 'unknown' ? `${statusWithReason(finding)}: ${messageOf(finding)}` : messageOf(finding)},
     locations: [
       {
         // §3.33.7 lists "resource" among the logical location kinds, for use wherever it fits: a Node, a Service, the cluster.
@@ -129,12 +130,6 @@ function result(finding: Finding, ruleIndex: number, withSuppressions: boolean) 
  */
 function outcome(finding: Finding) {
   return finding.status === 'unknown' ? ({kind: 'open', level: 'none'} as const) : ({kind: 'fail', level: LEVELS[finding.severity]} as const)
-}
-
-function messageOf(finding: Finding): string {
-  const message = finding.status === 'unknown' ? `${statusWithReason(finding)}: ${finding.message}` : finding.message
-  // An active waiver is a suppression; an expired one no longer suppresses, and the reader should know it lapsed.
-  return finding.waiver?.expired ? `${message} (${waiverNote(finding.waiver)})` : message
 }
 
 /** An accepted, external suppression (§3.35): the waiver lives in the --waivers file, not in the cluster. */

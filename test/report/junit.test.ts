@@ -144,19 +144,21 @@ describe('renderJunit', () => {
     const report = await exampleNodeReport()
     const blocker = firstFinding(report, 'fail', 'blocker')
     const unknown = firstFinding(report, 'unknown')
-    const warning = firstFinding(report, 'fail', 'warning')
+    const [warning, openEnded] = report.findings.filter((finding) => finding.status === 'fail' && finding.severity === 'warning')
     waive(report, [
       [blocker, ACTIVE_WAIVER],
       [unknown, ACTIVE_WAIVER],
       [warning, EXPIRED_WAIVER],
+      [openEnded, {reason: 'Second NIC is for storage only', expired: false, source: 'waivers.yaml:14'}],
     ])
     const xpath = render(report)
     assertCounts(report, xpath)
-    assert.equal(report.summary.waived, 2)
+    assert.equal(report.summary.waived, 3)
 
     const waived = 'waived until 2099-12-31: Kernel upgrade booked for the <Q3> window & tracked in "OPS-42"'
     assert.equal(xpath(`string(${testCase(blocker)}/skipped/@message)`), waived)
     assert.equal(xpath(`string(${testCase(unknown)}/skipped/@message)`), waived)
+    assert.equal(xpath(`string(${testCase(openEnded)}/skipped/@message)`), 'waived: Second NIC is for storage only')
     assert.equal(count(xpath, `${testCase(warning)}/failure[@type="warning"]`), 1)
     assert.equal(
       xpath(`string(${testCase(warning)}/failure/@message)`),
