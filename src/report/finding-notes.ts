@@ -1,0 +1,24 @@
+// The phrases SARIF and JUnit both add to a finding's message, so the two formats say the same thing.
+import type {Finding} from '../engine/evaluate.js'
+import type {AppliedWaiver} from './report.js'
+
+/** An active waiver accepts the finding; an expired one no longer does, and the finding counts again. */
+export function isWaived(finding: Finding): boolean {
+  return finding.waiver !== undefined && !finding.waiver.expired
+}
+
+/** `unknown (permission-denied)`: the status with the reason behind it, when there is one. */
+export function statusWithReason(finding: Finding): string {
+  return finding.reason ? `${finding.status} (${finding.reason})` : finding.status
+}
+
+/** The finding's message; a finding whose waiver expired counts again, and its message says the waiver lapsed. */
+export function messageOf(finding: Finding): string {
+  return finding.waiver?.expired ? `${finding.message} (${waiverNote(finding.waiver)})` : finding.message
+}
+
+/** Until when a waiver accepts the finding, or that it has expired (only a waiver with a date can expire). */
+export function waiverNote(waiver: AppliedWaiver): string {
+  if (waiver.expired) return `waiver expired on ${waiver.expires} (${waiver.source}): ${waiver.reason}`
+  return waiver.expires ? `waived until ${waiver.expires}: ${waiver.reason}` : `waived: ${waiver.reason}`
+}

@@ -1,0 +1,144 @@
+import {type Finding, groupByRule} from '../engine/evaluate.js'
+import {type Severity, SEVERITIES} from '../engine/rule-schema.js'
+import {TOOL_HOMEPAGE} from '../version.js'
+import {isWaived, messageOf, statusWithReason} from './finding-notes.js'
+import type {Report} from './report.js'
+import {findingKey, subjectPath} from './subject.js'
+
+// SARIF 2.1.0, OASIS Standard with Errata 01; the § numbers below are its sections.
+
+const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
+
+/** The level of a failed finding (§3.27.10). */
+const LEVELS = {blocker: 'error', warning: 'warning', info: 'note'} as const satisfies Record<Severity, string>
+
+/** Code scanning matches results across runs by partial fingerprints (§3.27.17): ours is the finding's rule and subject. */
+const FINGERPRINT = 'kpxFindingKey/v1'
+
+export function renderSarif(report: Report): string {
+  // Passes and skips are not something to act on: only failed and unknown findings become results.
+  const findings = report.findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
+  const rules = [...groupByRule(findings)]
+  const ruleIndex = new Map(rules.map(([rule], index) => [rule, index]))
+  // §3.27.23: suppressions are on every result or on none. With --waivers, each result says whether one accepts it.
+  const withSuppressions = report.waivers !== undefined
+  const log = {
+    $schema: SARIF_SCHEMA,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: report.tool.name,
+            version: report.tool.version,
+            ...(TOOL_HOMEPAGE ? {informationUri: TOOL_HOMEPAGE} : {}),
+            rules: rules.map(([rule, ofRule]) => ruleDescriptor(rule, ofRule)),
+          },
+        },
+        // The run finished and wrote its verdict: the exit code is the verdict, not a crash (§3.20.14).
+        invocations: [{executionSuccessful: true, exitCode: report.exitCode, endTimeUtc: report.generatedAt}],
+        results: findings.map((finding) => result(finding, ruleIndex.get(finding.rule)!, withSuppressions)),
+        properties: {verdict: report.verdict, summary: report.summary},
+      },
+    ],
+  }
+  return JSON.stringify(log, null, 2)
+}
+
+/** One reportingDescriptor (§3.49) per rule with results, described by what its findings carry. */
+function ruleDescriptor(rule: string, findings: Finding[]) {
+  const [first] = findings
+  // Outcomes can set their own severity: the rule's default level is that of its most severe result.
+  const severity = SEVERITIES.find((one) => findings.some((finding) => finding.severity === one))!
+  return {
+    id: rule,
+    name: pascalCase(rule.split('/').at(-1)!),
+    shortDescription: {text: first.title},
+    ...ruleHelp(findings),
+    defaultConfiguration: {level: LEVELS[severity]},
+    // Rule ids are `node/…` or `cluster/…`: the scope is a tag to filter by.
+    properties: {tags: ['kube-proxy', 'nftables', rule.split('/')[0]], confidence: first.confidence},
+  }
+}
+
+/** `kernel-version` → `KernelVersion`: a readable name for the rule (§3.49.7). */
+function pascalCase(kebab: string): string {
+  return kebab
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')
+}
+
+/** What to do and where to read more, as text and Markdown (§3.49.13); the first reference is the help page (§3.49.12). */
+function ruleHelp(findings: Finding[]): {help?: {markdown: string; text: string}; helpUri?: string} {
+  // Remediation is templated per subject (the distro upgrade differs by node): each step once.
+  const steps = [...new Set(findings.flatMap((finding) => finding.remediation))]
+  const {references} = findings[0]
+  const sections = [
+    ...(steps.length > 0 ? [{title: 'What to do', text: steps, markdown: steps}] : []),
+    ...(references.length > 0
+      ? [
+          {
+            title: 'References',
+            text: references.map((reference) => `${reference.title}: ${reference.url}`),
+            markdown: references.map((reference) => `[${reference.title.replaceAll(/[[\]]/g, '\\$&')}](${reference.url})`),
+          },
+        ]
+      : []),
+  ]
+  if (sections.length === 0) return {}
+  return {
+    help: {
+      text: sections.map((section) => [`${section.title}:`, ...section.text.map((line) => `- ${line}`)].join('\n')).join('\n\n'),
+      markdown: sections.map((section) => [`**${section.title}**`, '', ...section.markdown.map((line) => `- ${line}`)].join('\n')).join('\n\n'),
+    },
+    ...(references.length > 0 ? {helpUri: references[0].url} : {}),
+  }
+}
+
+function result(finding: Finding, ruleIndex: number, withSuppressions: boolean) {
+  return {
+    ruleId: finding.rule,
+    ruleIndex,
+    ...outcome(finding),
+    message: {text: finding.status === 'unknown' ? `${statusWithReason(finding)}: ${messageOf(finding)}` : messageOf(finding)},
+    locations: [
+      {
+        // §3.33.7 lists "resource" among the logical location kinds, for use wherever it fits: a Node, a Service, the cluster.
+        logicalLocations: [{name: finding.subject.name, fullyQualifiedName: subjectPath(finding.subject), kind: 'resource'}],
+      },
+    ],
+    partialFingerprints: {[FINGERPRINT]: findingKey(finding)},
+    ...(withSuppressions ? {suppressions: isWaived(finding) ? [suppression(finding)] : []} : {}),
+    // §3.27.24: new, or unchanged since the baseline report. --baseline marks every failed or unknown finding.
+    ...(finding.baseline ? {baselineState: finding.baseline === 'new' ? 'new' : 'unchanged'} : {}),
+    properties: {
+      status: finding.status,
+      severity: finding.severity,
+      confidence: finding.confidence,
+      ...(finding.reason ? {reason: finding.reason} : {}),
+      evidence: finding.evidence,
+      ...(finding.waiver ? {waiver: finding.waiver} : {}),
+    },
+  }
+}
+
+/**
+ * A failed finding is a problem of its severity. An unknown one is kind "open": the rule ran and
+ * could not decide whether there is a problem (§3.27.9). Any kind but "fail" must have level "none"
+ * (§3.27.10), so the severity the finding would have is in its properties and its rule's level.
+ */
+function outcome(finding: Finding) {
+  return finding.status === 'unknown' ? ({kind: 'open', level: 'none'} as const) : ({kind: 'fail', level: LEVELS[finding.severity]} as const)
+}
+
+/** An accepted, external suppression (§3.35): the waiver lives in the --waivers file, not in the cluster. */
+function suppression(finding: Finding) {
+  const waiver = finding.waiver!
+  return {
+    kind: 'external',
+    status: 'accepted',
+    justification: waiver.reason,
+    properties: {source: waiver.source, ...(waiver.expires ? {expires: waiver.expires} : {})},
+  }
+}
