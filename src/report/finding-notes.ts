@@ -1,11 +1,6 @@
-// The phrases SARIF and JUnit both add to a finding's message, so the two formats say the same thing.
+// The phrases every format adds to a finding's message, so text, Markdown, SARIF and JUnit say the same thing.
 import type {Finding} from '../engine/evaluate.js'
 import type {AppliedWaiver} from './report.js'
-
-/** An active waiver accepts the finding; an expired one no longer does, and the finding counts again. */
-export function isWaived(finding: Finding): boolean {
-  return finding.waiver !== undefined && !finding.waiver.expired
-}
 
 /** `unknown (permission-denied)`: the status with the reason behind it, when there is one. */
 export function statusWithReason(finding: Finding): string {

@@ -1,5 +1,6 @@
 import {type Finding, groupByRule} from '../engine/evaluate.js'
-import {isWaived, messageOf, statusWithReason, waiverNote} from './finding-notes.js'
+import {isWaived} from '../planner/verdict.js'
+import {messageOf, statusWithReason, waiverNote} from './finding-notes.js'
 import type {Report} from './report.js'
 import {subjectPath} from './subject.js'
 

@@ -1,5 +1,6 @@
 import type {Finding} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
+import {waiverNote} from './finding-notes.js'
 import type {PlanStep, Report} from './report.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
@@ -58,7 +59,7 @@ function findingTable(title: string, findings: Finding[]): string[] {
   const rows = findings.slice(0, ROWS_SHOWN).map((finding) => {
     const notes = [
       finding.reason ? `(${finding.reason})` : '',
-      finding.waiver ? `${finding.waiver.expired ? 'waiver expired' : 'waived'}${finding.waiver.expires ? ` ${finding.waiver.expires}` : ''}: ${finding.waiver.reason}` : '',
+      finding.waiver ? waiverNote(finding.waiver) : '',
       finding.baseline === 'new' ? '**new**' : '',
     ].filter(Boolean)
     return `| ${code(finding.rule)} | ${cell(`${finding.subject.kind} ${finding.subject.name}`)} | ${cell([finding.message, ...notes].join(' '))} |`

@@ -1,7 +1,8 @@
 import {type Finding, groupByRule} from '../engine/evaluate.js'
 import {type Severity, SEVERITIES} from '../engine/rule-schema.js'
 import {TOOL_HOMEPAGE} from '../version.js'
-import {isWaived, messageOf, statusWithReason} from './finding-notes.js'
+import {isWaived} from '../planner/verdict.js'
+import {messageOf, statusWithReason} from './finding-notes.js'
 import type {Report} from './report.js'
 import {findingKey, subjectPath} from './subject.js'
 

@@ -2,6 +2,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 
 import {type Finding, groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
+import {waiverNote} from './finding-notes.js'
 import type {Report} from './report.js'
 import {renderTable} from './table.js'
 
@@ -154,10 +155,7 @@ function renderRuleGroup(rule: string, findings: Finding[], color: ChalkInstance
     const reason = finding.reason ? chalk.dim(` [${finding.reason}]`) : ''
     const isNew = finding.baseline === 'new' ? chalk.bold(' new') : ''
     lines.push(`    ${finding.subject.kind} ${finding.subject.name}${reason}${isNew}: ${finding.message}`)
-    if (finding.waiver) {
-      const until = finding.waiver.expires ? ` ${finding.waiver.expires}` : ''
-      lines.push(chalk.dim(`      ${finding.waiver.expired ? 'waiver expired' : 'waived until'}${until} (${finding.waiver.source}): ${finding.waiver.reason}`))
-    }
+    if (finding.waiver) lines.push(chalk.dim(`      ${waiverNote(finding.waiver)}`))
   }
 
   if (findings.length > SUBJECTS_SHOWN) lines.push(chalk.dim(`    … and ${findings.length - SUBJECTS_SHOWN} more (see --json)`))

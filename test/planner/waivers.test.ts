@@ -49,7 +49,7 @@ describe('waivers file', () => {
       return true
     })
     const unknownRule = file('rule.yaml', ['waivers:', '  - rule: node/kernel-versoin', '    reason: Kernel upgrade booked', ''].join('\n'))
-    await assert.rejects(readWaivers(unknownRule, RULES), new RegExp(`${unknownRule}:2:11 no rule "node/kernel-versoin"`))
+    await assert.rejects(readWaivers(unknownRule, RULES), new RegExp(`${unknownRule}:2:5 no rule "node/kernel-versoin"`))
     const badDate = file('date.yaml', ['waivers:', '  - rule: node/kernel-version', '    reason: Kernel upgrade booked', '    expires: 2027-02-30', ''].join('\n'))
     await assert.rejects(readWaivers(badDate, RULES), /is not a date/)
     await assert.rejects(readWaivers(join(workdir, 'missing.yaml'), RULES), /--waivers .*missing\.yaml: no such file/)
@@ -117,7 +117,7 @@ describe('kpx-check node --waivers', () => {
     assert.equal(report.summary.blockers, 1)
     assert.equal(report.findings.find((item) => item.rule === 'node/kernel-version')?.waiver?.expired, true)
     const text = await runCli(['node', '--facts', RHEL8_BUNDLE, '--waivers', path])
-    assert.match(text.stdout, /waiver expired 2020-01-31/)
+    assert.match(text.stdout, /waiver expired on 2020-01-31/)
   })
 
   it('a broken waivers file is a usage error (exit 2) before anything runs', async () => {
