@@ -67,7 +67,7 @@ export async function readWaivers(path: string, ruleIds: ReadonlySet<string>): P
   for (const [index, entry] of (parsed.file?.value.waivers ?? []).entries()) {
     const at = (field: string, message: string) => problems.push(parsed.file!.problemAt(['waivers', index, field], message))
     if (!ruleIds.has(entry.rule)) at('rule', `no rule "${entry.rule}"; kpx-check rules lists the rule ids`)
-    if (entry.expires !== undefined && Number.isNaN(Date.parse(`${entry.expires}T00:00:00Z`))) at('expires', `"${entry.expires}" is not a date`)
+    if (entry.expires !== undefined && !isCalendarDate(entry.expires)) at('expires', `"${entry.expires}" is not a date`)
     const {line} = parsed.file!.problemAt(['waivers', index], '')
     waivers.push({rule: entry.rule, subject: entry.subject ?? '**', reason: entry.reason.trim(), ...(entry.expires ? {expires: entry.expires} : {}), source: `${path}:${line}`})
   }
@@ -104,6 +104,12 @@ export function applyWaivers(findings: Finding[], waivers: readonly Waiver[], fi
   })
   summary.unused = waivers.filter((waiver) => !used.has(waiver)).map(({rule, subject, source}) => ({rule, subject, source}))
   return {findings: marked, summary}
+}
+
+/** YYYY-MM-DD that names a real day (Date.parse takes 2027-02-30 and rolls it over). */
+function isCalendarDate(text: string): boolean {
+  const time = Date.parse(`${text}T00:00:00Z`)
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text
 }
 
 /** node/edge-* → a test of subject paths: * matches within one path segment, ** across them. */
