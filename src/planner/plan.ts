@@ -143,7 +143,7 @@ function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhas
       id: `${phase}/${rule.replace('/', '-')}`,
       phase,
       title: `${failed.length > 0 ? 'Fix' : 'Find out'}: ${concerned[0].title}`,
-      why: `${describeCount(concerned)}: ${concerned[0].message}`,
+      why: whyOf(concerned),
       rules: [rule],
       subjects: planSubjects(concerned, nodeGroups),
       actions: failed.length > 0 ? [...new Set(concerned.flatMap((finding) => finding.remediation))] : [concerned[0].message],
@@ -172,9 +172,12 @@ function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhas
   return steps
 }
 
-function describeCount(findings: Finding[]): string {
+/** The first finding's message, after the subjects it stands for (a cluster-wide finding needs none). */
+function whyOf(findings: Finding[]): string {
   const nodes = findings.filter((finding) => finding.subject.kind === 'Node').length
-  return nodes > 0 ? `${nodes} node(s)` : findings.map((finding) => `${finding.subject.kind} ${finding.subject.name}`).join(', ')
+  const others = findings.filter((finding) => finding.subject.kind !== 'Node' && finding.subject.kind !== 'Cluster')
+  const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...others.map((finding) => `${finding.subject.kind} ${finding.subject.name}`)]
+  return subjects.length > 0 ? `${subjects.join(', ')}: ${findings[0].message}` : findings[0].message
 }
 
 /** Node findings become the node groups they fall in (with only those nodes); the others stay as they are. */

@@ -1,5 +1,3 @@
-import {Ajv} from 'ajv'
-import addFormats from 'ajv-formats'
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -10,16 +8,13 @@ import {parseAllDocuments, stringify as stringifyYaml} from 'yaml'
 import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
 import type {Finding} from '../../src/engine/evaluate.js'
 import type {Report} from '../../src/report/report.js'
-import {REPORT_SCHEMA} from '../../src/report/schema.js'
 import {type ApiServer, type Fault, OTHER_CONTEXT, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
+import {validateReport} from '../helpers/schemas.js'
 
 const EXAMPLE_SNAPSHOT = join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json')
 
-const ajv = new Ajv({allErrors: true, strict: false})
-addFormats.default(ajv)
-const validateReport = ajv.compile(REPORT_SCHEMA)
 
 let workdir: string
 before(() => {

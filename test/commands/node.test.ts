@@ -1,5 +1,3 @@
-import {Ajv} from 'ajv'
-import addFormats from 'ajv-formats'
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {hostname, release, tmpdir} from 'node:os'
@@ -7,14 +5,11 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/report/report.js'
-import {REPORT_SCHEMA} from '../../src/report/schema.js'
 import {runCli} from '../helpers/cli.js'
 import {writeCorpusBundles} from '../helpers/corpus.js'
 import {FIXTURES} from '../helpers/paths.js'
+import {validateReport} from '../helpers/schemas.js'
 
-const ajv = new Ajv({allErrors: true, strict: false})
-addFormats.default(ajv)
-const validateReport = ajv.compile(REPORT_SCHEMA)
 
 function assertValidReport(report: unknown): asserts report is Report {
   assert.ok(validateReport(report), JSON.stringify(validateReport.errors, null, 2))

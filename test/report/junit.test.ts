@@ -13,10 +13,9 @@ import type {Finding} from '../../src/engine/evaluate.js'
 import {renderJunit} from '../../src/report/junit.js'
 import type {Report} from '../../src/report/report.js'
 import {subjectPath} from '../../src/report/subject.js'
-import {FIXTURES} from '../helpers/paths.js'
+import {JUNIT_XSD} from '../helpers/schemas.js'
 import {ACTIVE_WAIVER, EXPIRED_WAIVER, exampleClusterReport, exampleNodeReport, firstFinding, waive} from '../helpers/reports.js'
 
-const XSD = join(FIXTURES, 'schemas', 'junit-10.xsd')
 const HAS_XMLLINT = spawnSync('xmllint', ['--version']).error === undefined
 
 let workdir: string
@@ -40,7 +39,7 @@ type XPath = (expression: string) => string
 function render(report: Report): XPath {
   const file = join(workdir, `report-${++rendered}.xml`)
   writeFileSync(file, renderJunit(report))
-  const validation = spawnSync('xmllint', ['--noout', '--schema', XSD, file], {encoding: 'utf8'})
+  const validation = spawnSync('xmllint', ['--noout', '--schema', JUNIT_XSD, file], {encoding: 'utf8'})
   assert.equal(validation.status, 0, validation.stderr)
   // xmllint ends what it prints with a newline of its own.
   return (expression) => execFileSync('xmllint', ['--xpath', expression, file], {encoding: 'utf8'}).replace(/\n$/, '')

@@ -1,29 +1,12 @@
-import {Ajv} from 'ajv'
-import addFormats from 'ajv-formats'
 import assert from 'node:assert/strict'
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
 import type {Finding} from '../../src/engine/evaluate.js'
 import type {Report} from '../../src/report/report.js'
 import {renderSarif} from '../../src/report/sarif.js'
 import {findingKey, subjectPath} from '../../src/report/subject.js'
-import {FIXTURES} from '../helpers/paths.js'
+import {SARIF_SCHEMA, validateSarif} from '../helpers/schemas.js'
 import {ACTIVE_WAIVER, EXPIRED_WAIVER, exampleClusterReport, exampleNodeReport, firstFinding, waive} from '../helpers/reports.js'
-
-const SARIF_SCHEMA = JSON.parse(readFileSync(join(FIXTURES, 'schemas', 'sarif-schema-2.1.0.json'), 'utf8')) as object
-
-/**
- * The OASIS schema is written in JSON Schema draft-04, for which ajv 8 has no meta-schema. ajv's
- * draft-07 validator reads it as draft-04 means it once the draft-04 `id` keyword (which ajv 8
- * refuses) is set aside and the meta-schema check is skipped; the first test checks that the schema
- * uses nothing whose meaning changed between the two drafts.
- */
-const ajv = new Ajv({allErrors: true, strict: false, validateSchema: false})
-ajv.removeKeyword('id')
-addFormats.default(ajv)
-const validateSarif = ajv.compile(SARIF_SCHEMA)
 
 const FINGERPRINT = 'kpxFindingKey/v1'
 

@@ -3,8 +3,6 @@
  * when" asks, plus the usage errors. HOME points at an empty folder and SSH_AUTH_SOCK is unset,
  * so nothing of this machine's own SSH setup leaks in.
  */
-import {Ajv} from 'ajv'
-import addFormats from 'ajv-formats'
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -13,14 +11,11 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/report/report.js'
-import {REPORT_SCHEMA} from '../../src/report/schema.js'
 import {runCli} from '../helpers/cli.js'
 import {freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
+import {validateReport} from '../helpers/schemas.js'
 
 const FLEET_SIZE = 20
-const ajv = new Ajv({allErrors: true, strict: false})
-addFormats.default(ajv)
-const validateReport = ajv.compile(REPORT_SCHEMA)
 
 describe('kpx-check node --ssh (CLI)', {skip: sshdUnavailable()}, () => {
   let sshd: TestSshd

@@ -3,8 +3,6 @@
  * Nodes' InternalIPs on loopback, and a real sshd there. Only 127.0.0.0/8 is ever dialled: the
  * third Node has only an ExternalIP outside it, which the default template does not use.
  */
-import {Ajv} from 'ajv'
-import addFormats from 'ajv-formats'
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -15,16 +13,13 @@ import {after, before, describe, it} from 'node:test'
 import type {KubeObject} from '../../src/cluster/snapshot.js'
 import {UsageError} from '../../src/errors.js'
 import type {Report} from '../../src/report/report.js'
-import {REPORT_SCHEMA} from '../../src/report/schema.js'
 import {checkHostTemplate, nodeTargets, unmatchedInventory} from '../../src/services/cluster-node-probe.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {runCli} from '../helpers/cli.js'
 import {sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
+import {validateReport} from '../helpers/schemas.js'
 
-const ajv = new Ajv({allErrors: true, strict: false})
-addFormats.default(ajv)
-const validateReport = ajv.compile(REPORT_SCHEMA)
 
 const NODES = ['aks-nodepool1-38290314-vmss000000', 'aks-nodepool1-38290314-vmss000001', 'aks-nodepool1-38290314-vmss000002']
 

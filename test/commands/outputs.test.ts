@@ -1,0 +1,144 @@
+/**
+ * One run, every output: JSON, JUnit, SARIF and Markdown written by --output (and the GitHub step
+ * summary) render the same result, so they agree on the verdict, the failures and the plan.
+ */
+import assert from 'node:assert/strict'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import type {Report} from '../../src/report/report.js'
+import {findingKey, subjectPath} from '../../src/report/subject.js'
+import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {runCli} from '../helpers/cli.js'
+import {FIXTURES} from '../helpers/paths.js'
+import {JUNIT_XSD, validateReport, validateSarif} from '../helpers/schemas.js'
+
+let workdir: string
+before(() => {
+  workdir = mkdtempSync(join(tmpdir(), 'kpx-outputs-'))
+})
+after(() => rmSync(workdir, {recursive: true, force: true}))
+
+interface Outputs {
+  code: null | number
+  stdout: string
+  report: Report
+  sarif: {runs: Array<{invocations: Array<{exitCode: number}>; properties: {verdict: string}; results: Array<{kind: string; level: string; locations: Array<{logicalLocations: Array<{fullyQualifiedName: string}>}>; partialFingerprints: Record<string, string>; ruleId: string}>}>}
+  junit: (xpath: string) => string
+  markdown: string
+  stepSummary: string
+}
+
+/** Runs `kpx-check cluster` once against a scenario, with every --output and a GitHub step summary. */
+async function runWithEveryOutput(scenario: string): Promise<Outputs> {
+  const server = await startApiServer({scenario})
+  try {
+    const dir = mkdtempSync(join(workdir, `${scenario}-`))
+    const file = (name: string) => join(dir, name)
+    const kubeconfig = writeKubeconfig(dir, server)
+    const {code, stdout, stderr} = await runCli(
+      ['cluster', '--kubeconfig', kubeconfig, '--format', 'markdown', '--output', `json=${file('report.json')}`, '--output', `junit=${file('junit.xml')}`,
+        '--output', `sarif=${file('kpx.sarif')}`, '--output', `md=${file('plan.md')}`],
+      {env: {GITHUB_STEP_SUMMARY: file('summary.md')}},
+    )
+    assert.ok(stdout.startsWith('# kpx-check'), stderr)
+    const validation = spawnSync('xmllint', ['--noout', '--schema', JUNIT_XSD, file('junit.xml')], {encoding: 'utf8'})
+    assert.equal(validation.status, 0, validation.stderr)
+    return {
+      code,
+      stdout,
+      report: JSON.parse(readFileSync(file('report.json'), 'utf8')) as Report,
+      sarif: JSON.parse(readFileSync(file('kpx.sarif'), 'utf8')) as Outputs['sarif'],
+      junit: (xpath) => execFileSync('xmllint', ['--xpath', xpath, file('junit.xml')], {encoding: 'utf8'}).trim(),
+      markdown: readFileSync(file('plan.md'), 'utf8'),
+      stepSummary: readFileSync(file('summary.md'), 'utf8'),
+    }
+  } finally {
+    await server.close()
+  }
+}
+
+/** The four outputs agree: exit code and verdict, one SARIF result and one JUnit case per problem. */
+function assertAgree(outputs: Outputs): void {
+  const {report, sarif, junit} = outputs
+  assert.ok(validateReport(report), JSON.stringify(validateReport.errors))
+  assert.ok(validateSarif(sarif), JSON.stringify(validateSarif.errors))
+  assert.equal(outputs.code, report.exitCode)
+  assert.equal(sarif.runs[0].invocations[0].exitCode, report.exitCode)
+  assert.equal(sarif.runs[0].properties.verdict, report.verdict)
+
+  const problems = report.findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
+  assert.deepEqual(
+    sarif.runs[0].results.map((result) => result.partialFingerprints['kpxFindingKey/v1']).sort(),
+    problems.map((finding) => findingKey(finding)).sort(),
+  )
+  const failing = report.findings.filter((finding) => finding.status === 'fail' && finding.severity !== 'info')
+  assert.equal(Number(junit('count(//testcase[failure])')), failing.length)
+  assert.equal(Number(junit('count(//testcase)')), report.findings.length)
+  assert.equal(Number(junit('count(//testcase/failure[@type="blocker"])')), report.summary.blockers)
+
+  assert.equal(outputs.stdout, outputs.markdown, '--format markdown prints what --output md writes')
+  assert.ok(outputs.stepSummary.includes(outputs.markdown), 'the step summary gets the Markdown report')
+  assert.match(outputs.markdown, new RegExp(`\\*\\*${report.verdict.toUpperCase()}\\*\\* \\(exit ${report.exitCode}\\)`))
+  for (const step of report.plan.steps) assert.ok(outputs.markdown.includes(`. ${step.title}\n`), step.title)
+}
+
+describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree', () => {
+  it('EKS in IPVS mode with an old VPC CNI', async () => {
+    const outputs = await runWithEveryOutput('eks-ipvs-old-vpc-cni')
+    assertAgree(outputs)
+    assert.equal(outputs.code, 3)
+    const cni = outputs.sarif.runs[0].results.find((result) => result.ruleId === 'cluster/cni-version')!
+    assert.equal(cni.level, 'error')
+    assert.equal(cni.locations[0].logicalLocations[0].fullyQualifiedName, 'daemonset/kube-system/aws-node')
+    assert.equal(outputs.junit('string(//testsuite[@name="cluster/cni-version"]/testcase[failure]/@name)'), 'daemonset/kube-system/aws-node')
+    const {markdown} = outputs
+    assert.match(markdown, /\| `cluster\/cni-version` \| DaemonSet kube-system\/aws-node \| .*1\.23\.0/, 'the blockers table names the DaemonSet')
+    assert.ok(markdown.includes(`aws eks update-addon --cluster-name "$CLUSTER" --addon-name kube-proxy --configuration-values '{"mode":"nftables"}' --resolve-conflicts OVERWRITE`))
+    assert.ok(markdown.includes('curl -s http://127.0.0.1:10249/proxyMode'), 'verification')
+    assert.ok(markdown.includes(`--configuration-values '{"mode":"ipvs"}'`), 'rollback to the old mode')
+  })
+
+  it('kubeadm with RHEL 8 nodes', async () => {
+    const outputs = await runWithEveryOutput('kubeadm-rhel8')
+    assertAgree(outputs)
+    assert.equal(outputs.code, 3)
+    const kernel = outputs.report.findings.filter((finding) => finding.rule === 'node/kernel-version' && finding.status === 'fail')
+    assert.deepEqual(kernel.map((finding) => finding.subject.name), ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02'])
+    assert.deepEqual(
+      outputs.sarif.runs[0].results.filter((result) => result.ruleId === 'node/kernel-version').map((result) => result.locations[0].logicalLocations[0].fullyQualifiedName),
+      kernel.map((finding) => subjectPath(finding.subject)),
+    )
+    const {markdown} = outputs
+    assert.match(markdown, /\| Red Hat Enterprise Linux 8\.10 \(Ootpa\), kernel 4\.18\.0-553\.el8_10\.x86_64 \| k8s-cp-01, k8s-worker-01, k8s-worker-02 \| `node\/kernel-version`/)
+    assert.ok(markdown.includes('kubectl -n kube-system edit configmap kube-proxy'), 'the kubeadm switch')
+    assert.ok(markdown.includes('kubectl replace -f kube-proxy-configmap.backup.yaml'), 'rollback')
+    assert.ok(markdown.includes('nft list table ip kube-proxy'), 'verification')
+  })
+})
+
+describe('--output and --format mistakes', () => {
+  const snapshot = join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json')
+
+  it('an unknown format or a missing folder is a usage error before anything is read', async () => {
+    const unknown = await runCli(['cluster', '--snapshot', snapshot, '--output', 'html=report.html'])
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /--output html=report\.html: expected FORMAT=PATH with FORMAT one of text, json, markdown, junit, sarif/)
+    const missing = await runCli(['cluster', '--snapshot', snapshot, '--output', `json=${join(workdir, 'no', 'such', 'r.json')}`])
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /the folder .*no\/such does not exist/)
+  })
+
+  it('--format json prints the same report as --json, and --format sarif prints SARIF', async () => {
+    const json = await runCli(['cluster', '--snapshot', snapshot, '--format', 'json'])
+    const viaFlag = await runCli(['cluster', '--snapshot', snapshot, '--json'])
+    const strip = (text: string) => text.replace(/"generatedAt": "[^"]+"/, '')
+    assert.equal(strip(json.stdout), strip(viaFlag.stdout))
+    assert.equal(json.code, viaFlag.code)
+    const sarif = await runCli(['cluster', '--snapshot', snapshot, '--format', 'sarif'])
+    assert.ok(validateSarif(JSON.parse(sarif.stdout)))
+  })
+})
