@@ -12,6 +12,17 @@ export type Confidence = (typeof CONFIDENCES)[number]
 const template = {type: 'string', minLength: 1, description: 'Text; {{ cel-expression }} is replaced by its value.'}
 const celExpression = {type: 'string', minLength: 1, description: 'A CEL expression over the facts.'}
 
+/** Links to the sources behind a rule or a platform recipe. */
+export const REFERENCES_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title', 'url'],
+    properties: {title: {type: 'string'}, url: {type: 'string', pattern: '^https://'}},
+  },
+} as const
+
 export const RULE_FILE_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://kpx-check.dev/schemas/rule.v1.json',
@@ -102,16 +113,7 @@ export const RULE_FILE_SCHEMA = {
       description: 'What to say when a needed fact is missing. Templates can read `missing.fact`, `missing.reason`, `missing.detail`.',
     },
     remediation: {type: 'array', minItems: 1, items: template},
-    references: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['title', 'url'],
-        properties: {title: {type: 'string'}, url: {type: 'string', pattern: '^https://'}},
-      },
-    },
+    references: {...REFERENCES_SCHEMA, minItems: 1},
   },
 } as const
 

@@ -36,7 +36,7 @@ export function buildPlan(input: PlanInput): Plan {
   const nodeGroups = groupNodes(input.nodes, input.findings)
   const {cluster} = input
   if (cluster?.summary.nothingToMigrate) {
-    return {platform: cluster.summary.platform, summary: nothingToMigrate(cluster.summary), nodeGroups, steps: []}
+    return {platform: cluster.summary.platform, summary: nothingToMigrate(cluster.summary), confidence: null, references: [], nodeGroups, steps: []}
   }
 
   const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePhases, cluster !== undefined)
@@ -46,6 +46,8 @@ export function buildPlan(input: PlanInput): Plan {
     return {
       platform: null,
       summary: `${before}These steps cover the nodes; kpx-check cluster adds the switch steps for your platform.`,
+      confidence: null,
+      references: [],
       nodeGroups,
       steps: findingSteps,
     }
@@ -53,7 +55,8 @@ export function buildPlan(input: PlanInput): Plan {
 
   builtinRecipes ??= loadRecipes()
   const recipe = recipeFor(cluster.summary, builtinRecipes)
-  const variables = planVariables(cluster.facts, cluster.summary, nodeGroups)
+  const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
+  const variables = planVariables(cluster.facts, cluster.summary, nodeGroups, controlPlane)
   const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
   const switchSteps = recipeSteps(builtinRecipes, recipe)
     .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster.facts)))
@@ -76,6 +79,8 @@ export function buildPlan(input: PlanInput): Plan {
     platform: cluster.summary.platform,
     summary: `${before}${recipe.title}: ${recipe.summary}`,
     ...(cluster.targetVersion ? {deadline: deadline(cluster.targetVersion, cluster.summary)} : {}),
+    confidence: recipe.confidence,
+    references: recipe.references,
     nodeGroups,
     steps: inPhaseOrder([...findingSteps, ...switchSteps]),
   }
@@ -236,22 +241,24 @@ function carriedSettings(facts: FactSet): Array<[string, unknown]> {
   })
 }
 
-function planVariables(facts: FactSet, summary: ClusterSummary, nodeGroups: NodeGroup[]): Record<PlanVariable, string> {
+function planVariables(facts: FactSet, summary: ClusterSummary, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>): Record<PlanVariable, string> {
   const [kubeProxyNamespace, kubeProxyDaemonSet] = namespacedName(/^DaemonSet (\S+)/.exec(String(facts.get('kubeProxy.workload') ?? ''))?.[1], 'kube-system/kube-proxy')
   const configMap = /^ConfigMap (\S+)/.exec(String(facts.get('kubeProxy.configSource') ?? ''))?.[1]
   const [configMapNamespace, configMapName] = namespacedName(configMap, 'kube-system/kube-proxy')
   const carried = carriedSettings(facts)
   const nftables = Object.fromEntries(carried)
   const config = ['mode: nftables', ...(carried.length > 0 ? ['nftables:', ...carried.map(([field, value]) => `  ${field}: ${JSON.stringify(value)}`)] : [])]
-  // The canary is a node of the largest group with nothing failing, so that it stands for many.
-  const canary = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
+  // The canary is a worker of the largest group with nothing failing, so that it stands for many
+  // and a failure there spares the control plane.
+  const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
+  const canaryNode = canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
   return {
     kubeProxyNamespace,
     kubeProxyDaemonSet,
     configMapNamespace,
     configMapName,
     configMapKey: configMapName === 'kube-proxy-config' ? 'config' : 'config.conf',
-    canaryNode: canary?.nodes[0] ?? 'NODE',
+    canaryNode: canaryNode ?? 'NODE',
     fromMode: summary.proxyMode === 'ipvs' ? 'ipvs' : 'iptables',
     kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
     nftablesConfig: config.join('\n'),

@@ -2,7 +2,7 @@ import {Ajv} from 'ajv'
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {CONFIDENCES, type Confidence, type RuleReference} from '../engine/rule-schema.js'
+import {CONFIDENCES, type Confidence, REFERENCES_SCHEMA, type RuleReference} from '../engine/rule-schema.js'
 import {BUILTIN_PLATFORMS_DIR} from '../paths.js'
 import {PLAN_PHASES, type PlanPhase} from './phases.js'
 import {type FileProblem, formatProblem, parseYamlFile} from '../yaml-file.js'
@@ -16,8 +16,6 @@ export interface PlatformRecipe {
   title: string
   /** A recipe whose steps this one starts from; a step with the same id replaces the inherited one. */
   extends?: string
-  /** The provider reconciles kube-proxy: never edit its DaemonSet or ConfigMap by hand. */
-  managed: boolean
   confidence: Confidence
   /** How the switch works on this platform, in a sentence (the plan summary quotes it). */
   summary: string
@@ -63,12 +61,11 @@ export const RECIPE_FILE_SCHEMA = {
   title: 'kpx-check platform recipe',
   type: 'object',
   additionalProperties: false,
-  required: ['platform', 'title', 'managed', 'confidence', 'summary', 'steps', 'references'],
+  required: ['platform', 'title', 'confidence', 'summary', 'steps', 'references'],
   properties: {
     platform: {type: 'string', pattern: '^[a-z0-9-]+$', description: 'A cluster.platform value (kpx-check rules facts), or a base recipe name.'},
     title: {type: 'string', minLength: 1},
     extends: {type: 'string'},
-    managed: {type: 'boolean'},
     confidence: {enum: [...CONFIDENCES]},
     summary: {type: 'string', minLength: 1},
     steps: {
@@ -89,15 +86,7 @@ export const RECIPE_FILE_SCHEMA = {
         },
       },
     },
-    references: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['title', 'url'],
-        properties: {title: {type: 'string'}, url: {type: 'string', pattern: '^https://'}},
-      },
-    },
+    references: REFERENCES_SCHEMA,
   },
 } as const
 

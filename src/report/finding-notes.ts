@@ -1,6 +1,6 @@
 // The phrases every format adds to a finding's message, so text, Markdown, SARIF and JUnit say the same thing.
 import type {Finding} from '../engine/evaluate.js'
-import type {AppliedWaiver} from './report.js'
+import type {AppliedWaiver, Plan} from './report.js'
 
 /** `unknown (permission-denied)`: the status with the reason behind it, when there is one. */
 export function statusWithReason(finding: Finding): string {
@@ -16,4 +16,11 @@ export function messageOf(finding: Finding): string {
 export function waiverNote(waiver: AppliedWaiver): string {
   if (waiver.expired) return `waiver expired on ${waiver.expires} (${waiver.source}): ${waiver.reason}`
   return waiver.expires ? `waived until ${waiver.expires}: ${waiver.reason}` : `waived: ${waiver.reason}`
+}
+
+/** What a plan whose switch steps are not verified asks of the reader; undefined for verified ones. */
+export function planConfidenceNote(plan: Plan): string | undefined {
+  if (plan.confidence === 'derived') return 'The switch steps are derived: reasoned from the platform\'s documentation, not taken from it; rehearse them on a test cluster.'
+  if (plan.confidence === 'heuristic') return 'The switch steps are heuristic: the platform documents no in-place switch kpx-check could verify; check with your provider.'
+  return undefined
 }

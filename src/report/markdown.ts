@@ -1,6 +1,6 @@
 import type {Finding} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
-import {waiverNote} from './finding-notes.js'
+import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import type {PlanStep, Report} from './report.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
@@ -36,7 +36,9 @@ export function renderMarkdown(report: Report): string {
     '## Plan',
     '',
     report.plan.summary,
+    ...(planConfidenceNote(report.plan) ? ['', `> ${planConfidenceNote(report.plan)}`] : []),
     ...report.plan.steps.flatMap((step, index) => stepLines(step, index + 1)),
+    ...(report.plan.references.length > 0 ? ['', '### Sources', '', ...report.plan.references.map((reference) => `- [${reference.title}](${reference.url})`)] : []),
     '',
   )
   return out.join('\n')

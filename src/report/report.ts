@@ -1,5 +1,5 @@
 import type {Finding} from '../engine/evaluate.js'
-import type {Severity} from '../engine/rule-schema.js'
+import type {Confidence, RuleReference, Severity} from '../engine/rule-schema.js'
 import type {FactSet} from '../facts/fact-set.js'
 import {type Baseline, compareWithBaseline} from '../planner/baseline.js'
 import type {PlanPhase} from '../planner/phases.js'
@@ -21,6 +21,8 @@ export interface NodeReport {
   os: {id: null | string; prettyName: null | string; versionId: null | string}
   nftVersion: null | string
   reachable: boolean
+  /** Cluster runs: the node carries the control-plane role label. */
+  controlPlane?: boolean
   /** Why the node could not be probed, when reachable is false. */
   reason?: string
 }
@@ -72,6 +74,10 @@ export interface Plan {
   summary: string
   /** With --target-version: what the target release means for IPVS and nftables. */
   deadline?: string
+  /** How sure the platform's switch steps are (verified, derived, heuristic); null without switch steps. */
+  confidence: Confidence | null
+  /** The sources of the platform's switch steps. */
+  references: RuleReference[]
   nodeGroups: NodeGroup[]
   steps: PlanStep[]
 }

@@ -1,5 +1,5 @@
 import {UNKNOWN_REASONS} from '../facts/fact-set.js'
-import {CONFIDENCES, SEVERITIES} from '../engine/rule-schema.js'
+import {CONFIDENCES, REFERENCES_SCHEMA, SEVERITIES} from '../engine/rule-schema.js'
 import {PLAN_PHASES} from '../planner/phases.js'
 import {REPORT_SCHEMA_VERSION} from './report.js'
 
@@ -98,6 +98,7 @@ export const REPORT_SCHEMA = {
           },
           nftVersion: {...nullableString, description: 'Host nft version, normalised (1.0.6); null when not installed or unknown.'},
           reachable: {type: 'boolean'},
+          controlPlane: {type: 'boolean', description: 'Cluster runs: the node has the control-plane role label.'},
           reason: {type: 'string'},
         },
       },
@@ -187,12 +188,14 @@ export const REPORT_SCHEMA = {
     plan: {
       type: 'object',
       description: 'The ordered migration plan: fix what blocks, prepare the CNI, switch, canary, roll out, verify, clean up; and how to roll back.',
-      required: ['platform', 'summary', 'nodeGroups', 'steps'],
+      required: ['platform', 'summary', 'confidence', 'references', 'nodeGroups', 'steps'],
       additionalProperties: false,
       properties: {
         platform: {...nullableString, description: 'The platform the commands are for; null for node runs.'},
         summary: {type: 'string'},
         deadline: {type: 'string', description: 'With --target-version: what that release means for IPVS and nftables.'},
+        confidence: {enum: [...CONFIDENCES, null], description: 'How sure the platform\'s switch steps are; null without switch steps.'},
+        references: {...REFERENCES_SCHEMA, description: 'Sources of the platform\'s switch steps.'},
         nodeGroups: {
           type: 'array',
           description: 'Nodes alike in OS and kernel.',

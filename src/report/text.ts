@@ -2,7 +2,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 
 import {type Finding, groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
-import {waiverNote} from './finding-notes.js'
+import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import type {Report} from './report.js'
 import {renderTable} from './table.js'
 
@@ -76,7 +76,8 @@ export function renderText(report: Report, options: TextOptions = {}): string {
 /** The plan closes the report: what to do, in order, with the commands. */
 function planLines(report: Report, chalk: ChalkInstance): string[] {
   const {plan} = report
-  const lines = ['', chalk.bold('Plan'), `  ${plan.summary}`, ...(plan.deadline ? [chalk.yellow(`  Deadline: ${plan.deadline}`)] : [])]
+  const note = planConfidenceNote(plan)
+  const lines = ['', chalk.bold('Plan'), `  ${plan.summary}`, ...(note ? [chalk.yellow(`  ${note}`)] : []), ...(plan.deadline ? [chalk.yellow(`  Deadline: ${plan.deadline}`)] : [])]
   for (const [index, step] of plan.steps.entries()) {
     lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`, chalk.dim(`     ${step.why}`))
     for (const action of step.actions) lines.push(`     → ${action}`)

@@ -108,6 +108,7 @@ function nodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapsh
     os: {...node.os, prettyName: node.osImage},
     nftVersion: null,
     reachable: true,
+    controlPlane: node.controlPlane,
   }
   if (node.windows) return {...api, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
   const unaddressed = probes?.unaddressed.get(node.name)

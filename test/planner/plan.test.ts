@@ -161,8 +161,8 @@ describe('platform recipes (rules/platforms)', () => {
     const dir = mkdtempSync(join(workdir, 'recipes-'))
     writeFileSync(
       join(dir, 'acme.yaml'),
-      ['platform: acme', 'title: Acme', 'managed: false', 'confidence: verified', 'summary: s', 'steps:', '  - id: set-mode', '    phase: configure', '    title: t', '    why: w', '    commands: ["edit {{configMapNme}}"]', 'references: []', ''].join('\n'),
+      ['platform: acme', 'title: Acme', 'confidence: verified', 'summary: s', 'steps:', '  - id: set-mode', '    phase: configure', '    title: t', '    why: w', '    commands: ["edit {{configMapNme}}"]', 'references: []', ''].join('\n'),
     )
-    assert.throws(() => loadRecipes(dir), /rules\/platforms\/acme\.yaml:11:16 unknown variable {{configMapNme}}/)
+    assert.throws(() => loadRecipes(dir), /rules\/platforms\/acme\.yaml:10:16 unknown variable {{configMapNme}}/)
   })
 })

@@ -14,7 +14,7 @@ type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-expl
 /** What the cluster checks evaluate: the cluster, its Linux nodes as the API shows them, Services and components. */
 export interface ClusterModel {
   cluster: FactSet
-  nodes: Array<{name: string; facts: FactSet; windows: boolean; kernelRelease: null | string; osImage: null | string; os: {id: null | string; versionId: null | string}}>
+  nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; kernelRelease: null | string; osImage: null | string; os: {id: null | string; versionId: null | string}}>
   services: Array<{name: string; facts: FactSet}>
   components: Array<{name: string; facts: FactSet}>
 }
@@ -272,6 +272,7 @@ function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound): ClusterModel[
     name,
     facts,
     windows: isWindowsNode(node),
+    controlPlane: Object.keys((node.metadata?.labels ?? {}) as object).some((label) => /^node-role\.kubernetes\.io\/(control-plane|master)$/.test(label)),
     kernelRelease: release ?? null,
     osImage: osImage ?? null,
     os: {id: os?.id ?? null, versionId: os?.versionId ?? null},
