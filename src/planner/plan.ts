@@ -17,7 +17,15 @@ export interface PlanInput {
   /** Where each rule's fix goes (the rule's `phase`, default prerequisites). */
   rulePhases: ReadonlyMap<string, RulePhase>
   /** Cluster runs: what the API showed; node runs have none and get no switch steps. */
-  cluster?: {summary: ClusterSummary; facts: FactSet; targetVersion?: string}
+  cluster?: ClusterPlanInput
+}
+
+export interface ClusterPlanInput {
+  summary: ClusterSummary
+  facts: FactSet
+  /** The CNI DaemonSets' facts (component.*): their dataplanes may have to switch with kube-proxy. */
+  components: FactSet[]
+  targetVersion?: string
 }
 
 /** Findings that call for a step: failed blockers and warnings, and anything that could not be decided. */
@@ -56,10 +64,10 @@ export function buildPlan(input: PlanInput): Plan {
   builtinRecipes ??= loadRecipes()
   const recipe = recipeFor(cluster.summary, builtinRecipes)
   const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
-  const variables = planVariables(cluster.facts, cluster.summary, nodeGroups, controlPlane)
+  const variables = planVariables(cluster, nodeGroups, controlPlane)
   const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
   const switchSteps = recipeSteps(builtinRecipes, recipe)
-    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster.facts)))
+    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
     .map(
       (step): PlanStep => ({
         id: `${step.phase}/${step.id}`,
@@ -201,7 +209,8 @@ function probeCommands(clusterRun: boolean): string[] {
     : ['sudo kpx-check node', '# or: kpx-check node --ssh USER@NODE --sudo']
 }
 
-function holds(condition: RecipeCondition, facts: FactSet): boolean {
+function holds(condition: RecipeCondition, cluster: ClusterPlanInput): boolean {
+  const {facts} = cluster
   switch (condition) {
     case 'from-ipvs': {
       return facts.get('cluster.proxyMode') === 'ipvs'
@@ -219,7 +228,33 @@ function holds(condition: RecipeCondition, facts: FactSet): boolean {
       const version = semver.coerce(String(facts.get('kubeProxy.version') ?? ''))
       return version !== null && semver.lt(version, '1.29.0')
     }
+
+    case 'calico-operator-iptables': {
+      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.namespace === 'calico-system')
+    }
+
+    case 'calico-manifest-iptables': {
+      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.namespace !== 'calico-system')
+    }
+
+    case 'flannel-iptables': {
+      return cniToSwitch(cluster).some((cni) => cni.name === 'flannel')
+    }
   }
+}
+
+/**
+ * CNIs whose own dataplane must move to nftables with kube-proxy: Calico on its iptables dataplane
+ * (the operator's runs in calico-system) and flannel without EnableNFTables.
+ */
+function cniToSwitch(cluster: ClusterPlanInput): Array<{name: string; namespace: string; daemonSet: string}> {
+  return cluster.components.flatMap((facts) => {
+    const name = String(facts.get('component.name') ?? '')
+    const dataplane = facts.get('component.dataplane')
+    const onIptables = (name === 'calico' && dataplane === 'Iptables') || (name === 'flannel' && dataplane === 'iptables')
+    const [namespace, daemonSet] = namespacedName(/^DaemonSet (\S+)/.exec(String(facts.get('component.workload') ?? ''))?.[1], '/')
+    return onIptables ? [{name, namespace, daemonSet}] : []
+  })
 }
 
 /** nftables counterparts of the iptables/ipvs settings in use (KubeProxyConfiguration v1alpha1). */
@@ -241,7 +276,8 @@ function carriedSettings(facts: FactSet): Array<[string, unknown]> {
   })
 }
 
-function planVariables(facts: FactSet, summary: ClusterSummary, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>): Record<PlanVariable, string> {
+function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>): Record<PlanVariable, string> {
+  const {facts, summary} = cluster
   const [kubeProxyNamespace, kubeProxyDaemonSet] = namespacedName(/^DaemonSet (\S+)/.exec(String(facts.get('kubeProxy.workload') ?? ''))?.[1], 'kube-system/kube-proxy')
   const configMap = /^ConfigMap (\S+)/.exec(String(facts.get('kubeProxy.configSource') ?? ''))?.[1]
   const [configMapNamespace, configMapName] = namespacedName(configMap, 'kube-system/kube-proxy')
@@ -252,9 +288,19 @@ function planVariables(facts: FactSet, summary: ClusterSummary, nodeGroups: Node
   // and a failure there spares the control plane.
   const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
   const canaryNode = canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
+  const calico = cniToSwitch(cluster).find((cni) => cni.name === 'calico')
+  const flannel = cniToSwitch(cluster).find((cni) => cni.name === 'flannel')
+  // Pods restarted together on each node: kube-proxy, and the CNI agents whose dataplane follows it
+  // (the Calico operator rolls its own pods, so only a manifest install's are listed).
+  const switchPods = [kubeProxyDaemonSet, ...(calico && calico.namespace !== 'calico-system' ? [calico.daemonSet] : []), ...(flannel ? [flannel.daemonSet] : [])]
   return {
     kubeProxyNamespace,
     kubeProxyDaemonSet,
+    switchPods: switchPods.join('|'),
+    calicoNamespace: calico?.namespace ?? 'kube-system',
+    calicoDaemonSet: calico?.daemonSet ?? 'calico-node',
+    flannelNamespace: flannel?.namespace ?? 'kube-flannel',
+    flannelDaemonSet: flannel?.daemonSet ?? 'kube-flannel-ds',
     configMapNamespace,
     configMapName,
     configMapKey: configMapName === 'kube-proxy-config' ? 'config' : 'config.conf',

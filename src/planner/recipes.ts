@@ -36,13 +36,18 @@ export interface RecipeStep {
 }
 
 /** What a recipe step can depend on. */
-export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy'] as const
+export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables'] as const
 export type RecipeCondition = (typeof RECIPE_CONDITIONS)[number]
 
 /** The values commands can name; see planVariables in plan.ts. */
 export const PLAN_VARIABLES = [
   'kubeProxyNamespace',
   'kubeProxyDaemonSet',
+  'switchPods',
+  'calicoNamespace',
+  'calicoDaemonSet',
+  'flannelNamespace',
+  'flannelDaemonSet',
   'configMapNamespace',
   'configMapName',
   'configMapKey',

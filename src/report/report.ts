@@ -1,9 +1,8 @@
 import type {Finding} from '../engine/evaluate.js'
 import type {Confidence, RuleReference, Severity} from '../engine/rule-schema.js'
-import type {FactSet} from '../facts/fact-set.js'
 import {type Baseline, compareWithBaseline} from '../planner/baseline.js'
 import type {PlanPhase} from '../planner/phases.js'
-import {buildPlan, type RulePhase} from '../planner/plan.js'
+import {buildPlan, type ClusterPlanInput, type RulePhase} from '../planner/plan.js'
 import {exitCodeOf, type GatePolicy, summarize, type Summary, type Verdict, verdictOf} from '../planner/verdict.js'
 import {applyWaivers, type Waiver} from '../planner/waivers.js'
 import {TOOL_NAME, TOOL_VERSION} from '../version.js'
@@ -159,7 +158,7 @@ export interface ReportInput {
   /** Where each rule's fix goes in the plan. */
   rulePhases: ReadonlyMap<string, RulePhase>
   /** Cluster runs: the summary, and the facts the plan's switch steps are written from. */
-  cluster?: {summary: ClusterSummary; facts: FactSet; targetVersion?: string}
+  cluster?: ClusterPlanInput
   /** --waivers: accepted risks, kept out of the counts until they expire. */
   waivers?: {file: string; entries: readonly Waiver[]}
   /** --baseline: an earlier report; the exit code then gates on new findings only. */

@@ -91,6 +91,7 @@ export function evaluateSnapshot(
         ...(probes?.unmatchedInventory ? {unmatchedInventory: probes.unmatchedInventory} : {}),
       },
       facts: model.cluster,
+      components: model.components.map((component) => component.facts),
       ...(options.targetVersion ? {targetVersion: options.targetVersion} : {}),
     },
     ...(options.waivers ? {waivers: options.waivers} : {}),

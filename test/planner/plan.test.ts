@@ -76,6 +76,9 @@ describe('the migration plan, per platform', () => {
     assert.equal(canary.subjects[0].kind, 'Node')
     assert.ok(canary.commands[0].includes(`spec.nodeName=${canary.subjects[0].name}`))
     assert.ok(!report.plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-ipvs'), 'iptables mode leaves no IPVS state')
+    assert.ok(step(report, 'prepare-cni/calico-lockstep').commands.includes('kubectl -n kube-system set env daemonset/calico-node -c calico-node FELIX_NFTABLESMODE=Enabled'))
+    assert.match(canary.commands[0], / \(kube-proxy\|calico-node\)-'/, 'calico-node restarts with kube-proxy on each node')
+    assert.ok(step(report, 'cleanup/restore-calico-updates'))
     assert.match(report.plan.summary, /^Fix \d+ blocker\(s\) first \(.*node\/kernel-version.*\)\. kubeadm: /)
   })
 
@@ -121,20 +124,29 @@ describe('the plan from facts', () => {
       .set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
       .set('kubeProxy.configSource', 'ConfigMap kube-system/kube-proxy')
       .set('kubeProxy.carryOver', ['iptables.masqueradeAll: true', 'ipvs.syncPeriod: "60s"', 'ipvs.scheduler: "lc"'])
-    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary, facts}})
+    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary, facts, components: []}})
     const setMode = plan.steps.find((candidate) => candidate.id === 'configure/set-mode')!
     assert.deepEqual(setMode.commands.slice(-4), ['#   mode: nftables', '#   nftables:', '#     masqueradeAll: true', '#     syncPeriod: "60s"'])
     assert.ok(plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-config'), 'the old sections are dropped once all nodes switched')
   })
 
+  it('Calico from the operator switches through its Installation; its pods are not restarted by hand', () => {
+    const calico = new FactSet().set('component.name', 'calico').set('component.workload', 'DaemonSet calico-system/calico-node').set('component.dataplane', 'Iptables')
+    const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
+    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [calico]}})
+    const ids = plan.steps.map((candidate) => candidate.id)
+    assert.ok(ids.includes('prepare-cni/calico-operator') && !ids.includes('prepare-cni/calico-lockstep'))
+    assert.match(plan.steps.find((candidate) => candidate.id === 'canary/canary-node')!.commands[0], / \(kube-proxy\)-'/)
+  })
+
   it('an old kube-proxy (< 1.29) leaves its nftables tables behind on rollback: the plan says how to delete them', () => {
     const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.version', '1.28.15')
-    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts}})
+    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: []}})
     assert.deepEqual(plan.steps.find((candidate) => candidate.id === 'rollback/rollback-old-kube-proxy')?.commands, ['nft delete table ip kube-proxy', 'nft delete table ip6 kube-proxy'])
   })
 
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {
-    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet()}})
+    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet(), components: []}})
     assert.ok(plan.steps.some((candidate) => candidate.id === 'configure/hold-restarts'))
     assert.match(plan.summary, /^kube-proxy as a DaemonSet with a ConfigMap: /)
   })
