@@ -49,7 +49,8 @@ export function buildPlan(input: PlanInput): Plan {
 
   const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePhases, cluster !== undefined)
   const blockers = input.findings.filter((finding) => needsStep(finding) && finding.status === 'fail' && finding.severity === 'blocker')
-  const before = blockers.length > 0 ? `Fix ${blockers.length} blocker(s) first (${[...groupByRule(blockers).keys()].join(', ')}). ` : ''
+  const blockingRules = [...groupByRule(blockers).keys()]
+  const before = blockingRules.length > 0 ? `Fix what blocks first (${blockingRules.join(', ')}). ` : ''
   if (!cluster) {
     return {
       platform: null,
@@ -57,7 +58,7 @@ export function buildPlan(input: PlanInput): Plan {
       confidence: null,
       references: [],
       nodeGroups,
-      steps: findingSteps,
+      steps: inPhaseOrder(findingSteps),
     }
   }
 
@@ -141,7 +142,7 @@ export function groupNodes(nodes: readonly NodeReport[], findings: readonly Find
  * not decide get a step saying how to find out; those that only a node shell can decide share one.
  */
 function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhases: ReadonlyMap<string, RulePhase>, clusterRun: boolean): PlanStep[] {
-  const steps: PlanStep[] = []
+  const steps: Array<PlanStep & {urgency: number}> = []
   const shellOnly: Finding[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
     const failed = ofRule.filter((finding) => finding.status === 'fail')
@@ -153,6 +154,7 @@ function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhas
     const concerned = failed.length > 0 ? failed : ofRule
     const phase = rulePhases.get(rule) ?? 'prerequisites'
     steps.push({
+      urgency: Math.min(...concerned.map((finding) => urgencyOf(finding))),
       id: `${phase}/${rule.replace('/', '-')}`,
       phase,
       title: `${failed.length > 0 ? 'Fix' : 'Find out'}: ${concerned[0].title}`,
@@ -169,6 +171,7 @@ function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhas
   if (shellOnly.length > 0) {
     const rules = [...groupByRule(shellOnly).keys()]
     steps.push({
+      urgency: Math.min(...shellOnly.map((finding) => urgencyOf(finding))),
       id: 'prerequisites/probe-nodes',
       phase: 'prerequisites',
       title: 'Find out what only the nodes can show (nft, kernel features, firewalls, IPVS users)',
@@ -182,7 +185,15 @@ function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhas
     })
   }
 
-  return steps
+  // Blockers first: they decide whether the switch can happen at all.
+  return steps.sort((a, b) => a.urgency - b.urgency).map(({urgency: _urgency, ...step}) => step)
+}
+
+/** Failed blockers, then blockers nobody could check, then failed warnings, then the other unknowns. */
+function urgencyOf(finding: Finding): number {
+  const blocker = finding.severity === 'blocker'
+  if (finding.status === 'fail') return blocker ? 0 : 2
+  return blocker ? 1 : 3
 }
 
 /** The first finding's message, after the subjects it stands for (a cluster-wide finding needs none). */
