@@ -48,6 +48,10 @@ export const RULE_FILE_SCHEMA = {
       default: 'prerequisites',
       description: 'Where the migration plan puts the fix for a failure of this rule: before anything changes, with the CNI, or in the new configuration.',
     },
+    config: {
+      type: 'object',
+      description: 'KubeProxyConfiguration fields the migration plan adds to the new configuration when this rule fails (merged beside mode: nftables).',
+    },
     confidence: {
       enum: [...CONFIDENCES],
       default: 'verified',
@@ -138,6 +142,8 @@ export interface RuleDefinition {
   severity: Severity
   /** The plan phase of this rule's fix (default prerequisites). */
   phase?: 'configure' | 'prepare-cni' | 'prerequisites'
+  /** KubeProxyConfiguration fields the plan adds to the new configuration when the rule fails. */
+  config?: Record<string, unknown>
   confidence?: Confidence
   title: string
   description: string

@@ -1,4 +1,5 @@
 import semver from 'semver'
+import {stringify as stringifyYaml} from 'yaml'
 
 import {type Finding, groupByRule} from '../engine/evaluate.js'
 import type {RuleDefinition} from '../engine/rule-schema.js'
@@ -10,12 +11,19 @@ import {loadRecipes, type PlanVariable, type PlatformRecipe, type RecipeConditio
 
 export type RulePhase = NonNullable<RuleDefinition['phase']>
 
+/** What the plan does with a rule's failures. */
+export interface RulePlan {
+  phase: RulePhase
+  /** KubeProxyConfiguration fields the new configuration gets when the rule fails. */
+  config?: Record<string, unknown>
+}
+
 export interface PlanInput {
   /** Findings after waivers: a waived finding needs no step. */
   findings: readonly Finding[]
   nodes: readonly NodeReport[]
-  /** Where each rule's fix goes (the rule's `phase`, default prerequisites). */
-  rulePhases: ReadonlyMap<string, RulePhase>
+  /** Where each rule's fix goes (the rule's `phase`, default prerequisites) and the configuration it adds. */
+  rulePlans: ReadonlyMap<string, RulePlan>
   /** Cluster runs: what the API showed; node runs have none and get no switch steps. */
   cluster?: ClusterPlanInput
 }
@@ -47,7 +55,7 @@ export function buildPlan(input: PlanInput): Plan {
     return {platform: cluster.summary.platform, summary: nothingToMigrate(cluster.summary), confidence: null, references: [], nodeGroups, steps: []}
   }
 
-  const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePhases, cluster !== undefined)
+  const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePlans, cluster !== undefined)
   const blockers = input.findings.filter((finding) => needsStep(finding) && finding.status === 'fail' && finding.severity === 'blocker')
   const blockingRules = [...groupByRule(blockers).keys()]
   const before = blockingRules.length > 0 ? `Fix what blocks first (${blockingRules.join(', ')}). ` : ''
@@ -65,7 +73,8 @@ export function buildPlan(input: PlanInput): Plan {
   builtinRecipes ??= loadRecipes()
   const recipe = recipeFor(cluster.summary, builtinRecipes)
   const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
-  const variables = planVariables(cluster, nodeGroups, controlPlane)
+  const additions = configAdditions(input.findings, input.rulePlans)
+  const variables = planVariables(cluster, nodeGroups, controlPlane, additions)
   const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
   const switchSteps = recipeSteps(builtinRecipes, recipe)
     .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
@@ -141,7 +150,7 @@ export function groupNodes(nodes: readonly NodeReport[], findings: readonly Find
  * One step per rule with failures (its remediation, for the subjects it failed on). Rules that could
  * not decide get a step saying how to find out; those that only a node shell can decide share one.
  */
-function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhases: ReadonlyMap<string, RulePhase>, clusterRun: boolean): PlanStep[] {
+function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePlans: ReadonlyMap<string, RulePlan>, clusterRun: boolean): PlanStep[] {
   const steps: Array<PlanStep & {urgency: number}> = []
   const shellOnly: Finding[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
@@ -152,7 +161,7 @@ function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePhas
     }
 
     const concerned = failed.length > 0 ? failed : ofRule
-    const phase = rulePhases.get(rule) ?? 'prerequisites'
+    const phase = rulePlans.get(rule)?.phase ?? 'prerequisites'
     steps.push({
       urgency: Math.min(...concerned.map((finding) => urgencyOf(finding))),
       id: `${phase}/${rule.replace('/', '-')}`,
@@ -287,14 +296,19 @@ function carriedSettings(facts: FactSet): Array<[string, unknown]> {
   })
 }
 
-function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>): Record<PlanVariable, string> {
+/** The configuration the failed rules ask the new KubeProxyConfiguration to have (conntrack, nodePortAddresses, …). */
+function configAdditions(findings: readonly Finding[], rulePlans: ReadonlyMap<string, RulePlan>): Record<string, unknown> {
+  const failed = new Set(findings.filter((finding) => needsStep(finding) && finding.status === 'fail').map((finding) => finding.rule))
+  return Object.assign({}, ...[...failed].sort().map((rule) => rulePlans.get(rule)?.config ?? {}))
+}
+
+function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>, additions: Record<string, unknown>): Record<PlanVariable, string> {
   const {facts, summary} = cluster
   const [kubeProxyNamespace, kubeProxyDaemonSet] = namespacedName(/^DaemonSet (\S+)/.exec(String(facts.get('kubeProxy.workload') ?? ''))?.[1], 'kube-system/kube-proxy')
   const configMap = /^ConfigMap (\S+)/.exec(String(facts.get('kubeProxy.configSource') ?? ''))?.[1]
   const [configMapNamespace, configMapName] = namespacedName(configMap, 'kube-system/kube-proxy')
   const carried = carriedSettings(facts)
-  const nftables = Object.fromEntries(carried)
-  const config = ['mode: nftables', ...(carried.length > 0 ? ['nftables:', ...carried.map(([field, value]) => `  ${field}: ${JSON.stringify(value)}`)] : [])]
+  const config = {mode: 'nftables', ...(carried.length > 0 ? {nftables: Object.fromEntries(carried)} : {}), ...additions}
   // The canary is a worker of the largest group with nothing failing, so that it stands for many
   // and a failure there spares the control plane.
   const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
@@ -318,8 +332,7 @@ function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], contr
     canaryNode: canaryNode ?? 'NODE',
     fromMode: summary.proxyMode === 'ipvs' ? 'ipvs' : 'iptables',
     kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
-    nftablesConfig: config.join('\n'),
-    nftablesConfigJson: JSON.stringify({mode: 'nftables', ...(carried.length > 0 ? {nftables} : {})}),
+    nftablesConfig: stringifyYaml(config).trimEnd(),
   }
 }
 

@@ -55,7 +55,6 @@ export const PLAN_VARIABLES = [
   'fromMode',
   'kubernetesVersion',
   'nftablesConfig',
-  'nftablesConfigJson',
 ] as const
 export type PlanVariable = (typeof PLAN_VARIABLES)[number]
 

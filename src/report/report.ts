@@ -2,7 +2,7 @@ import type {Finding} from '../engine/evaluate.js'
 import type {Confidence, RuleReference, Severity} from '../engine/rule-schema.js'
 import {type Baseline, compareWithBaseline} from '../planner/baseline.js'
 import type {PlanPhase} from '../planner/phases.js'
-import {buildPlan, type ClusterPlanInput, type RulePhase} from '../planner/plan.js'
+import {buildPlan, type ClusterPlanInput, type RulePlan} from '../planner/plan.js'
 import {exitCodeOf, type GatePolicy, summarize, type Summary, type Verdict, verdictOf} from '../planner/verdict.js'
 import {applyWaivers, type Waiver} from '../planner/waivers.js'
 import {TOOL_NAME, TOOL_VERSION} from '../version.js'
@@ -155,8 +155,8 @@ export interface ReportInput {
   skippedRules: readonly string[]
   severityOverrides: ReadonlyMap<string, Severity>
   policy: GatePolicy
-  /** Where each rule's fix goes in the plan. */
-  rulePhases: ReadonlyMap<string, RulePhase>
+  /** What the plan does with each rule's failures. */
+  rulePlans: ReadonlyMap<string, RulePlan>
   /** Cluster runs: the summary, and the facts the plan's switch steps are written from. */
   cluster?: ClusterPlanInput
   /** --waivers: accepted risks, kept out of the counts until they expire. */
@@ -214,6 +214,6 @@ export function buildReport(input: ReportInput): Report {
     findings: sortFindings([...findings]),
     ...(waivers ? {waivers} : {}),
     ...(baseline ? {baseline} : {}),
-    plan: buildPlan({findings, nodes, rulePhases: input.rulePhases, ...(input.cluster ? {cluster: input.cluster} : {})}),
+    plan: buildPlan({findings, nodes, rulePlans: input.rulePlans, ...(input.cluster ? {cluster: input.cluster} : {})}),
   }
 }

@@ -13,7 +13,7 @@ import {type ProgressMode, runWithProgress} from '../report/progress.js'
 import {buildReport, type ClusterSummary, type NodeReport, type Report, type ReportInput} from '../report/report.js'
 import {describeNode} from '../facts/node-facts.js'
 import {mergeNodeFacts, type NodeProbeOptions, type NodeProbeResult, probeClusterNodes} from './cluster-node-probe.js'
-import {type GateFiles, loadRuleCatalog, readGateFiles, rulePhases, validateRuleSelection} from './rule-catalog.js'
+import {type GateFiles, loadRuleCatalog, readGateFiles, rulePlans, validateRuleSelection} from './rule-catalog.js'
 
 export interface ConnectionOptions {
   kubeconfig?: string
@@ -84,7 +84,7 @@ export function evaluateSnapshot(
     skippedRules: options.skip,
     severityOverrides: options.severity,
     policy: options.policy,
-    rulePhases: rulePhases(rules),
+    rulePlans: rulePlans(rules),
     cluster: {
       summary: {
         ...clusterSummary(model.cluster, nothingToMigrate, snapshot),

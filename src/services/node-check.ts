@@ -15,7 +15,7 @@ import {type CollectorRun, runCollectorLocally} from '../probes/local.js'
 import type {FleetProgress, SshProbeOptions, SshTarget} from '../probes/ssh/index.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
 import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
-import {type GateFiles, loadRuleCatalog, readGateFiles, rulePhases, validateRuleSelection} from './rule-catalog.js'
+import {type GateFiles, loadRuleCatalog, readGateFiles, rulePlans, validateRuleSelection} from './rule-catalog.js'
 
 export interface NodeCheckOptions {
   /** Bundle files, folders of bundles, or `-` for standard input; empty (and no `ssh`) means this machine. */
@@ -85,7 +85,7 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
     skippedRules: options.skip,
     severityOverrides: options.severity,
     policy: options.policy,
-    rulePhases: rulePhases(run.rules),
+    rulePlans: rulePlans(run.rules),
     ...run.gate,
   })
 }

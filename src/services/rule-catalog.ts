@@ -5,7 +5,7 @@ import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import {BUILTIN_RULES_DIR} from '../paths.js'
 import {readBaseline} from '../planner/baseline.js'
-import type {RulePhase} from '../planner/plan.js'
+import type {RulePlan} from '../planner/plan.js'
 import {readWaivers} from '../planner/waivers.js'
 import type {ReportInput} from '../report/report.js'
 
@@ -46,9 +46,9 @@ export function parseSeverityOverrides(values: readonly string[]): Map<string, S
   return overrides
 }
 
-/** Where the plan puts each rule's fix. */
-export function rulePhases(rules: readonly LoadedRule[]): Map<string, RulePhase> {
-  return new Map(rules.map((rule) => [rule.id, rule.phase ?? 'prerequisites']))
+/** What the plan does with each rule's failures: the phase of the fix, and configuration to add. */
+export function rulePlans(rules: readonly LoadedRule[]): Map<string, RulePlan> {
+  return new Map(rules.map((rule) => [rule.id, {phase: rule.phase ?? 'prerequisites', ...(rule.config ? {config: rule.config} : {})}]))
 }
 
 /** --waivers and --baseline, as given on the command line. */

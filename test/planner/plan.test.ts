@@ -70,7 +70,11 @@ describe('the migration plan, per platform', () => {
     assert.deepEqual(kernel.subjects, [{kind: 'NodeGroup', name: 'Red Hat Enterprise Linux 8.10 (Ootpa), kernel 4.18.0-553.el8_10.x86_64', members: ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']}])
     assert.equal(step(report, 'prepare-cni/cluster-cni-version').subjects[0].name, 'kube-system/calico-node')
     assert.ok(step(report, 'configure/hold-restarts').commands.some((command) => command.includes(`kubectl -n kube-system patch daemonset kube-proxy --type=merge -p '{"spec":{"updateStrategy":{"type":"OnDelete"}}}'`)))
-    assert.deepEqual(step(report, 'configure/set-mode').commands.slice(-2), ['# In config.conf, set:', '#   mode: nftables'])
+    assert.deepEqual(
+      step(report, 'configure/set-mode').commands.slice(-5),
+      ['# In config.conf, set:', '#   mode: nftables', '#   nodePortAddresses:', '#     - 0.0.0.0/0', '#     - ::/0'],
+      'k8s-worker-02 has two InternalIPs: the new config keeps NodePorts on all of them (cluster/nodeport-addresses)',
+    )
     assert.ok(step(report, 'configure/persist-mode').commands[0].includes('kubeadm'))
     const canary = step(report, 'canary/canary-node')
     assert.equal(canary.subjects[0].kind, 'Node')
@@ -124,16 +128,16 @@ describe('the plan from facts', () => {
       .set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
       .set('kubeProxy.configSource', 'ConfigMap kube-system/kube-proxy')
       .set('kubeProxy.carryOver', ['iptables.masqueradeAll: true', 'ipvs.syncPeriod: "60s"', 'ipvs.scheduler: "lc"'])
-    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary, facts, components: []}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary, facts, components: []}})
     const setMode = plan.steps.find((candidate) => candidate.id === 'configure/set-mode')!
-    assert.deepEqual(setMode.commands.slice(-4), ['#   mode: nftables', '#   nftables:', '#     masqueradeAll: true', '#     syncPeriod: "60s"'])
+    assert.deepEqual(setMode.commands.slice(-4), ['#   mode: nftables', '#   nftables:', '#     masqueradeAll: true', '#     syncPeriod: 60s'])
     assert.ok(plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-config'), 'the old sections are dropped once all nodes switched')
   })
 
   it('Calico from the operator switches through its Installation; its pods are not restarted by hand', () => {
     const calico = new FactSet().set('component.name', 'calico').set('component.workload', 'DaemonSet calico-system/calico-node').set('component.dataplane', 'Iptables')
     const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
-    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [calico]}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [calico]}})
     const ids = plan.steps.map((candidate) => candidate.id)
     assert.ok(ids.includes('prepare-cni/calico-operator') && !ids.includes('prepare-cni/calico-lockstep'))
     assert.match(plan.steps.find((candidate) => candidate.id === 'canary/canary-node')!.commands[0], / \(kube-proxy\)-'/)
@@ -141,12 +145,12 @@ describe('the plan from facts', () => {
 
   it('an old kube-proxy (< 1.29) leaves its nftables tables behind on rollback: the plan says how to delete them', () => {
     const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.version', '1.28.15')
-    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: []}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: []}})
     assert.deepEqual(plan.steps.find((candidate) => candidate.id === 'rollback/rollback-old-kube-proxy')?.commands, ['nft delete table ip kube-proxy', 'nft delete table ip6 kube-proxy'])
   })
 
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {
-    const plan = buildPlan({findings: [], nodes: [], rulePhases: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet(), components: []}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet(), components: []}})
     assert.ok(plan.steps.some((candidate) => candidate.id === 'configure/hold-restarts'))
     assert.match(plan.summary, /^kube-proxy as a DaemonSet with a ConfigMap: /)
   })
