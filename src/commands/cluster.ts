@@ -25,13 +25,19 @@ export default class Cluster extends KpxCommand {
     '--ssh-host-template makes of it) and evaluates the node rules on what it finds. The SSH flags are those of',
     '`kpx-check node`. Nodes without an address to reach, or that cannot be reached, are reported with the reason.',
     '',
+    'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
+    'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
+    'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
+    '',
     EXIT_CODES_DESCRIPTION,
   ].join('\n')
 
   static examples = [
     '<%= config.bin %> cluster',
     '<%= config.bin %> cluster --context prod-eu --json > report.json',
-    '<%= config.bin %> cluster --target-version 1.35',
+    '<%= config.bin %> cluster --target-version 1.35 --format markdown > migration-plan.md',
+    '<%= config.bin %> cluster --output json=kpx.json --output junit=kpx-junit.xml --output sarif=kpx.sarif --output md=kpx-plan.md',
+    '<%= config.bin %> cluster --waivers kpx-waivers.yaml --baseline last-week.json',
     '<%= config.bin %> cluster --snapshot cluster.snapshot.json',
     '<%= config.bin %> cluster --node-probe ssh --ssh-user ops --sudo --jump ops@bastion.example.com',
     '<%= config.bin %> cluster --node-probe ssh --ssh-host-template {name}.nodes.example.com --inventory hosts.ini',

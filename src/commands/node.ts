@@ -25,12 +25,17 @@ export default class Node extends KpxCommand {
     'Run as root to see everything: without root, the root-only checks (nft -c, rulesets, firewall policies)',
     'are reported as unknown with reason permission-denied.',
     '',
+    'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
+    'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
+    'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
+    '',
     EXIT_CODES_DESCRIPTION,
   ].join('\n')
 
   static examples = [
     '<%= config.bin %> node',
     '<%= config.bin %> node --json > report.json',
+    '<%= config.bin %> node --facts facts/ --output junit=kpx-junit.xml --waivers kpx-waivers.yaml',
     'kpx-check collect | ssh node-1 sudo sh > facts/node-1.facts\n<%= config.bin %> node --facts facts/',
     '<%= config.bin %> node --facts node-1.facts --skip node/os-distro --severity node/host-firewall=blocker',
     '<%= config.bin %> node --ssh root@10.0.0.11 --ssh admin@node-2:2222 --json',
