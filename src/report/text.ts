@@ -76,6 +76,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
 /** The plan closes the report: what to do, in order, with the commands. */
 function planLines(report: Report, chalk: ChalkInstance): string[] {
   const {plan} = report
+  if (report.cluster?.nothingToMigrate) return []
   const note = planConfidenceNote(plan)
   const lines = ['', chalk.bold('Plan'), `  ${plan.summary}`, ...(note ? [chalk.yellow(`  ${note}`)] : []), ...(plan.deadline ? [chalk.yellow(`  Deadline: ${plan.deadline}`)] : [])]
   for (const [index, step] of plan.steps.entries()) {
@@ -118,15 +119,8 @@ function clusterLines(report: Report, chalk: ChalkInstance): string[] {
     `  ${cluster.context ? `context ${cluster.context} · ` : ''}platform ${cluster.platform ?? '?'} · Kubernetes ${cluster.kubernetesVersion ?? '?'}`,
     `  kube-proxy mode ${chalk.bold(cluster.proxyMode)} · ${kubeProxy}${cluster.kubeProxy.replacedBy ? ` · Services handled by ${cluster.kubeProxy.replacedBy}` : ''}`,
   ]
-  if (cluster.nothingToMigrate) {
-    lines.push(
-      chalk.green(
-        cluster.proxyMode === 'nftables'
-          ? '  Nothing to migrate: kube-proxy already runs in nftables mode.'
-          : `  Nothing to migrate: this cluster runs no kube-proxy${cluster.kubeProxy.replacedBy ? ` (${cluster.kubeProxy.replacedBy} implements Services)` : ''}.`,
-      ),
-    )
-  }
+  // The plan says it, and has nothing else to say.
+  if (cluster.nothingToMigrate) lines.push(chalk.green(`  ${report.plan.summary}`))
 
   for (const unreadable of cluster.unreadable) lines.push(chalk.yellow(`  Could not read ${unreadable}`))
   return lines
