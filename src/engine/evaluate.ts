@@ -135,17 +135,25 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     return activation
   }
 
+  const subjectsByKind = new Map<string, Subject[]>()
+  for (const subject of subjects) {
+    const same = subjectsByKind.get(subject.kind)
+    if (same) same.push(subject)
+    else subjectsByKind.set(subject.kind, [subject])
+  }
+
   for (const rule of rules) {
     if (options.skip?.has(rule.id)) continue
     const kind = subjectKindOf(rule)
     const data = celData(rule.data ?? {})
-    const own = subjects.filter((subject) => subject.kind === kind)
+    const own = subjectsByKind.get(kind) ?? []
     // A rule reads only the facts it declares (rules lint enforces it), so subjects whose declared
     // facts are equal get the same finding: evaluate once, then copy it for each of them.
     const declared = [...rule.needs, ...(rule.uses ?? [])]
     const outcomes = new Map<string, Finding>()
     const evaluated = own.map((subject) => {
-      const key = declared.map((path) => inputOf(subject.facts, path)).join('\u0001')
+      let key = ''
+      for (const path of declared) key += `${inputOf(subject.facts, path)}\u0001`
       let finding = outcomes.get(key)
       if (!finding) {
         finding = evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options)
