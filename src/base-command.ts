@@ -1,5 +1,6 @@
 import {Command, Flags} from '@oclif/core'
 
+import type {Severity} from './engine/rule-schema.js'
 import {UsageError} from './errors.js'
 import {EXIT_CODE_HELP, type GatePolicy} from './planner/verdict.js'
 import {writeJson} from './report/json.js'
@@ -78,6 +79,18 @@ export const connectionFlags = {
 
 export function connectionOptions(flags: {'api-concurrency': number; context?: string; kubeconfig?: string; 'request-timeout': number}) {
   return {kubeconfig: flags.kubeconfig, context: flags.context, requestTimeoutSeconds: flags['request-timeout'], concurrency: flags['api-concurrency']}
+}
+
+/** Parses --severity values: RULE-ID=blocker|warning|info. */
+export function parseSeverityOverrides(values: readonly string[]): Map<string, Severity> {
+  const overrides = new Map<string, Severity>()
+  for (const value of values) {
+    const match = /^([^=]+)=(blocker|warning|info)$/.exec(value)
+    if (!match) throw new UsageError(`--severity ${value}: expected RULE-ID=blocker|warning|info`)
+    overrides.set(match[1], match[2] as Severity)
+  }
+
+  return overrides
 }
 
 export function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': string}): GatePolicy {

@@ -29,15 +29,3 @@ export function validateRuleSelection(rules: readonly LoadedRule[], skip: readon
     if (!ids.has(id)) throw new UsageError(`${flag} ${id}: no such rule`, ['List the rules with: kpx-check rules'])
   }
 }
-
-/** Parses --severity values: RULE-ID=blocker|warning|info. */
-export function parseSeverityOverrides(values: readonly string[]): Map<string, Severity> {
-  const overrides = new Map<string, Severity>()
-  for (const value of values) {
-    const match = /^([^=]+)=(blocker|warning|info)$/.exec(value)
-    if (!match) throw new UsageError(`--severity ${value}: expected RULE-ID=blocker|warning|info`)
-    overrides.set(match[1], match[2] as Severity)
-  }
-
-  return overrides
-}

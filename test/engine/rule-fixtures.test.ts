@@ -9,7 +9,7 @@ import {evaluateRules, type Finding, type Subject} from '../../src/engine/evalua
 import type {LoadedRule} from '../../src/engine/rule-loader.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
-import {clusterSubjects} from '../../src/services/cluster-check.js'
+import {clusterSubjects} from '../../src/services/cluster-evaluation.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {FIXTURES} from '../helpers/paths.js'
 
