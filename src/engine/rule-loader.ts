@@ -1,11 +1,12 @@
 import {Ajv, type ErrorObject} from 'ajv'
-import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {basename, extname, join, relative} from 'node:path'
 import {isMap, isSeq, LineCounter, parseDocument, type Document, type Node} from 'yaml'
 
 import {factSpecs} from '../facts/catalog.js'
 import {UNKNOWN_REASONS} from '../facts/fact-set.js'
 import {celEnvironment} from './cel.js'
+import {ruleFiles} from './rule-files.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
 import {templateExpressions} from './templates.js'
 
@@ -35,18 +36,6 @@ export function formatProblem(problem: RuleProblem): string {
 // verbose: errors carry their parent schema, so a misspelt field can be matched to the one meant.
 const ajv = new Ajv({allErrors: true, strict: false, verbose: true})
 const validateRuleFile = ajv.compile(RULE_FILE_SCHEMA)
-
-const RULE_EXTENSIONS = new Set(['.yaml', '.yml'])
-
-/** Rule files under a path (a file or a folder, searched recursively), sorted for stable output. */
-export function ruleFiles(path: string): string[] {
-  const stat = statSync(path)
-  if (stat.isFile()) return [path]
-  return readdirSync(path, {recursive: true, withFileTypes: true})
-    .filter((entry) => entry.isFile() && RULE_EXTENSIONS.has(extname(entry.name)))
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort()
-}
 
 /** Parses, validates and type-checks one rule file; returns the rule or the problems found. */
 export function lintRuleFile(file: string, displayName = file): {problems: RuleProblem[]; rule?: RuleDefinition} {

@@ -59,7 +59,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
 /** The evaluation's modules (CEL, the rule schema, …), and the built-in and --rules rules checked against --skip and --severity. */
 async function loadEngine(options: Pick<ClusterCheckOptions, 'rulePaths' | 'severity' | 'skip'>) {
   const [{loadRuleCatalog, validateRuleSelection}, {evaluateSnapshot}] = await Promise.all([import('./rule-catalog.js'), import('./cluster-evaluation.js')])
-  const rules = loadRuleCatalog(options.rulePaths)
+  const rules = await loadRuleCatalog(options.rulePaths)
   validateRuleSelection(rules, options.skip, options.severity)
   return {rules, evaluateSnapshot}
 }

@@ -50,8 +50,8 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
     [
       {
         title: 'Load rules',
-        task(context, task) {
-          context.rules = loadRuleCatalog(options.rulePaths).filter((rule) => rule.scope === 'node')
+        async task(context, task) {
+          context.rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => rule.scope === 'node')
           validateRuleSelection(context.rules, options.skip, options.severity)
           task.title = `Loaded ${context.rules.length} node rules`
         },

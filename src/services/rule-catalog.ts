@@ -1,16 +1,21 @@
 import {existsSync} from 'node:fs'
 
-import {loadRules, type LoadedRule, RuleLoadError} from '../engine/rule-loader.js'
+import type {LoadedRule} from '../engine/rule-loader.js'
+import {readRuleManifest} from '../engine/rule-manifest.js'
 import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import {BUILTIN_RULES_DIR} from '../paths.js'
 
 /** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
-export function loadRuleCatalog(extraPaths: readonly string[]): LoadedRule[] {
+export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<LoadedRule[]> {
   for (const path of extraPaths) {
     if (!existsSync(path)) throw new UsageError(`--rules ${path}: no such file or folder`)
   }
 
+  // The built-in rules alone come linted by the build; other rules need the linter (YAML, schema, CEL), loaded here.
+  const linted = extraPaths.length === 0 ? readRuleManifest(BUILTIN_RULES_DIR) : undefined
+  if (linted) return linted
+  const {loadRules, RuleLoadError} = await import('../engine/rule-loader.js')
   try {
     return loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, ...extraPaths.map((path) => ({path}))])
   } catch (error) {

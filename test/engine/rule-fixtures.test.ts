@@ -31,7 +31,7 @@ function telling(findings: Finding[]): Finding {
   assert.ok(findings.length > 0, 'the rule produced no finding')
   return [...findings].sort((a, b) => STATUS_WEIGHT[a.status] - STATUS_WEIGHT[b.status])[0]
 }
-const rules = loadRuleCatalog([])
+const rules = await loadRuleCatalog([])
 
 describe('rule fixtures', () => {
   for (const rule of rules) {

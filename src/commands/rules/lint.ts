@@ -2,7 +2,8 @@ import {Args} from '@oclif/core'
 import {existsSync} from 'node:fs'
 
 import {KpxCommand} from '../../base-command.js'
-import {formatProblem, lintRuleFile, ruleFiles, type RuleProblem} from '../../engine/rule-loader.js'
+import {ruleFiles} from '../../engine/rule-files.js'
+import {formatProblem, lintRuleFile, type RuleProblem} from '../../engine/rule-loader.js'
 import {UsageError} from '../../errors.js'
 import {EXIT_CODES} from '../../planner/verdict.js'
 
