@@ -13,7 +13,7 @@ import {deriveNodeFacts, describeNode} from '../facts/node-facts.js'
 import type {GatePolicy} from '../planner/verdict.js'
 import {type CollectorRun, runCollectorLocally} from '../probes/local.js'
 import type {FleetProgress, SshProbeOptions, SshTarget} from '../probes/ssh/index.js'
-import {type ProgressMode, runWithProgress} from '../report/progress.js'
+import {type ProgressMode, type ProgressTask, runWithProgress} from '../report/progress.js'
 import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
 import {loadRuleCatalog, validateRuleSelection} from './rule-catalog.js'
 
@@ -130,12 +130,6 @@ function blameSudo(facts: FactSet, refusal: string): void {
 }
 
 const PROGRESS_LINE_EVERY_MS = 5000
-
-/** The part of a listr2 task the SSH progress writes to. */
-export interface ProgressTask {
-  title: string
-  output: string
-}
 
 /** Probes over SSH with counts in the progress view: one report node per distinct connection. */
 async function probeFleet(targets: SshTarget[], probe: SshProbeOptions, mode: ProgressMode, task: ProgressTask): Promise<ProbedNode[]> {
