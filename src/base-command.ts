@@ -1,11 +1,11 @@
 import {Command, Flags} from '@oclif/core'
 
+import type {Severity} from './engine/rule-schema.js'
 import {UsageError} from './errors.js'
 import {EXIT_CODE_HELP, type GatePolicy} from './planner/verdict.js'
 import {writeJson} from './report/json.js'
-import {appendStepSummary, type OutputTarget, REPORT_FORMATS, type ReportFormat, renderReport, writeOutputs} from './report/outputs.js'
+import {type OutputTarget, REPORT_FORMATS, type ReportFormat} from './report/formats.js'
 import type {Report} from './report/report.js'
-import {defaultColor} from './report/text.js'
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
@@ -43,6 +43,8 @@ export abstract class KpxCommand extends Command {
    */
   protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
     process.exitCode = report.exitCode
+    // The renderers bring the rule engine's modules along: loaded once the report is there.
+    const [{appendStepSummary, renderReport, writeOutputs}, {defaultColor}] = await Promise.all([import('./report/outputs.js'), import('./report/text.js')])
     await writeOutputs(report, outputs)
     await appendStepSummary(report)
     if (this.jsonEnabled()) return report
@@ -111,6 +113,18 @@ export const connectionFlags = {
 
 export function connectionOptions(flags: {'api-concurrency': number; context?: string; kubeconfig?: string; 'request-timeout': number}) {
   return {kubeconfig: flags.kubeconfig, context: flags.context, requestTimeoutSeconds: flags['request-timeout'], concurrency: flags['api-concurrency']}
+}
+
+/** Parses --severity values: RULE-ID=blocker|warning|info. */
+export function parseSeverityOverrides(values: readonly string[]): Map<string, Severity> {
+  const overrides = new Map<string, Severity>()
+  for (const value of values) {
+    const match = /^([^=]+)=(blocker|warning|info)$/.exec(value)
+    if (!match) throw new UsageError(`--severity ${value}: expected RULE-ID=blocker|warning|info`)
+    overrides.set(match[1], match[2] as Severity)
+  }
+
+  return overrides
 }
 
 export function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': string}): GatePolicy {

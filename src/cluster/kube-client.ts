@@ -13,6 +13,8 @@ export interface ConnectOptions {
   requestTimeoutSeconds: number
   /** Lists fetched at once. */
   concurrency: number
+  /** Once aborted, every request in flight or to come fails with the signal's reason. */
+  signal?: AbortSignal
 }
 
 /** A Kubernetes `Status` error answer, or a transport failure (code 0). */
@@ -43,12 +45,17 @@ export class KubeClient {
     private readonly agent: https.Agent,
     private readonly headers: Record<string, string>,
     private readonly timeoutMs: number,
-  ) {}
+    private readonly signal?: AbortSignal,
+  ) {
+    // Destroying the sockets ends the requests in flight; get() refuses the ones to come.
+    signal?.addEventListener('abort', () => this.close(), {once: true})
+  }
 
   static async connect(options: ConnectOptions): Promise<KubeClient> {
     const access = readSimpleAccess(options) ?? (await accessWithClientNode(options))
     const agent = new https.Agent({...access.tls, keepAlive: true, maxSockets: options.concurrency})
-    return new KubeClient(access.server.replace(/\/+$/, ''), access.context, agent, {Accept: 'application/json', 'User-Agent': 'kpx-check', ...access.headers}, options.requestTimeoutSeconds * 1000)
+    const headers = {Accept: 'application/json', 'User-Agent': 'kpx-check', ...access.headers}
+    return new KubeClient(access.server.replace(/\/+$/, ''), access.context, agent, headers, options.requestTimeoutSeconds * 1000, options.signal)
   }
 
   close(): void {
@@ -58,6 +65,7 @@ export class KubeClient {
   /** GET a path, parsed; retries 429 and 5xx with backoff (Retry-After when given). */
   async get<T>(path: string): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      this.signal?.throwIfAborted()
       try {
         return await this.getOnce<T>(path)
       } catch (error) {
@@ -81,6 +89,8 @@ export class KubeClient {
 
   private getOnce<T>(path: string): Promise<T> {
     return new Promise((resolve, reject) => {
+      // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
+      const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
       const request = https.get(`${this.server}${path}`, {agent: this.agent, headers: this.headers, timeout: this.timeoutMs}, (response) => {
         readBody(response).then((body) => {
           const code = response.statusCode ?? 0
@@ -98,10 +108,10 @@ export class KubeClient {
           const retryAfter = Number(response.headers['retry-after'])
           if (Number.isFinite(retryAfter) && retryAfter > 0) Object.assign(error, {retryAfterMs: Math.min(retryAfter, 10) * 1000})
           reject(error)
-        }, reject)
+        }, fail)
       })
       request.on('timeout', () => request.destroy(new ApiError(0, `no answer within ${this.timeoutMs / 1000}s (--request-timeout)`, 'Timeout')))
-      request.on('error', (error) => reject(error instanceof ApiError ? error : new ApiError(0, transportMessage(error), 'Transport')))
+      request.on('error', (error) => fail(error instanceof ApiError ? error : new ApiError(0, transportMessage(error), 'Transport')))
     })
   }
 }

@@ -1,13 +1,12 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand} from '../base-command.js'
+import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides} from '../base-command.js'
 import {UsageError} from '../errors.js'
 import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../probes/ssh/flags.js'
 import {progressMode} from '../report/progress.js'
-import {parseOutputs, type ReportFormat} from '../report/outputs.js'
+import {parseOutputs, type ReportFormat} from '../report/formats.js'
 import type {Report} from '../report/report.js'
 import {runNodeCheck} from '../services/node-check.js'
-import {parseSeverityOverrides} from '../services/rule-catalog.js'
 
 export default class Node extends KpxCommand {
   static summary = 'Check whether nodes can run kube-proxy in nftables mode.'

@@ -135,17 +135,25 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     return activation
   }
 
+  const inputKeys = new InputKeys()
+  const subjectsByKind = new Map<string, Subject[]>()
+  for (const subject of subjects) {
+    const same = subjectsByKind.get(subject.kind)
+    if (same) same.push(subject)
+    else subjectsByKind.set(subject.kind, [subject])
+  }
+
   for (const rule of rules) {
     if (options.skip?.has(rule.id)) continue
     const kind = subjectKindOf(rule)
     const data = celData(rule.data ?? {})
-    const own = subjects.filter((subject) => subject.kind === kind)
+    const own = subjectsByKind.get(kind) ?? []
     // A rule reads only the facts it declares (rules lint enforces it), so subjects whose declared
     // facts are equal get the same finding: evaluate once, then copy it for each of them.
     const declared = [...rule.needs, ...(rule.uses ?? [])]
     const outcomes = new Map<string, Finding>()
     const evaluated = own.map((subject) => {
-      const key = declared.map((path) => inputOf(subject.facts, path)).join('\u0001')
+      const key = inputKeys.of(subject.facts, declared)
       let finding = outcomes.get(key)
       if (!finding) {
         finding = evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options)
@@ -160,11 +168,31 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
   return findings
 }
 
-function inputOf(facts: FactSet, path: string): string {
-  const value = facts.get(path)
-  if (value !== undefined) return JSON.stringify(value)
-  const missing = facts.whyUnknown(path)!
-  return `?${missing.reason}\u0000${missing.detail}`
+/**
+ * A rule's inputs as one string, to find the subjects whose inputs are equal. Why-unknowns become
+ * short tokens (no JSON starts with ?): their details are sentences, which thousands of keys would
+ * each carry and hash.
+ */
+class InputKeys {
+  private readonly unknowns = new Map<string, Map<UnknownReason, string>>()
+  private tokens = 0
+
+  of(facts: FactSet, paths: readonly string[]): string {
+    let key = ''
+    for (const path of paths) key += `${this.input(facts, path)}\u0001`
+    return key
+  }
+
+  private input(facts: FactSet, path: string): string {
+    const value = facts.get(path)
+    if (value !== undefined) return JSON.stringify(value)
+    const {reason, detail} = facts.whyUnknown(path)!
+    let byReason = this.unknowns.get(detail)
+    if (!byReason) this.unknowns.set(detail, (byReason = new Map()))
+    let token = byReason.get(reason)
+    if (token === undefined) byReason.set(reason, (token = `?${++this.tokens}`))
+    return token
+  }
 }
 
 function summarise(rule: LoadedRule, findings: Finding[], options: EvaluationOptions): Finding[] {

@@ -1,10 +1,11 @@
 import {Ajv} from 'ajv'
-import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {basename, extname, join, relative} from 'node:path'
 
 import {factSpecs} from '../facts/catalog.js'
 import {UNKNOWN_REASONS} from '../facts/fact-set.js'
 import {celEnvironment} from './cel.js'
+import {ruleFiles} from './rule-files.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
 import {templateExpressions} from './templates.js'
 import {type FileProblem, formatProblem, parseYamlFile} from '../yaml-file.js'
@@ -24,20 +25,6 @@ export class RuleLoadError extends Error {
 // verbose: errors carry their parent schema, so a misspelt field can be matched to the one meant.
 const ajv = new Ajv({allErrors: true, strict: false, verbose: true})
 const validateRuleFile = ajv.compile(RULE_FILE_SCHEMA)
-
-const RULE_EXTENSIONS = new Set(['.yaml', '.yml'])
-/** rules/platforms holds the plan's platform recipes, which have a schema of their own. */
-const PLATFORMS_FOLDER = 'platforms'
-
-/** Rule files under a path (a file or a folder, searched recursively), sorted for stable output. */
-export function ruleFiles(path: string): string[] {
-  const stat = statSync(path)
-  if (stat.isFile()) return [path]
-  return readdirSync(path, {recursive: true, withFileTypes: true})
-    .filter((entry) => entry.isFile() && RULE_EXTENSIONS.has(extname(entry.name)) && basename(entry.parentPath) !== PLATFORMS_FOLDER)
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort()
-}
 
 /** Parses, validates and type-checks one rule file; returns the rule or the problems found. */
 export function lintRuleFile(file: string, displayName = file): {problems: FileProblem[]; rule?: RuleDefinition} {

@@ -1,16 +1,13 @@
-import {appendFile, stat, writeFile} from 'node:fs/promises'
-import {dirname} from 'node:path'
+import {appendFile, writeFile} from 'node:fs/promises'
 
 import {UsageError} from '../errors.js'
+import type {OutputTarget, ReportFormat} from './formats.js'
 import {writeJson} from './json.js'
 import {renderJunit} from './junit.js'
 import {renderMarkdown} from './markdown.js'
 import type {Report} from './report.js'
 import {renderSarif} from './sarif.js'
 import {renderText} from './text.js'
-
-export const REPORT_FORMATS = ['text', 'json', 'markdown', 'junit', 'sarif'] as const
-export type ReportFormat = (typeof REPORT_FORMATS)[number]
 
 /** Every output renders the same report, so JSON, JUnit, SARIF and Markdown cannot disagree. */
 export function renderReport(report: Report, format: ReportFormat, options: {color?: boolean} = {}): string {
@@ -37,31 +34,6 @@ export function renderReport(report: Report, format: ReportFormat, options: {col
       return renderSarif(report)
     }
   }
-}
-
-export interface OutputTarget {
-  format: ReportFormat
-  path: string
-}
-
-/** --output FORMAT=PATH values; md is accepted for markdown. Checked before any probing starts. */
-export async function parseOutputs(values: readonly string[]): Promise<OutputTarget[]> {
-  const targets: OutputTarget[] = []
-  for (const value of values) {
-    const match = /^([a-z]+)=(.+)$/.exec(value)
-    const format = match?.[1] === 'md' ? 'markdown' : match?.[1]
-    if (!match || !(REPORT_FORMATS as readonly string[]).includes(format!)) {
-      throw new UsageError(`--output ${value}: expected FORMAT=PATH with FORMAT one of ${REPORT_FORMATS.join(', ')}`, ['For example: --output sarif=kpx.sarif --output junit=junit.xml'])
-    }
-
-    const path = match[2]
-    const folder = await stat(dirname(path)).catch(() => undefined)
-    if (!folder?.isDirectory()) throw new UsageError(`--output ${value}: the folder ${dirname(path)} does not exist`)
-    if (targets.some((target) => target.path === path)) throw new UsageError(`--output ${value}: ${path} is already an output of this run`)
-    targets.push({format: format as ReportFormat, path})
-  }
-
-  return targets
 }
 
 /**

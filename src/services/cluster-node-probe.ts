@@ -10,12 +10,8 @@ import {FactSet} from '../facts/fact-set.js'
 import type {SshProbeOptions} from '../probes/ssh/index.js'
 import {isValidHost, type SshTarget} from '../probes/ssh/target.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
-import {type ProbedNode, probeWithProgress} from './node-check.js'
-
-export const DEFAULT_HOST_TEMPLATE = '{internalIP}'
-
-const PLACEHOLDERS = {name: 'name', internalIP: 'InternalIP', externalIP: 'ExternalIP'} as const
-type Placeholder = keyof typeof PLACEHOLDERS
+import type {ProbedNode} from './node-check.js'
+import {expandHostTemplate, HOST_PLACEHOLDERS, type HostPlaceholder} from './node-host-template.js'
 
 export interface NodeProbeOptions {
   probe: SshProbeOptions
@@ -33,22 +29,6 @@ export interface NodeProbeResult {
   unaddressed: Map<string, string>
   /** Inventory hosts that match no Node, when an inventory was given. */
   unmatchedInventory?: string[]
-}
-
-/** Refuses a template with an unknown placeholder, or one that cannot give a host name. */
-export function checkHostTemplate(template: string): string {
-  const where = `--ssh-host-template ${template}`
-  for (const [, placeholder] of template.matchAll(/\{([^}]*)\}/g)) {
-    if (!(placeholder in PLACEHOLDERS)) throw new UsageError(`${where}: unknown placeholder {${placeholder}}`, ['Use {name}, {internalIP} or {externalIP}.'])
-  }
-
-  const sample = expand(template, {name: 'node-1', internalIP: '10.0.0.1', externalIP: '192.0.2.1'})
-  if (!isValidHost(sample)) throw new UsageError(`${where}: gives "${sample}", not a host name or IP address`, ['Use a DNS name or an address placeholder, without user or port (see --ssh-user, ~/.ssh/config).'])
-  return template
-}
-
-function expand(template: string, values: Partial<Record<Placeholder, string>>): string {
-  return template.replaceAll(/\{(name|internalIP|externalIP)\}/g, (_, placeholder: Placeholder) => values[placeholder] ?? '')
 }
 
 function address(node: KubeObject, type: 'ExternalIP' | 'InternalIP'): string | undefined {
@@ -69,13 +49,13 @@ export function nodeTargets(nodes: KubeObject[], options: Pick<NodeProbeOptions,
   for (const node of nodes.filter((candidate) => !isWindowsNode(candidate))) {
     const name = node.metadata?.name ?? ''
     const values = {name, internalIP: address(node, 'InternalIP'), externalIP: address(node, 'ExternalIP')}
-    const missing = (Object.keys(PLACEHOLDERS) as Placeholder[]).find((placeholder) => options.hostTemplate.includes(`{${placeholder}}`) && !values[placeholder])
+    const missing = (Object.keys(HOST_PLACEHOLDERS) as HostPlaceholder[]).find((placeholder) => options.hostTemplate.includes(`{${placeholder}}`) && !values[placeholder])
     if (missing) {
-      unaddressed.set(name, `no ${PLACEHOLDERS[missing]} to reach it over SSH`)
+      unaddressed.set(name, `no ${HOST_PLACEHOLDERS[missing]} to reach it over SSH`)
       continue
     }
 
-    const host = expand(options.hostTemplate, values)
+    const host = expandHostTemplate(options.hostTemplate, values)
     if (!isValidHost(host)) throw new UsageError(`--ssh-host-template ${options.hostTemplate}: gives "${host}" for node ${name}, not a host name or IP address`)
     targets.push({host, name, ...(options.user ? {user: options.user} : {})})
   }
@@ -100,6 +80,8 @@ export async function probeClusterNodes(snapshot: ClusterSnapshot, options: Node
       {
         title: `Probe ${targets.length} node(s) over SSH`,
         async task(_, task) {
+          // Loaded here, not with this module: a cluster check without --node-probe never needs it.
+          const {probeWithProgress} = await import('./node-check.js')
           const results = targets.length > 0 ? await probeWithProgress(targets, options.probe, progress, task) : []
           for (const [index, target] of targets.entries()) probed.set(target.name!, results[index])
         },

@@ -9,11 +9,12 @@ import {UsageError} from '../errors.js'
 import {BundleError, parseBundle} from '../facts/bundle.js'
 import {NODE_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
-import {deriveNodeFacts, describeNode} from '../facts/node-facts.js'
+import {describeNode} from '../facts/node-description.js'
+import {deriveNodeFacts} from '../facts/node-facts.js'
 import type {GatePolicy} from '../planner/verdict.js'
 import {type CollectorRun, runCollectorLocally} from '../probes/local.js'
 import type {FleetProgress, SshProbeOptions, SshTarget} from '../probes/ssh/index.js'
-import {type ProgressMode, runWithProgress} from '../report/progress.js'
+import {type ProgressMode, type ProgressTask, runWithProgress} from '../report/progress.js'
 import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
 import {type GateFiles, loadRuleCatalog, readGateFiles, rulePlans, validateRuleSelection} from './rule-catalog.js'
 
@@ -52,7 +53,7 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
       {
         title: 'Load rules',
         async task(context, task) {
-          context.rules = loadRuleCatalog(options.rulePaths).filter((rule) => rule.scope === 'node')
+          context.rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => rule.scope === 'node')
           validateRuleSelection(context.rules, options.skip, options.severity)
           context.gate = await readGateFiles(context.rules, options.gateFiles ?? {})
           task.title = `Loaded ${context.rules.length} node rules`
@@ -134,12 +135,6 @@ function blameSudo(facts: FactSet, refusal: string): void {
 }
 
 const PROGRESS_LINE_EVERY_MS = 5000
-
-/** The part of a listr2 task the SSH progress writes to. */
-export interface ProgressTask {
-  title: string
-  output: string
-}
 
 /** Probes over SSH with counts in the progress view: one report node per distinct connection. */
 async function probeFleet(targets: SshTarget[], probe: SshProbeOptions, mode: ProgressMode, task: ProgressTask): Promise<ProbedNode[]> {

@@ -1,6 +1,7 @@
 import {existsSync} from 'node:fs'
 
-import {loadRules, type LoadedRule, RuleLoadError} from '../engine/rule-loader.js'
+import type {LoadedRule} from '../engine/rule-loader.js'
+import {readRuleManifest} from '../engine/rule-manifest.js'
 import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import {BUILTIN_RULES_DIR} from '../paths.js'
@@ -10,11 +11,15 @@ import {readWaivers} from '../planner/waivers.js'
 import type {ReportInput} from '../report/report.js'
 
 /** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
-export function loadRuleCatalog(extraPaths: readonly string[]): LoadedRule[] {
+export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<LoadedRule[]> {
   for (const path of extraPaths) {
     if (!existsSync(path)) throw new UsageError(`--rules ${path}: no such file or folder`)
   }
 
+  // The built-in rules alone come linted by the build; other rules need the linter (YAML, schema, CEL), loaded here.
+  const linted = extraPaths.length === 0 ? readRuleManifest(BUILTIN_RULES_DIR) : undefined
+  if (linted) return linted
+  const {loadRules, RuleLoadError} = await import('../engine/rule-loader.js')
   try {
     return loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, ...extraPaths.map((path) => ({path}))])
   } catch (error) {
@@ -32,18 +37,6 @@ export function validateRuleSelection(rules: readonly LoadedRule[], skip: readon
   for (const [flag, id] of [...skip.map((id) => ['--skip', id]), ...[...severity.keys()].map((id) => ['--severity', id])]) {
     if (!ids.has(id)) throw new UsageError(`${flag} ${id}: no such rule`, ['List the rules with: kpx-check rules'])
   }
-}
-
-/** Parses --severity values: RULE-ID=blocker|warning|info. */
-export function parseSeverityOverrides(values: readonly string[]): Map<string, Severity> {
-  const overrides = new Map<string, Severity>()
-  for (const value of values) {
-    const match = /^([^=]+)=(blocker|warning|info)$/.exec(value)
-    if (!match) throw new UsageError(`--severity ${value}: expected RULE-ID=blocker|warning|info`)
-    overrides.set(match[1], match[2] as Severity)
-  }
-
-  return overrides
 }
 
 /** What the plan does with each rule's failures: the phase of the fix, and configuration to add. */

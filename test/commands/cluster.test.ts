@@ -229,6 +229,15 @@ describe('kpx-check cluster: connection errors end in exit 2 with a clear messag
     assert.ok(report.cluster?.unreadable.some((line) => /nodes: no answer within 1s/.test(line)))
   })
 
+  it('a broken rule file is a usage error, though the reads start before the rules load; it stops them', async () => {
+    const started = Date.now()
+    const {code, stdout} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--rules', join(FIXTURES, 'bad-rules', 'typo-field.yaml'), '--json'])
+    assert.equal(code, 2)
+    assert.match(JSON.parse(stdout).error.message, /typo-field\.yaml:3:1 rule: unknown field "severty"/)
+    // The node list hangs: only stopping the reads ends the run before --request-timeout (30 s).
+    assert.ok(Date.now() - started < 20_000)
+  })
+
   it('a closed port and an untrusted certificate', async () => {
     const closed = await startApiServer({scenario: 'aks'})
     const closedConfig = writeKubeconfig(mkdtempSync(join(workdir, 'closed-')), closed)

@@ -6,7 +6,7 @@ import {NODE_FACTS} from '../../src/facts/catalog.js'
 import {FactSet, UNKNOWN_REASONS} from '../../src/facts/fact-set.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 
-const rules = loadRuleCatalog([])
+const rules = await loadRuleCatalog([])
 const node = (facts: FactSet) => [{kind: 'Node', name: 'node-1', facts}]
 
 describe('evaluation', () => {

@@ -9,7 +9,7 @@ import {evaluateRules, type Finding, type Subject} from '../../src/engine/evalua
 import type {LoadedRule} from '../../src/engine/rule-loader.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
-import {clusterSubjects} from '../../src/services/cluster-check.js'
+import {clusterSubjects} from '../../src/services/cluster-evaluation.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {FIXTURES} from '../helpers/paths.js'
 
@@ -31,7 +31,7 @@ function telling(findings: Finding[]): Finding {
   assert.ok(findings.length > 0, 'the rule produced no finding')
   return [...findings].sort((a, b) => STATUS_WEIGHT[a.status] - STATUS_WEIGHT[b.status])[0]
 }
-const rules = loadRuleCatalog([])
+const rules = await loadRuleCatalog([])
 
 describe('rule fixtures', () => {
   for (const rule of rules) {

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
+import {appendFileSync, cpSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
 import {lintRuleFile, loadRules, RuleLoadError} from '../../src/engine/rule-loader.js'
+import {readRuleManifest} from '../../src/engine/rule-manifest.js'
 import {BUILTIN_RULES_DIR} from '../../src/paths.js'
 import {FIXTURES} from '../helpers/paths.js'
 
@@ -60,5 +63,26 @@ describe('rule files', () => {
       () => loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, {path: join(BUILTIN_RULES_DIR, 'node', 'kernel-version.yaml')}]),
       (error: unknown) => error instanceof RuleLoadError && /already defined in rules\/node\/kernel-version\.yaml/.test(error.message),
     )
+  })
+})
+
+describe('the built-in rules linted by the build (rule manifest)', () => {
+  it('holds the built-in rules exactly as linting them gives', () => {
+    assert.deepEqual(readRuleManifest(BUILTIN_RULES_DIR), loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}]))
+  })
+
+  it('is not used once a rule file is added or changed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kpx-rules-'))
+    try {
+      cpSync(BUILTIN_RULES_DIR, dir, {recursive: true})
+      assert.ok(readRuleManifest(dir), 'the same files, elsewhere')
+      cpSync(join(dir, 'node', 'kernel-version.yaml'), join(dir, 'node', 'kernel-version-copy.yaml'))
+      assert.equal(readRuleManifest(dir), undefined, 'a file added')
+      rmSync(join(dir, 'node', 'kernel-version-copy.yaml'))
+      appendFileSync(join(dir, 'node', 'kernel-version.yaml'), '# edited\n')
+      assert.equal(readRuleManifest(dir), undefined, 'a file changed')
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })

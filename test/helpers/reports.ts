@@ -5,7 +5,7 @@ import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
 import type {Finding} from '../../src/engine/evaluate.js'
 import {type GatePolicy, summarize} from '../../src/planner/verdict.js'
 import type {AppliedWaiver, Report} from '../../src/report/report.js'
-import {evaluateSnapshot} from '../../src/services/cluster-check.js'
+import {evaluateSnapshot} from '../../src/services/cluster-evaluation.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {FIXTURES} from './paths.js'
@@ -16,9 +16,9 @@ const POLICY: GatePolicy = {failOn: 'blocker', allowIncomplete: false}
  * `kpx-check cluster --snapshot` of the example kubespray cluster (IPVS, MetalLB, flannel), built-in
  * rules: warnings on a DaemonSet, Services and the cluster, info notes, unknown node checks, passes, skips.
  */
-export function exampleClusterReport(): Report {
+export async function exampleClusterReport(): Promise<Report> {
   const snapshot = JSON.parse(readFileSync(join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json'), 'utf8')) as ClusterSnapshot
-  return evaluateSnapshot(snapshot, loadRuleCatalog([]), {policy: POLICY, severity: new Map(), skip: []})
+  return evaluateSnapshot(snapshot, await loadRuleCatalog([]), {policy: POLICY, severity: new Map(), skip: []})
 }
 
 /** `kpx-check node --facts test/fixtures/bundles`: four nodes with failed blockers and warnings, unknowns, passes, skips. */

@@ -97,9 +97,9 @@ function assertCounts(report: Report, xpath: XPath): void {
 }
 
 describe('renderJunit', () => {
-  it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, counts that add up', (t) => {
+  it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, counts that add up', async (t) => {
     if (!requireXmllint(t)) return
-    const report = exampleClusterReport()
+    const report = await exampleClusterReport()
     const xpath = render(report)
     assertCounts(report, xpath)
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check')

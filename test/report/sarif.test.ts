@@ -71,7 +71,7 @@ function* objectsIn(value: unknown): Generator<Record<string, unknown>> {
 }
 
 describe('renderSarif', () => {
-  it('is checked against the OASIS schema as draft-04 reads it, and the check rejects what SARIF does not allow', () => {
+  it('is checked against the OASIS schema as draft-04 reads it, and the check rejects what SARIF does not allow', async () => {
     // Changed or new after draft-04: a schema using them would validate differently here.
     const changed = new Set(['exclusiveMinimum', 'exclusiveMaximum', 'const', 'contains', 'propertyNames', 'if', 'then', 'else'])
     for (const object of objectsIn(SARIF_SCHEMA)) {
@@ -83,7 +83,7 @@ describe('renderSarif', () => {
       }
     }
 
-    const valid = JSON.parse(renderSarif(exampleClusterReport())) as SarifLog
+    const valid = JSON.parse(renderSarif(await exampleClusterReport())) as SarifLog
     assert.ok(validateSarif(valid))
     const breakers: Array<(run: SarifLog['runs'][number]) => void> = [
       (run) => (run.results[0].level = 'fatal'),
@@ -98,8 +98,8 @@ describe('renderSarif', () => {
     }
   })
 
-  it('gives one result per failed or unknown finding of a cluster run, located at its subject path', () => {
-    const report = exampleClusterReport()
+  it('gives one result per failed or unknown finding of a cluster run, located at its subject path', async () => {
+    const report = await exampleClusterReport()
     const run = render(report)
     const expected = problems(report)
     assert.ok(expected.length > 0 && expected.length < report.findings.length, 'the example has passes and skips too')

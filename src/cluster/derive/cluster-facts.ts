@@ -83,10 +83,12 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
 
   const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, configMaps, components)
   deriveServices(cluster, resources)
+  // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.
+  const shellOnly = new FactSet().unknownAll(SHELL_ONLY, 'not-collected', NOT_IN_API)
 
   return {
     cluster,
-    nodes: nodes.map((node) => nodeSubject(node, kubeProxy)),
+    nodes: nodes.map((node) => nodeSubject(node, kubeProxy, shellOnly)),
     services: serviceSubjects(cluster, resources),
     components: components
       .filter((component) => component.role === 'cni')
@@ -240,11 +242,10 @@ function componentFacts(cluster: FactSet, component: Component): FactSet {
 }
 
 /** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
-function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound): ClusterModel['nodes'][number] {
+function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound, shellOnly: FactSet): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
-  const facts = new FactSet().set('node.name', name)
-  facts.unknownAll(SHELL_ONLY, 'not-collected', NOT_IN_API)
+  const facts = new FactSet(shellOnly).set('node.name', name)
   const release = typeof info.kernelVersion === 'string' ? info.kernelVersion : undefined
   const version = release && parseKernelVersion(release)
   if (release) facts.set('kernel.release', release)

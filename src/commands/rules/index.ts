@@ -21,7 +21,7 @@ export default class Rules extends KpxCommand {
 
   async run(): Promise<RuleCatalogEntry[]> {
     const {flags} = await this.parse(Rules)
-    const entries = loadRuleCatalog(flags.rules ?? [])
+    const entries = (await loadRuleCatalog(flags.rules ?? []))
       .filter((rule) => !flags.scope || rule.scope === flags.scope)
       .sort((a, b) => a.id.localeCompare(b.id))
       .map((rule) => ({
