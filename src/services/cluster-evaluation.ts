@@ -6,7 +6,7 @@ import {type ClusterModel, deriveClusterModel} from '../cluster/derive/cluster-f
 import type {ClusterSnapshot} from '../cluster/snapshot.js'
 import {evaluateRules, type Finding, groupByRule, type Subject} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
-import {describeNode} from '../facts/node-facts.js'
+import {describeNode} from '../facts/node-description.js'
 import {buildReport, type ClusterSummary, type NodeReport, type Report} from '../report/report.js'
 import type {ClusterCheckOptions} from './cluster-check.js'
 import {mergeNodeFacts, type NodeProbeResult} from './cluster-node-probe.js'

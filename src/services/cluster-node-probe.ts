@@ -10,7 +10,7 @@ import {FactSet} from '../facts/fact-set.js'
 import type {SshProbeOptions} from '../probes/ssh/index.js'
 import {isValidHost, type SshTarget} from '../probes/ssh/target.js'
 import {type ProgressMode, runWithProgress} from '../report/progress.js'
-import {type ProbedNode, probeWithProgress} from './node-check.js'
+import type {ProbedNode} from './node-check.js'
 import {expandHostTemplate, HOST_PLACEHOLDERS, type HostPlaceholder} from './node-host-template.js'
 
 export interface NodeProbeOptions {
@@ -80,6 +80,8 @@ export async function probeClusterNodes(snapshot: ClusterSnapshot, options: Node
       {
         title: `Probe ${targets.length} node(s) over SSH`,
         async task(_, task) {
+          // Loaded here, not with this module: a cluster check without --node-probe never needs it.
+          const {probeWithProgress} = await import('./node-check.js')
           const results = targets.length > 0 ? await probeWithProgress(targets, options.probe, progress, task) : []
           for (const [index, target] of targets.entries()) probed.set(target.name!, results[index])
         },

@@ -6,7 +6,8 @@ import {describe, it} from 'node:test'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import type {FactSet, FactValue} from '../../src/facts/fact-set.js'
-import {deriveNodeFacts, describeNode} from '../../src/facts/node-facts.js'
+import {describeNode} from '../../src/facts/node-description.js'
+import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
 
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {
