@@ -32,10 +32,9 @@ export interface ClusterCheckOptions {
 }
 
 /**
- * Reads the cluster (or the snapshot) and, meanwhile, loads the rule engine and the rules: reading
- * takes seconds, much of it waiting for the API server, and the engine's modules and the rules
- * load in that time. A rule problem is still the error reported (a usage error, exit 2), as when
- * the rules were loaded first; it stops the reads.
+ * Reads the cluster (or the snapshot) and, meanwhile, loads the rule engine and the rules: against
+ * a real API server reading is mostly waiting, and the loading fits in it. A rule problem is still
+ * the error reported (a usage error, exit 2), as when the rules were loaded first; it stops the reads.
  */
 export async function runClusterCheck(options: ClusterCheckOptions): Promise<Report> {
   const stopReading = new AbortController()
@@ -56,7 +55,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   return engine.evaluateSnapshot(snapshot, engine.rules, options, probes)
 }
 
-/** The evaluation's modules (CEL, the rule schema, …), and the built-in and --rules rules checked against --skip and --severity. */
+/** The evaluation's modules (CEL, derivation, report) and the rules, built-in and --rules, checked against --skip and --severity. */
 async function loadEngine(options: Pick<ClusterCheckOptions, 'rulePaths' | 'severity' | 'skip'>) {
   const [{loadRuleCatalog, validateRuleSelection}, {evaluateSnapshot}] = await Promise.all([import('./rule-catalog.js'), import('./cluster-evaluation.js')])
   const rules = await loadRuleCatalog(options.rulePaths)
