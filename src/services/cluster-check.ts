@@ -34,10 +34,9 @@ export interface ClusterCheckOptions {
 }
 
 /**
- * Reads the cluster (or the snapshot) and, meanwhile, loads the rule engine and the rules: reading
- * takes seconds, much of it waiting for the API server, and the engine's modules and the rules
- * load in that time. A rule problem is still the error reported (a usage error, exit 2), as when
- * the rules were loaded first; it stops the reads.
+ * Reads the cluster (or the snapshot) and, meanwhile, loads the rule engine and the rules: against
+ * a real API server reading is mostly waiting, and the loading fits in it. A rule problem is still
+ * the error reported (a usage error, exit 2), as when the rules were loaded first; it stops the reads.
  */
 export async function runClusterCheck(options: ClusterCheckOptions): Promise<Report> {
   const stopReading = new AbortController()
