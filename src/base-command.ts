@@ -131,5 +131,12 @@ export function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': strin
   return {failOn: flags['fail-on'] === 'warning' ? 'warning' : 'blocker', allowIncomplete: flags['allow-incomplete']}
 }
 
+/** What the checking commands' --help says of the plan and the outputs. */
+export const PLAN_AND_OUTPUTS_DESCRIPTION = [
+  'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
+  'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
+  'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
+].join('\n')
+
 /** The exit-code table as it appears at the end of a command's --help. */
 export const EXIT_CODES_DESCRIPTION = ['Exit codes:', ...EXIT_CODE_HELP.map((line) => `  ${line}`)].join('\n')

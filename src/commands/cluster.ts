@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides} from '../base-command.js'
+import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../base-command.js'
 import {UsageError} from '../errors.js'
 import {givenSshFlags, sshFlags, sshProbeOptions} from '../probes/ssh/flags.js'
 import {readInventory} from '../probes/ssh/inventory.js'
@@ -24,9 +24,7 @@ export default class Cluster extends KpxCommand {
     '--ssh-host-template makes of it) and evaluates the node rules on what it finds. The SSH flags are those of',
     '`kpx-check node`. Nodes without an address to reach, or that cannot be reached, are reported with the reason.',
     '',
-    'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
-    'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
-    'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
+    PLAN_AND_OUTPUTS_DESCRIPTION,
     '',
     EXIT_CODES_DESCRIPTION,
   ].join('\n')

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides} from '../base-command.js'
+import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../base-command.js'
 import {UsageError} from '../errors.js'
 import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../probes/ssh/flags.js'
 import {progressMode} from '../report/progress.js'
@@ -24,9 +24,7 @@ export default class Node extends KpxCommand {
     'Run as root to see everything: without root, the root-only checks (nft -c, rulesets, firewall policies)',
     'are reported as unknown with reason permission-denied.',
     '',
-    'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
-    'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
-    'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
+    PLAN_AND_OUTPUTS_DESCRIPTION,
     '',
     EXIT_CODES_DESCRIPTION,
   ].join('\n')
