@@ -7,7 +7,7 @@ import type {FactSet} from '../facts/fact-set.js'
 import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../report/report.js'
 import {PLAN_PHASES} from './phases.js'
 import {isWaived} from './verdict.js'
-import {loadRecipes, type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
+import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
 
 export type RulePhase = NonNullable<RuleDefinition['phase']>
 
@@ -33,6 +33,8 @@ export interface ClusterPlanInput {
   facts: FactSet
   /** The CNI DaemonSets' facts (component.*): their dataplanes may have to switch with kube-proxy. */
   components: FactSet[]
+  /** How each platform switches (rules/platforms, loadRecipes). */
+  recipes: ReadonlyMap<string, PlatformRecipe>
   targetVersion?: string
 }
 
@@ -41,8 +43,6 @@ function needsStep(finding: Finding): boolean {
   if (isWaived(finding)) return false
   return (finding.status === 'fail' && finding.severity !== 'info') || finding.status === 'unknown'
 }
-
-let builtinRecipes: Map<string, PlatformRecipe> | undefined
 
 /**
  * Findings and facts → the ordered migration plan: fix what blocks (per node group), prepare the CNI,
@@ -70,13 +70,12 @@ export function buildPlan(input: PlanInput): Plan {
     }
   }
 
-  builtinRecipes ??= loadRecipes()
-  const recipe = recipeFor(cluster.summary, builtinRecipes)
+  const recipe = recipeFor(cluster.summary, cluster.recipes)
   const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
   const additions = configAdditions(input.findings, input.rulePlans)
   const variables = planVariables(cluster, nodeGroups, controlPlane, additions)
   const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
-  const switchSteps = recipeSteps(builtinRecipes, recipe)
+  const switchSteps = recipeSteps(cluster.recipes, recipe)
     .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
     .map(
       (step): PlanStep => ({
@@ -272,7 +271,8 @@ function cniToSwitch(cluster: ClusterPlanInput): Array<{name: string; namespace:
     const name = String(facts.get('component.name') ?? '')
     const dataplane = facts.get('component.dataplane')
     const onIptables = (name === 'calico' && dataplane === 'Iptables') || (name === 'flannel' && dataplane === 'iptables')
-    const [namespace, daemonSet] = namespacedName(/^DaemonSet (\S+)/.exec(String(facts.get('component.workload') ?? ''))?.[1], '/')
+    // component.workload is always "DaemonSet namespace/name".
+    const [namespace, daemonSet] = String(facts.get('component.workload')).replace(/^DaemonSet /, '').split('/')
     return onIptables ? [{name, namespace, daemonSet}] : []
   })
 }
@@ -313,8 +313,9 @@ function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], contr
   // and a failure there spares the control plane.
   const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
   const canaryNode = canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
-  const calico = cniToSwitch(cluster).find((cni) => cni.name === 'calico')
-  const flannel = cniToSwitch(cluster).find((cni) => cni.name === 'flannel')
+  const cnis = cniToSwitch(cluster)
+  const calico = cnis.find((cni) => cni.name === 'calico')
+  const flannel = cnis.find((cni) => cni.name === 'flannel')
   // Pods restarted together on each node: kube-proxy, and the CNI agents whose dataplane follows it
   // (the Calico operator rolls its own pods, so only a manifest install's are listed).
   const switchPods = [kubeProxyDaemonSet, ...(calico && calico.namespace !== 'calico-system' ? [calico.daemonSet] : []), ...(flannel ? [flannel.daemonSet] : [])]

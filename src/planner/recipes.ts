@@ -1,11 +1,10 @@
-import {Ajv} from 'ajv'
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {CONFIDENCES, type Confidence, REFERENCES_SCHEMA, type RuleReference} from '../engine/rule-schema.js'
 import {BUILTIN_PLATFORMS_DIR} from '../paths.js'
 import {PLAN_PHASES, type PlanPhase} from './phases.js'
-import {type FileProblem, formatProblem, parseYamlFile} from '../yaml-file.js'
+import type {FileProblem} from '../yaml-file.js'
 
 /**
  * How one platform switches kube-proxy to nftables: its plan steps, as data in rules/platforms/.
@@ -94,10 +93,14 @@ export const RECIPE_FILE_SCHEMA = {
   },
 } as const
 
-const validateRecipeFile = new Ajv({allErrors: true, strict: false, verbose: true}).compile(RECIPE_FILE_SCHEMA)
-
-/** Reads and checks every recipe in a folder; problems name FILE:LINE:COLUMN. */
-export function loadRecipes(dir: string = BUILTIN_PLATFORMS_DIR): Map<string, PlatformRecipe> {
+/**
+ * Reads and checks every recipe in a folder; problems name FILE:LINE:COLUMN. YAML and the schema
+ * validator load here, not at start-up: only cluster runs need recipes, and they load them while the
+ * API reads run.
+ */
+export async function loadRecipes(dir: string = BUILTIN_PLATFORMS_DIR): Promise<Map<string, PlatformRecipe>> {
+  const [{Ajv}, {formatProblem, parseYamlFile}] = await Promise.all([import('ajv'), import('../yaml-file.js')])
+  const validateRecipeFile = new Ajv({allErrors: true, strict: false, verbose: true}).compile(RECIPE_FILE_SCHEMA)
   const problems: FileProblem[] = []
   const recipes = new Map<string, PlatformRecipe>()
   for (const name of readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort()) {

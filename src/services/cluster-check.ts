@@ -54,18 +54,22 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
     probes = await probeClusterNodes(snapshot, options.nodeProbe, options.progress)
   }
 
-  return engine.evaluateSnapshot(snapshot, engine.rules, {...options, ...engine.gate}, probes)
+  return engine.evaluateSnapshot(snapshot, engine.rules, {...options, ...engine.gate, recipes: engine.recipes}, probes)
 }
 
 /**
  * The evaluation's modules (CEL, the rule schema, …), the built-in and --rules rules checked against
- * --skip and --severity, and --waivers (which must name rules) and --baseline.
+ * --skip and --severity, --waivers (which must name rules) and --baseline, and the platform recipes.
  */
 async function loadEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>) {
-  const [{loadRuleCatalog, readGateFiles, validateRuleSelection}, {evaluateSnapshot}] = await Promise.all([import('./rule-catalog.js'), import('./cluster-evaluation.js')])
+  const [{loadRuleCatalog, readGateFiles, validateRuleSelection}, {evaluateSnapshot}, {loadRecipes}] = await Promise.all([
+    import('./rule-catalog.js'),
+    import('./cluster-evaluation.js'),
+    import('../planner/recipes.js'),
+  ])
   const rules = await loadRuleCatalog(options.rulePaths)
   validateRuleSelection(rules, options.skip, options.severity)
-  return {rules, evaluateSnapshot, gate: await readGateFiles(rules, options.gateFiles ?? {})}
+  return {rules, evaluateSnapshot, gate: await readGateFiles(rules, options.gateFiles ?? {}), recipes: await loadRecipes()}
 }
 
 /** Reads the cluster into a snapshot, with a task list on stderr; aborting `signal` stops the reads with its reason. */

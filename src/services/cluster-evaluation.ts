@@ -6,6 +6,7 @@ import {type ClusterModel, deriveClusterModel} from '../cluster/derive/cluster-f
 import type {ClusterSnapshot} from '../cluster/snapshot.js'
 import {evaluateRules, type Finding, groupByRule, type Subject} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
+import type {PlatformRecipe} from '../planner/recipes.js'
 import {describeNode} from '../facts/node-description.js'
 import {buildReport, type ClusterSummary, type NodeReport, type Report, type ReportInput} from '../report/report.js'
 import type {ClusterCheckOptions} from './cluster-check.js'
@@ -19,7 +20,7 @@ const MODE_RULE = 'cluster/kube-proxy-mode'
 export function evaluateSnapshot(
   snapshot: ClusterSnapshot,
   rules: LoadedRule[],
-  options: Pick<ClusterCheckOptions, 'policy' | 'severity' | 'skip' | 'targetVersion'> & Pick<ReportInput, 'baseline' | 'waivers'>,
+  options: Pick<ClusterCheckOptions, 'policy' | 'severity' | 'skip' | 'targetVersion'> & Pick<ReportInput, 'baseline' | 'waivers'> & {recipes: ReadonlyMap<string, PlatformRecipe>},
   probes?: NodeProbeResult,
 ): Report {
   const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
@@ -58,6 +59,7 @@ export function evaluateSnapshot(
       },
       facts: model.cluster,
       components: model.components.map((component) => component.facts),
+      recipes: options.recipes,
       ...(options.targetVersion ? {targetVersion: options.targetVersion} : {}),
     },
     ...(options.waivers ? {waivers: options.waivers} : {}),

@@ -7,7 +7,6 @@ import {UsageError} from '../errors.js'
 import {BUILTIN_RULES_DIR} from '../paths.js'
 import {readBaseline} from '../planner/baseline.js'
 import type {RulePlan} from '../planner/plan.js'
-import {readWaivers} from '../planner/waivers.js'
 import type {ReportInput} from '../report/report.js'
 
 /** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
@@ -50,11 +49,13 @@ export interface GateFiles {
   baselinePath?: string
 }
 
-/** Reads --waivers (whose rules must exist) and --baseline: before any probing, so a mistake costs nothing. */
+/**
+ * Reads --waivers (whose rules must exist) and --baseline: before any probing, so a mistake costs
+ * nothing. The waivers reader (YAML, a JSON Schema) loads only when --waivers is given.
+ */
 export async function readGateFiles(rules: readonly LoadedRule[], files: GateFiles): Promise<Pick<ReportInput, 'baseline' | 'waivers'>> {
-  const ruleIds = new Set(rules.map((rule) => rule.id))
-  return {
-    ...(files.waiversPath === undefined ? {} : {waivers: {file: files.waiversPath, entries: await readWaivers(files.waiversPath, ruleIds)}}),
-    ...(files.baselinePath === undefined ? {} : {baseline: await readBaseline(files.baselinePath)}),
-  }
+  const {waiversPath, baselinePath} = files
+  const waivers = waiversPath === undefined ? undefined : await import('../planner/waivers-file.js').then(({readWaivers}) => readWaivers(waiversPath, new Set(rules.map((rule) => rule.id))))
+  const baseline = baselinePath === undefined ? undefined : await readBaseline(baselinePath)
+  return {...(waivers ? {waivers: {file: waiversPath!, entries: waivers}} : {}), ...(baseline ? {baseline} : {})}
 }

@@ -5,6 +5,7 @@ import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
 import type {Finding} from '../../src/engine/evaluate.js'
 import {type GatePolicy, summarize} from '../../src/planner/verdict.js'
 import type {AppliedWaiver, Report} from '../../src/report/report.js'
+import {loadRecipes} from '../../src/planner/recipes.js'
 import {evaluateSnapshot} from '../../src/services/cluster-evaluation.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
@@ -18,7 +19,7 @@ const POLICY: GatePolicy = {failOn: 'blocker', allowIncomplete: false}
  */
 export async function exampleClusterReport(): Promise<Report> {
   const snapshot = JSON.parse(readFileSync(join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json'), 'utf8')) as ClusterSnapshot
-  return evaluateSnapshot(snapshot, await loadRuleCatalog([]), {policy: POLICY, severity: new Map(), skip: []})
+  return evaluateSnapshot(snapshot, await loadRuleCatalog([]), {policy: POLICY, severity: new Map(), skip: [], recipes: await loadRecipes()})
 }
 
 /** `kpx-check node --facts test/fixtures/bundles`: four nodes with failed blockers and warnings, unknowns, passes, skips. */

@@ -11,6 +11,8 @@ import type {ClusterSummary, PlanStep, Report} from '../../src/report/report.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 
+const recipes = await loadRecipes()
+
 let workdir: string
 before(() => {
   workdir = mkdtempSync(join(tmpdir(), 'kpx-plan-'))
@@ -128,7 +130,7 @@ describe('the plan from facts', () => {
       .set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
       .set('kubeProxy.configSource', 'ConfigMap kube-system/kube-proxy')
       .set('kubeProxy.carryOver', ['iptables.masqueradeAll: true', 'ipvs.syncPeriod: "60s"', 'ipvs.scheduler: "lc"'])
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary, facts, components: []}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary, facts, components: [], recipes}})
     const setMode = plan.steps.find((candidate) => candidate.id === 'configure/set-mode')!
     assert.deepEqual(setMode.commands.slice(-4), ['#   mode: nftables', '#   nftables:', '#     masqueradeAll: true', '#     syncPeriod: 60s'])
     assert.ok(plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-config'), 'the old sections are dropped once all nodes switched')
@@ -137,7 +139,7 @@ describe('the plan from facts', () => {
   it('Calico from the operator switches through its Installation; its pods are not restarted by hand', () => {
     const calico = new FactSet().set('component.name', 'calico').set('component.workload', 'DaemonSet calico-system/calico-node').set('component.dataplane', 'Iptables')
     const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [calico]}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [calico], recipes}})
     const ids = plan.steps.map((candidate) => candidate.id)
     assert.ok(ids.includes('prepare-cni/calico-operator') && !ids.includes('prepare-cni/calico-lockstep'))
     assert.match(plan.steps.find((candidate) => candidate.id === 'canary/canary-node')!.commands[0], / \(kube-proxy\)-'/)
@@ -145,20 +147,18 @@ describe('the plan from facts', () => {
 
   it('an old kube-proxy (< 1.29) leaves its nftables tables behind on rollback: the plan says how to delete them', () => {
     const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.version', '1.28.15')
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: []}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [], recipes}})
     assert.deepEqual(plan.steps.find((candidate) => candidate.id === 'rollback/rollback-old-kube-proxy')?.commands, ['nft delete table ip kube-proxy', 'nft delete table ip6 kube-proxy'])
   })
 
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet(), components: []}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet(), components: [], recipes}})
     assert.ok(plan.steps.some((candidate) => candidate.id === 'configure/hold-restarts'))
     assert.match(plan.summary, /^kube-proxy as a DaemonSet with a ConfigMap: /)
   })
 })
 
 describe('platform recipes (rules/platforms)', () => {
-  const recipes = loadRecipes()
-
   it('cover every platform kpx-check detects', () => {
     for (const platform of ['eks', 'aks', 'gke', 'openshift', 'k3s', 'rke2', 'kind', 'talos', 'kops', 'cce', 'ack', 'tke', 'kubeadm']) {
       assert.ok(recipes.has(platform), platform)
@@ -173,12 +173,12 @@ describe('platform recipes (rules/platforms)', () => {
     }
   })
 
-  it('a broken recipe is named by file, line and column', () => {
+  it('a broken recipe is named by file, line and column', async () => {
     const dir = mkdtempSync(join(workdir, 'recipes-'))
     writeFileSync(
       join(dir, 'acme.yaml'),
       ['platform: acme', 'title: Acme', 'confidence: verified', 'summary: s', 'steps:', '  - id: set-mode', '    phase: configure', '    title: t', '    why: w', '    commands: ["edit {{configMapNme}}"]', 'references: []', ''].join('\n'),
     )
-    assert.throws(() => loadRecipes(dir), /rules\/platforms\/acme\.yaml:10:16 unknown variable {{configMapNme}}/)
+    await assert.rejects(loadRecipes(dir), /rules\/platforms\/acme\.yaml:10:16 unknown variable {{configMapNme}}/)
   })
 })
