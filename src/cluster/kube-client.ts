@@ -29,7 +29,22 @@ export class ApiError extends Error {
 }
 
 const RETRIES = 4
-const PAGE_SIZE = 500
+
+/**
+ * List pages are sized in bytes, not items: the first page asks for `first` items, each next one
+ * for as many as make about `jsonLength` characters of JSON (2 MB) at the size the items have had
+ * so far. Small items (Services, ~0.5 kB) then come in fewer round trips than kubectl's 500 a page,
+ * and large ones (EndpointSlices of 100 endpoints, ~24 kB) in pages whose parsed objects die in
+ * V8's young generation instead of being copied out of it: reading the benchmark's 5,000 Nodes,
+ * 30,000 Services and 3,000 EndpointSlices takes about a quarter less time than in pages of 500.
+ */
+export const PAGING = {first: 100, jsonLength: 2_000_000, min: 10, max: 2000} as const
+
+/** The `limit` of a list's next page, after `items` items in `jsonLength` characters of JSON. */
+export function nextPageLimit(jsonLength: number, items: number): number {
+  if (items === 0) return PAGING.first
+  return Math.max(PAGING.min, Math.min(PAGING.max, Math.round(PAGING.jsonLength / (jsonLength / items))))
+}
 
 /**
  * A small read-only Kubernetes client: kubeconfig and authentication come from a plain reader for
@@ -64,6 +79,25 @@ export class KubeClient {
 
   /** GET a path, parsed; retries 429 and 5xx with backoff (Retry-After when given). */
   async get<T>(path: string): Promise<T> {
+    return (await this.getParsed<T>(path)).value
+  }
+
+  /** Every item of a list, page by page (limit + continue); `each` sees each page's items as they come. */
+  async list<T>(path: string, query: Record<string, string>, each: (items: T[]) => void): Promise<void> {
+    let continueToken = ''
+    let [jsonLength, items] = [0, 0]
+    do {
+      const params = new URLSearchParams({...query, limit: String(nextPageLimit(jsonLength, items)), ...(continueToken ? {continue: continueToken} : {})})
+      const page = await this.getParsed<{items?: T[]; metadata?: {continue?: string}}>(`${path}?${params}`)
+      each(page.value.items ?? [])
+      jsonLength += page.jsonLength
+      items += page.value.items?.length ?? 0
+      continueToken = page.value.metadata?.continue ?? ''
+    } while (continueToken)
+  }
+
+  /** GET a path: its parsed body, and the body's length. */
+  private async getParsed<T>(path: string): Promise<{value: T; jsonLength: number}> {
     for (let attempt = 0; ; attempt++) {
       this.signal?.throwIfAborted()
       try {
@@ -76,18 +110,7 @@ export class KubeClient {
     }
   }
 
-  /** Every item of a list, page by page (limit + continue); `each` sees each page's items as they come. */
-  async list<T>(path: string, query: Record<string, string>, each: (items: T[]) => void): Promise<void> {
-    let continueToken = ''
-    do {
-      const params = new URLSearchParams({...query, limit: String(PAGE_SIZE), ...(continueToken ? {continue: continueToken} : {})})
-      const page = await this.get<{items?: T[]; metadata?: {continue?: string}}>(`${path}?${params}`)
-      each(page.items ?? [])
-      continueToken = page.metadata?.continue ?? ''
-    } while (continueToken)
-  }
-
-  private getOnce<T>(path: string): Promise<T> {
+  private getOnce<T>(path: string): Promise<{value: T; jsonLength: number}> {
     return new Promise((resolve, reject) => {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
@@ -96,7 +119,7 @@ export class KubeClient {
           const code = response.statusCode ?? 0
           if (code >= 200 && code < 300) {
             try {
-              resolve(JSON.parse(body) as T)
+              resolve({value: JSON.parse(body) as T, jsonLength: body.length})
             } catch {
               reject(new ApiError(code, `${path}: the server answered with something that is not JSON`))
             }

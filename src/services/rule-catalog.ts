@@ -1,7 +1,8 @@
 import {existsSync} from 'node:fs'
 
 import type {LoadedRule} from '../engine/rule-loader.js'
-import {readRuleManifest} from '../engine/rule-manifest.js'
+import {readBuildManifest} from '../engine/build-manifest.js'
+import {ruleFiles} from '../engine/rule-files.js'
 import type {Severity} from '../engine/rule-schema.js'
 import {UsageError} from '../errors.js'
 import {BUILTIN_RULES_DIR} from '../paths.js'
@@ -16,7 +17,7 @@ export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<Lo
   }
 
   // The built-in rules alone come linted by the build; other rules need the linter (YAML, schema, CEL), loaded here.
-  const linted = extraPaths.length === 0 ? readRuleManifest(BUILTIN_RULES_DIR) : undefined
+  const linted = extraPaths.length === 0 ? readBuildManifest<LoadedRule[]>('rules', BUILTIN_RULES_DIR, ruleFiles(BUILTIN_RULES_DIR)) : undefined
   if (linted) return linted
   const {loadRules, RuleLoadError} = await import('../engine/rule-loader.js')
   try {

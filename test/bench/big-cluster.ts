@@ -2,28 +2,33 @@
 import type {KubeObject} from '../../src/cluster/snapshot.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 
-export const NODES = 5000
-export const SERVICES = 30_000
-export const NAMESPACES = 300
-export const SLICES = 3000
-export const ENDPOINTS_PER_SLICE = 100
+export interface ClusterSize {
+  nodes: number
+  services: number
+  /** One slice for each of the first `slices` Services. */
+  slices: number
+  endpointsPerSlice: number
+}
+
+export const BENCH_SIZE: ClusterSize = {nodes: 5000, services: 30_000, slices: 3000, endpointsPerSlice: 100}
+const NAMESPACES = 300
 
 const padded = (value: number, width: number) => String(value).padStart(width, '0')
 /** The n-th address of 10.<first>.0.0/16 and up, skipping nothing: enough for 300,000 pods. */
 const address = (first: number, n: number) => `10.${first + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`
 
 /** The scenario's first node, renamed 5,000 times (its name, hostname, DNS names and IP move together). */
-function nodes(template: KubeObject): KubeObject[] {
+function nodes(template: KubeObject, count: number): KubeObject[] {
   const {uid: _uid, ...metadata} = template.metadata as Record<string, unknown>
   const text = JSON.stringify({...template, metadata})
-  return Array.from({length: NODES}, (_, index) => {
+  return Array.from({length: count}, (_, index) => {
     const ip = address(0, 4096 + index)
     return JSON.parse(text.replaceAll('10-0-10-170', ip.replaceAll('.', '-')).replaceAll('10.0.10.170', ip)) as KubeObject
   })
 }
 
-function services(): KubeObject[] {
-  return Array.from({length: SERVICES}, (_, index) => {
+function services(count: number): KubeObject[] {
+  return Array.from({length: count}, (_, index) => {
     const name = `svc-${padded(index, 5)}`
     const type = index % 50 === 0 ? 'LoadBalancer' : index % 10 === 5 ? 'NodePort' : 'ClusterIP'
     const clusterIP = `172.20.${(index >> 8) & 255}.${index & 255}`
@@ -45,9 +50,9 @@ function services(): KubeObject[] {
   })
 }
 
-/** One slice for each of the first 3,000 Services, its endpoints spread over the nodes. */
-function endpointSlices(serviceObjects: KubeObject[], nodeNames: string[]): KubeObject[] {
-  return serviceObjects.slice(0, SLICES).map((service, sliceIndex) => {
+/** One slice for each of the first Services, its endpoints spread over the nodes. */
+function endpointSlices(size: ClusterSize, serviceObjects: KubeObject[], nodeNames: string[]): KubeObject[] {
+  return serviceObjects.slice(0, size.slices).map((service, sliceIndex) => {
     const {name, namespace} = service.metadata!
     return {
       metadata: {
@@ -57,12 +62,12 @@ function endpointSlices(serviceObjects: KubeObject[], nodeNames: string[]): Kube
         labels: {'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io', 'kubernetes.io/service-name': name!},
       },
       addressType: 'IPv4',
-      endpoints: Array.from({length: ENDPOINTS_PER_SLICE}, (_, endpointIndex) => {
-        const n = sliceIndex * ENDPOINTS_PER_SLICE + endpointIndex
+      endpoints: Array.from({length: size.endpointsPerSlice}, (_, endpointIndex) => {
+        const n = sliceIndex * size.endpointsPerSlice + endpointIndex
         return {
           addresses: [address(64, n)],
           conditions: {ready: true, serving: true, terminating: false},
-          nodeName: nodeNames[(n * 7919) % NODES],
+          nodeName: nodeNames[(n * 7919) % nodeNames.length],
           targetRef: {kind: 'Pod', name: `${name}-6d9f7c8b5-${padded(endpointIndex, 5)}`, namespace},
           zone: ['us-east-1a', 'us-east-1b', 'us-east-1c'][n % 3],
         }
@@ -72,11 +77,11 @@ function endpointSlices(serviceObjects: KubeObject[], nodeNames: string[]): Kube
   })
 }
 
-/** The benchmark's cluster, built on the eks-old-vpc-cni scenario's kube-proxy, CNI and ConfigMaps. */
-export function benchCluster(): Scenario {
+/** The benchmark's cluster (or one of another size), built on the eks-old-vpc-cni scenario's kube-proxy, CNI and ConfigMaps. */
+export function benchCluster(size = BENCH_SIZE): Scenario {
   const eks = loadScenario('eks-old-vpc-cni')
-  const nodeObjects = nodes(eks.objects['/api/v1/nodes'][0])
-  const serviceObjects = services()
+  const nodeObjects = nodes(eks.objects['/api/v1/nodes'][0], size.nodes)
+  const serviceObjects = services(size.services)
   return {
     version: eks.version,
     objects: {
@@ -84,6 +89,7 @@ export function benchCluster(): Scenario {
       '/api/v1/nodes': nodeObjects,
       '/api/v1/services': serviceObjects,
       '/apis/discovery.k8s.io/v1/endpointslices': endpointSlices(
+        size,
         serviceObjects,
         nodeObjects.map((node) => node.metadata!.name!),
       ),

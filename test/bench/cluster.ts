@@ -22,7 +22,7 @@ import {Worker} from 'node:worker_threads'
 import {PACKAGE_ROOT} from '../../src/paths.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {RUN_JS} from '../helpers/paths.js'
-import {benchCluster, ENDPOINTS_PER_SLICE, NODES, SERVICES, SLICES} from './big-cluster.js'
+import {BENCH_SIZE, benchCluster} from './big-cluster.js'
 import type {FloorInput, FloorResult} from './floor.js'
 import {type Measurement, measure, median} from './measure.js'
 
@@ -85,7 +85,7 @@ const server = await startApiServer({scenario: benchCluster()})
 const dir = mkdtempSync(join(tmpdir(), 'kpx-bench-cluster-'))
 const kubeconfig = writeKubeconfig(dir, server)
 console.log(
-  `kpx-check cluster against the test API server: ${NODES} nodes, ${SERVICES} services, ${SLICES} EndpointSlices × ${ENDPOINTS_PER_SLICE} endpoints` +
+  `kpx-check cluster against the test API server: ${BENCH_SIZE.nodes} nodes, ${BENCH_SIZE.services} services, ${BENCH_SIZE.slices} EndpointSlices × ${BENCH_SIZE.endpointsPerSlice} endpoints` +
     ` (served from ${((performance.now() - started) / 1000).toFixed(1)} s); median of ${RUNS} runs (kubectl: ${KUBECTL_RUNS}); Node ${process.version}`,
 )
 
@@ -101,7 +101,7 @@ for (let run = 0; run < RUNS; run++) {
   if (built) ratios.push(kpxRuns[run].measurement.wallMs / ((floorRuns[run].wallMs + floorRuns[run + 1].wallMs) / 2))
 }
 
-const floor: Row = {what: 'floor: GET every page (limit=500) + JSON.parse, 4 at a time', wallMs: median(floorRuns.map((run) => run.wallMs)), requests: String(floorRuns[0].requests)}
+const floor: Row = {what: 'floor: GET every page (as kpx-check sizes them) + JSON.parse, 4 at a time', wallMs: median(floorRuns.map((run) => run.wallMs)), requests: String(floorRuns[0].requests)}
 const rows: Row[] = [floor]
 const kpxCheck = built ? summary('kpx-check cluster --kubeconfig FILE --json', kpxRuns) : undefined
 if (kpxCheck) rows.push(kpxCheck, await repeat(server, 'of which start-up: kpx-check --version', () => measure(process.execPath, [RUN_JS, '--version'])))

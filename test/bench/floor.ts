@@ -1,12 +1,13 @@
 /**
  * The floor for `kpx-check cluster`, run by cluster.ts in a worker thread so that it does not share
  * an event loop with the API server: reads what the command reads (every page of each list in
- * RESOURCES at limit=500, each named object), 4 resources at a time as the client does, and
- * JSON.parses each body; nothing else. Posts back a FloorResult.
+ * RESOURCES, sized as the client sizes them, each named object), 4 resources at a time as the
+ * client does, and JSON.parses each body; nothing else. Posts back a FloorResult.
  */
 import {Agent, request} from 'node:https'
 import {parentPort, workerData} from 'node:worker_threads'
 
+import {nextPageLimit} from '../../src/cluster/kube-client.js'
 import {type Resource, RESOURCES} from '../../src/cluster/resources.js'
 
 export interface FloorInput {
@@ -21,7 +22,6 @@ export interface FloorResult {
   items: number
 }
 
-const PAGE_SIZE = 500
 const CONCURRENCY = 4
 
 const {url, ca, token} = (workerData ?? {}) as FloorInput
@@ -29,7 +29,7 @@ const agent = new Agent({keepAlive: true, ca, maxSockets: CONCURRENCY})
 let requests = 0
 let items = 0
 
-function getJson(path: string): Promise<{items?: unknown[]; metadata?: {continue?: string}}> {
+function getJson(path: string): Promise<{page: {items?: unknown[]; metadata?: {continue?: string}}; jsonLength: number}> {
   requests++
   return new Promise((resolve, reject) => {
     const outgoing = request(new URL(path, url), {agent, headers: {Authorization: `Bearer ${token}`, Accept: 'application/json'}}, (response) => {
@@ -37,7 +37,7 @@ function getJson(path: string): Promise<{items?: unknown[]; metadata?: {continue
       let text = ''
       response.setEncoding('utf8')
       response.on('data', (chunk: string) => (text += chunk))
-      response.on('end', () => resolve(JSON.parse(text)))
+      response.on('end', () => resolve({page: JSON.parse(text), jsonLength: text.length}))
     })
     outgoing.on('error', reject)
     outgoing.end()
@@ -51,14 +51,17 @@ async function read(resource: Resource): Promise<void> {
   }
 
   let next = ''
+  let [jsonLength, listed] = [0, 0]
   do {
-    const query = new URLSearchParams({limit: String(PAGE_SIZE)})
+    const query = new URLSearchParams({limit: String(nextPageLimit(jsonLength, listed))})
     if (resource.labelSelector) query.set('labelSelector', resource.labelSelector)
     if (next) query.set('continue', next)
-    const page = await getJson(`${resource.path}?${query}`)
-    items += page.items?.length ?? 0
+    const {page, jsonLength: pageLength} = await getJson(`${resource.path}?${query}`)
+    jsonLength += pageLength
+    listed += page.items?.length ?? 0
     next = page.metadata?.continue ?? ''
   } while (next)
+  items += listed
 }
 
 /** Reads everything RESOURCES lists, 4 resources at a time. */

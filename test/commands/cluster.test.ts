@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {parseAllDocuments, stringify as stringifyYaml} from 'yaml'
 
+import {PAGING} from '../../src/cluster/kube-client.js'
 import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
 import type {Finding} from '../../src/engine/evaluate.js'
 import type {Report} from '../../src/report/report.js'
@@ -62,7 +63,7 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
     // Read-only: only GETs, every list paginated, never a Secret.
     assert.ok(server.requests.every((request) => request.method === 'GET'))
     assert.ok(server.requests.every((request) => !/secrets/.test(request.path)))
-    assert.ok(server.requests.filter((request) => /^\/api\/v1\/(nodes|services)$/.test(request.path)).every((request) => request.query.limit === '500'))
+    assert.ok(server.requests.filter((request) => /^\/api\/v1\/(nodes|services)$/.test(request.path)).every((request) => request.query.limit === String(PAGING.first)))
   })
 
   it('AKS on Ubuntu 22.04: nothing fails from the API; node-shell checks stay unknown, so incomplete', async () => {

@@ -5,7 +5,9 @@ import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
 import {lintRuleFile, loadRules, RuleLoadError} from '../../src/engine/rule-loader.js'
-import {readRuleManifest} from '../../src/engine/rule-manifest.js'
+import {readBuildManifest} from '../../src/engine/build-manifest.js'
+import {ruleFiles} from '../../src/engine/rule-files.js'
+import type {LoadedRule} from '../../src/engine/rule-loader.js'
 import {BUILTIN_RULES_DIR} from '../../src/paths.js'
 import {FIXTURES} from '../helpers/paths.js'
 
@@ -66,7 +68,9 @@ describe('rule files', () => {
   })
 })
 
-describe('the built-in rules linted by the build (rule manifest)', () => {
+const readRuleManifest = (dir: string) => readBuildManifest<LoadedRule[]>('rules', dir, ruleFiles(dir))
+
+describe('the built-in rules linted by the build (build manifest)', () => {
   it('holds the built-in rules exactly as linting them gives', () => {
     assert.deepEqual(readRuleManifest(BUILTIN_RULES_DIR), loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}]))
   })

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
+import {readBuildManifest} from '../../src/engine/build-manifest.js'
 import {FactSet} from '../../src/facts/fact-set.js'
+import {BUILTIN_PLATFORMS_DIR} from '../../src/paths.js'
 import {buildPlan} from '../../src/planner/plan.js'
-import {loadRecipes, recipeSteps} from '../../src/planner/recipes.js'
+import {lintRecipes, loadRecipes, recipeFiles, recipeSteps} from '../../src/planner/recipes.js'
 import type {ClusterSummary, PlanStep, Report} from '../../src/report/report.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
@@ -180,5 +182,16 @@ describe('platform recipes (rules/platforms)', () => {
       ['platform: acme', 'title: Acme', 'confidence: verified', 'summary: s', 'steps:', '  - id: set-mode', '    phase: configure', '    title: t', '    why: w', '    commands: ["edit {{configMapNme}}"]', 'references: []', ''].join('\n'),
     )
     await assert.rejects(loadRecipes(dir), /rules\/platforms\/acme\.yaml:10:16 unknown variable {{configMapNme}}/)
+    writeFileSync(join(dir, 'acme.yaml'), readFileSync(join(dir, 'acme.yaml'), 'utf8').replace('title: t', 'title: On {{canaryNodes}}'))
+    await assert.rejects(loadRecipes(dir), /rules\/platforms\/acme\.yaml:8:5 unknown variable {{canaryNodes}}/)
+  })
+
+  it('the built-in recipes come as the build linted them, and are linted again once a file changes', async () => {
+    assert.deepEqual(recipes, await lintRecipes(BUILTIN_PLATFORMS_DIR))
+    const dir = mkdtempSync(join(workdir, 'platforms-'))
+    cpSync(BUILTIN_PLATFORMS_DIR, dir, {recursive: true})
+    assert.ok(readBuildManifest('recipes', dir, recipeFiles(dir)), 'the same files, elsewhere')
+    appendFileSync(join(dir, 'kind.yaml'), '# edited\n')
+    assert.equal(readBuildManifest('recipes', dir, recipeFiles(dir)), undefined, 'a file changed')
   })
 })

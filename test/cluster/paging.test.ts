@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, it} from 'node:test'
+
+import {nextPageLimit, PAGING} from '../../src/cluster/kube-client.js'
+import type {ResourceOutcome} from '../../src/cluster/snapshot.js'
+import {collectLive} from '../../src/services/cluster-check.js'
+import {benchCluster} from '../bench/big-cluster.js'
+import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+
+const itemsOf = (outcome: ResourceOutcome | undefined) => (outcome?.status === 'ok' ? outcome.items.length : -1)
+
+describe('list pages sized in bytes', () => {
+  it('a next page holds about 2 MB of JSON at the size the items have had, within bounds', () => {
+    assert.equal(nextPageLimit(0, 0), PAGING.first)
+    assert.equal(nextPageLimit(50_000, 100), PAGING.max, '0.5 kB items: as many as allowed')
+    assert.equal(nextPageLimit(2_400_000, 100), 83, '24 kB items')
+    assert.equal(nextPageLimit(100_000_000, 100), PAGING.min, '1 MB items: a few at a time')
+  })
+
+  it('reads every item of small and large items alike, in pages that follow their size', async () => {
+    const size = {nodes: 150, services: 3000, slices: 300, endpointsPerSlice: 100}
+    const server = await startApiServer({scenario: benchCluster(size)})
+    const dir = mkdtempSync(join(tmpdir(), 'kpx-paging-'))
+    try {
+      const snapshot = await collectLive({kubeconfig: writeKubeconfig(dir, server), requestTimeoutSeconds: 10, concurrency: 4}, 'silent')
+      assert.deepEqual(
+        [itemsOf(snapshot.resources.nodes), itemsOf(snapshot.resources.services), itemsOf(snapshot.resources.endpointSlices)],
+        [size.nodes, size.services, size.slices],
+      )
+      const limits = (path: string) => server.requests.filter((request) => request.path === path).map((request) => Number(request.query.limit))
+      assert.deepEqual(limits('/api/v1/services'), [PAGING.first, PAGING.max, PAGING.max], 'Services of ~0.5 kB: 100, then 2,000 a page')
+      const slicePages = limits('/apis/discovery.k8s.io/v1/endpointslices')
+      assert.equal(slicePages[0], PAGING.first)
+      assert.ok(slicePages.slice(1).every((limit) => limit > PAGING.min && limit < PAGING.first), `EndpointSlices of ~24 kB: fewer than 100 a page (${slicePages})`)
+      assert.equal(slicePages.length, 1 + Math.ceil((size.slices - PAGING.first) / slicePages[1]))
+    } finally {
+      await server.close()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
