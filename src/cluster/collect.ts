@@ -30,9 +30,11 @@ export async function collectResource(client: KubeClient, resource: Resource): P
   try {
     if (resource.kind === 'list') {
       const query: Record<string, string> = resource.labelSelector ? {labelSelector: resource.labelSelector} : {}
-      await client.list<Record<string, unknown>>(resource.path, query, (page) => {
+      const trim = (page: Array<Record<string, unknown>>) => {
         for (const item of page) items.push(trimObject(resource.name, item))
-      })
+      }
+
+      await client.list(resource.path, query, trim, resource.countOnly)
     } else {
       for (const object of resource.objects) {
         const found = await getIfPresent(client, object.path)

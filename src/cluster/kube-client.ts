@@ -3,6 +3,8 @@ import type {IncomingMessage} from 'node:http'
 
 import {UsageError} from '../errors.js'
 import {readSimpleKubeconfig} from './kubeconfig.js'
+import {ItemArrayCounter} from './list-json.js'
+import type {CountedField} from './resources.js'
 
 /** How to reach the API server, resolved from kubeconfig the way kubectl does. */
 export interface ConnectOptions {
@@ -82,13 +84,16 @@ export class KubeClient {
     return (await this.getParsed<T>(path)).value
   }
 
-  /** Every item of a list, page by page (limit + continue); `each` sees each page's items as they come. */
-  async list<T>(path: string, query: Record<string, string>, each: (items: T[]) => void): Promise<void> {
+  /**
+   * Every item of a list, page by page (limit + continue); `each` sees each page's items as they come.
+   * With `countOnly`, each item's array under that field comes as its length (list-json.ts).
+   */
+  async list<T>(path: string, query: Record<string, string>, each: (items: T[]) => void, countOnly?: CountedField): Promise<void> {
     let continueToken = ''
     let [jsonLength, items] = [0, 0]
     do {
       const params = new URLSearchParams({...query, limit: String(nextPageLimit(jsonLength, items)), ...(continueToken ? {continue: continueToken} : {})})
-      const page = await this.getParsed<{items?: T[]; metadata?: {continue?: string}}>(`${path}?${params}`)
+      const page = await this.getParsed<{items?: T[]; metadata?: {continue?: string}}>(`${path}?${params}`, countOnly)
       each(page.value.items ?? [])
       jsonLength += page.jsonLength
       items += page.value.items?.length ?? 0
@@ -96,12 +101,12 @@ export class KubeClient {
     } while (continueToken)
   }
 
-  /** GET a path: its parsed body, and the body's length. */
-  private async getParsed<T>(path: string): Promise<{value: T; jsonLength: number}> {
+  /** GET a path: its parsed body, and the body's length before `countOnly` arrays were counted. */
+  private async getParsed<T>(path: string, countOnly?: CountedField): Promise<{value: T; jsonLength: number}> {
     for (let attempt = 0; ; attempt++) {
       this.signal?.throwIfAborted()
       try {
-        return await this.getOnce<T>(path)
+        return await this.getOnce<T>(path, countOnly)
       } catch (error) {
         const retryable = error instanceof ApiError && (error.code === 429 || error.code >= 500)
         if (!retryable || attempt >= RETRIES) throw error
@@ -110,16 +115,16 @@ export class KubeClient {
     }
   }
 
-  private getOnce<T>(path: string): Promise<{value: T; jsonLength: number}> {
+  private getOnce<T>(path: string, countOnly?: CountedField): Promise<{value: T; jsonLength: number}> {
     return new Promise((resolve, reject) => {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
       const request = https.get(`${this.server}${path}`, {agent: this.agent, headers: this.headers, timeout: this.timeoutMs}, (response) => {
-        readBody(response).then((body) => {
+        readBody(response, countOnly).then(({body, received}) => {
           const code = response.statusCode ?? 0
           if (code >= 200 && code < 300) {
             try {
-              resolve({value: JSON.parse(body) as T, jsonLength: body.length})
+              resolve({value: JSON.parse(body) as T, jsonLength: received})
             } catch {
               reject(new ApiError(code, `${path}: the server answered with something that is not JSON`))
             }
@@ -217,14 +222,28 @@ async function accessWithClientNode(options: ConnectOptions): Promise<Access> {
   }
 }
 
-/** The body as text: appending decoded chunks and parsing once is faster than Buffer.concat + toString. */
-function readBody(response: IncomingMessage): Promise<string> {
+/**
+ * The body as text, and how many bytes came. Decoded chunks joined once make a flat string, which
+ * JSON.parse reads fastest; with `countOnly`, the bytes go through an ItemArrayCounter instead
+ * (list-json.ts).
+ */
+function readBody(response: IncomingMessage, countOnly?: CountedField): Promise<{body: string; received: number}> {
   return new Promise((resolve, reject) => {
-    let body = ''
-    response.setEncoding('utf8')
-    response.on('data', (chunk: string) => (body += chunk))
-    response.on('end', () => resolve(body))
     response.on('error', reject)
+    if (countOnly) {
+      const counter = new ItemArrayCounter(countOnly.field, countOnly.as)
+      response.on('data', (chunk: Buffer) => counter.write(chunk))
+      response.on('end', () => resolve({body: counter.end(), received: counter.received}))
+      return
+    }
+
+    const chunks: string[] = []
+    response.setEncoding('utf8')
+    response.on('data', (chunk: string) => chunks.push(chunk))
+    response.on('end', () => {
+      const body = chunks.join('')
+      resolve({body, received: body.length})
+    })
   })
 }
 

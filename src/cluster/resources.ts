@@ -13,7 +13,15 @@ export interface ListResource {
   resource: string
   namespace?: string
   labelSelector?: string
+  /** An item field read only for its length: it is counted in the JSON, never parsed into objects. */
+  countOnly?: CountedField
   why: string
+}
+
+/** An array field of a list's items, and the field its length is kept under. */
+export interface CountedField {
+  field: string
+  as: string
 }
 
 export interface GetResource {
@@ -76,6 +84,8 @@ export const RESOURCES: readonly Resource[] = [
     path: '/apis/discovery.k8s.io/v1/endpointslices',
     apiGroup: 'discovery.k8s.io',
     resource: 'endpointslices',
+    // Endpoints are most of a large cluster's JSON (300,000 of them are 70 MB) and only their number matters.
+    countOnly: {field: 'endpoints', as: 'endpointCount'},
     why: 'endpoint totals (rule-sync load)',
   },
   {kind: 'list', name: 'ingresses', path: '/apis/networking.k8s.io/v1/ingresses', apiGroup: 'networking.k8s.io', resource: 'ingresses', why: 'Ingress load-balancer addresses shared with Services'},

@@ -115,11 +115,11 @@ const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
       status: {loadBalancer: {ingress: (object.status?.loadBalancer?.ingress as Raw[] | undefined)?.map((ingress) => pick(ingress, SERVICE_INGRESS)) ?? []}},
     }
   },
+  // Listed with their endpoints counted, not parsed (resources.ts countOnly): only the total matters.
   endpointSlices: (object) => ({
     metadata: metadata(object),
     addressType: object.addressType,
-    // Only the total matters (rule-sync load); keeping 300,000 addresses would not.
-    endpointCount: Array.isArray(object.endpoints) ? object.endpoints.length : 0,
+    endpointCount: typeof object.endpointCount === 'number' ? object.endpointCount : 0,
   }),
   ingresses: (object) => ({
     metadata: metadata(object),

@@ -45,6 +45,11 @@ export interface EvaluationOptions {
   kubernetesVersion?: string
   /** Subject kinds whose passes and skips are summed up in one finding per rule (default: Service). */
   summarise?: ReadonlySet<string>
+  /**
+   * Unknown reasons summed up too, for the summarised kinds: a node rule that needs a node shell is
+   * unknown on every node the API describes, for the same reason; one finding says so for all of them.
+   */
+  summariseUnknown?: ReadonlySet<UnknownReason>
 }
 
 type Activation = Record<string, unknown>
@@ -143,29 +148,46 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     else subjectsByKind.set(subject.kind, [subject])
   }
 
+  const foldedUnknowns: Finding[] = []
   for (const rule of rules) {
     if (options.skip?.has(rule.id)) continue
     const kind = subjectKindOf(rule)
     const data = celData(rule.data ?? {})
-    const own = subjectsByKind.get(kind) ?? []
     // A rule reads only the facts it declares (rules lint enforces it), so subjects whose declared
-    // facts are equal get the same finding: evaluate once, then copy it for each of them.
+    // facts are equal get the same finding: evaluate once for each group of them.
     const declared = [...rule.needs, ...(rule.uses ?? [])]
-    const outcomes = new Map<string, Finding>()
-    const evaluated = own.map((subject) => {
+    const own = subjectsByKind.get(kind) ?? []
+    const groups = new Map<string, Group>()
+    for (const [index, subject] of own.entries()) {
       const key = inputKeys.of(subject.facts, declared)
-      let finding = outcomes.get(key)
-      if (!finding) {
-        finding = evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options)
-        outcomes.set(key, finding)
-      }
+      const group = groups.get(key)
+      if (group) group.members.push(index)
+      else groups.set(key, {finding: evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options), members: [index]})
+    }
 
-      return finding.subject.name === subject.name ? finding : {...finding, subject: {kind: subject.kind, name: subject.name}}
-    })
-    findings.push(...((options.summarise ?? SUMMARISED_KINDS).has(kind) ? summarise(rule, evaluated, options) : evaluated))
+    if ((options.summarise ?? SUMMARISED_KINDS).has(kind)) {
+      const {listed, folded} = summarise(rule, own, [...groups.values()], options)
+      findings.push(...listed)
+      foldedUnknowns.push(...folded)
+    } else {
+      const perSubject: Finding[] = Array.from({length: own.length})
+      for (const {finding, members} of groups.values()) for (const index of members) perSubject[index] = findingFor(finding, own[index])
+      findings.push(...perSubject)
+    }
   }
 
-  return findings
+  return [...findings, ...foldedUnknowns]
+}
+
+/** Subjects (by their index among the rule's subjects) whose declared facts are equal, and their finding. */
+interface Group {
+  finding: Finding
+  members: number[]
+}
+
+/** The group's finding, told of one of its subjects. */
+function findingFor(finding: Finding, subject: Subject): Finding {
+  return finding.subject.name === subject.name && finding.subject.kind === subject.kind ? finding : {...finding, subject: {kind: subject.kind, name: subject.name}}
 }
 
 /**
@@ -195,13 +217,43 @@ class InputKeys {
   }
 }
 
-function summarise(rule: LoadedRule, findings: Finding[], options: EvaluationOptions): Finding[] {
-  const problems = findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
-  const fine = findings.filter((finding) => finding.status === 'pass' || finding.status === 'skip')
-  if (fine.length === 0 && problems.length > 0) return problems
-  const passed = fine.filter((finding) => finding.status === 'pass').length
-  const status = passed > 0 ? 'pass' : 'skip'
+/**
+ * A summarised rule's findings: failures and unknowns listed one by one (`listed`, in subject
+ * order), passes and skips summed up in one finding about the cluster, and unknowns for the reasons
+ * in `summariseUnknown` in another (`folded`).
+ */
+function summarise(rule: LoadedRule, subjects: readonly Subject[], groups: readonly Group[], options: EvaluationOptions): {listed: Finding[]; folded: Finding[]} {
+  const folds = (finding: Finding) => finding.status === 'unknown' && options.summariseUnknown?.has(finding.reason as UnknownReason) === true
+  const fine = groups.filter(({finding}) => finding.status === 'pass' || finding.status === 'skip')
+  const unknown = groups.filter(({finding}) => folds(finding))
+  const problems = groups.filter((group) => !fine.includes(group) && !unknown.includes(group))
+  const listed = problems
+    .flatMap(({finding, members}) => members.map((index) => ({finding, index})))
+    .sort((a, b) => a.index - b.index)
+    .map(({finding, index}) => findingFor(finding, subjects[index]))
+  const count = (some: Group[]) => some.reduce((total, group) => total + group.members.length, 0)
+  // The group holding the first of these subjects, and that subject.
+  const earliest = (some: Group[]) => {
+    const group = some.reduce((first, candidate) => (candidate.members[0] < first.members[0] ? candidate : first))
+    return {finding: group.finding, subject: subjects[group.members[0]]}
+  }
+
   const kind = subjectKindOf(rule)
+  const folded: Finding[] = []
+  if (unknown.length > 0) {
+    const example = earliest(unknown)
+    folded.push({...example.finding, subject: {kind: 'Cluster', name: 'cluster'}, message: `${count(unknown)} ${kind.toLowerCase()}(s), e.g. ${example.subject.name}: ${example.finding.message}`, evidence: {}})
+  }
+
+  if (fine.length === 0 && (listed.length > 0 || folded.length > 0)) return {listed, folded}
+  const status = fine.some(({finding}) => finding.status === 'pass') ? 'pass' : 'skip'
+  const apart = listed.length + count(unknown)
+  let message = `No ${kind} in the cluster is concerned.`
+  if (fine.length > 0) {
+    const example = earliest(fine)
+    message = `${count(fine)} ${kind}(s) ${status === 'pass' ? 'pass' : 'do not apply'}${apart > 0 ? ` (${apart} reported apart)` : ''}; for example ${example.subject.name}: ${example.finding.message}`
+  }
+
   const summary: Finding = {
     rule: rule.id,
     title: rule.title,
@@ -209,16 +261,13 @@ function summarise(rule: LoadedRule, findings: Finding[], options: EvaluationOpt
     severity: options.severity?.get(rule.id) ?? rule.severity,
     confidence: rule.confidence ?? 'verified',
     subject: {kind: 'Cluster', name: 'cluster'},
-    message:
-      fine.length === 0
-        ? `No ${kind} in the cluster is concerned.`
-        : `${fine.length} ${kind}(s) ${status === 'pass' ? 'pass' : 'do not apply'}${problems.length > 0 ? ` (${problems.length} reported apart)` : ''}; for example ${fine[0].subject.name}: ${fine[0].message}`,
+    message,
     evidence: {},
     remediation: [],
     references: rule.references,
     ...(status === 'skip' ? {reason: 'not-applicable'} : {}),
   }
-  return [...problems, summary]
+  return {listed: [...listed, summary], folded}
 }
 
 function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation, options: EvaluationOptions): Finding {

@@ -4,7 +4,7 @@
  */
 import {type ClusterModel, deriveClusterModel} from '../cluster/derive/cluster-facts.js'
 import type {ClusterSnapshot} from '../cluster/snapshot.js'
-import {evaluateRules, type Finding, groupByRule, type Subject} from '../engine/evaluate.js'
+import {evaluateRules, type Subject} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
 import {describeNode} from '../facts/node-description.js'
@@ -35,15 +35,15 @@ export function evaluateSnapshot(
   const subjects = clusterSubjects(model)
   const active = nothingToMigrate ? rules.filter((rule) => rule.id === MODE_RULE) : rules
   const skip = new Set(options.skip)
-  const findings = summariseShellOnlyUnknowns(
-    evaluateRules(active, subjects, {
-      skip,
-      severity: options.severity,
-      kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined,
-      // A cluster can have thousands of nodes: their passes are summed up, their problems listed one by one.
-      summarise: new Set(['Service', 'Node']),
-    }),
-  )
+  const findings = evaluateRules(active, subjects, {
+    skip,
+    severity: options.severity,
+    kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined,
+    // A cluster can have thousands of nodes: their passes are summed up, their problems listed one
+    // by one, except what only a node shell could tell (not-collected): the same on every node.
+    summarise: new Set(['Service', 'Node']),
+    summariseUnknown: new Set(['not-collected']),
+  })
   return buildReport({
     nodes: model.nodes.map((node) => nodeReport(node, snapshot, probes)),
     findings,
@@ -94,21 +94,6 @@ function nodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapsh
     os: found.os.id === null ? api.os : found.os,
     nftVersion: found.nftVersion,
   }
-}
-
-/**
- * A node rule that needs a node shell is unknown on every node the API describes, for the same
- * reason: one finding per rule says so for all of them, instead of thousands saying it apiece.
- */
-function summariseShellOnlyUnknowns(findings: Finding[]): Finding[] {
-  const shellOnly = (finding: Finding) => finding.subject.kind === 'Node' && finding.status === 'unknown' && finding.reason === 'not-collected'
-  const summaries = [...groupByRule(findings.filter((candidate) => shellOnly(candidate))).values()].map((group): Finding => ({
-    ...group[0],
-    subject: {kind: 'Cluster', name: 'cluster'},
-    message: `${group.length} node(s), e.g. ${group[0].subject.name}: ${group[0].message}`,
-    evidence: {},
-  }))
-  return [...findings.filter((finding) => !shellOnly(finding)), ...summaries]
 }
 
 /** What the rules are evaluated for: the cluster, its Linux nodes, LoadBalancer Services and networking DaemonSets. */

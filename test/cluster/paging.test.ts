@@ -30,6 +30,9 @@ describe('list pages sized in bytes', () => {
         [itemsOf(snapshot.resources.nodes), itemsOf(snapshot.resources.services), itemsOf(snapshot.resources.endpointSlices)],
         [size.nodes, size.services, size.slices],
       )
+      const slices = snapshot.resources.endpointSlices
+      const endpoints = slices?.status === 'ok' ? slices.items.reduce((total, slice) => total + Number(slice.endpointCount), 0) : -1
+      assert.equal(endpoints, size.slices * size.endpointsPerSlice, 'endpoints counted in the JSON, not parsed')
       const limits = (path: string) => server.requests.filter((request) => request.path === path).map((request) => Number(request.query.limit))
       assert.deepEqual(limits('/api/v1/services'), [PAGING.first, PAGING.max, PAGING.max], 'Services of ~0.5 kB: 100, then 2,000 a page')
       const slicePages = limits('/apis/discovery.k8s.io/v1/endpointslices')
