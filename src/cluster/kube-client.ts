@@ -34,18 +34,26 @@ const RETRIES = 4
 
 /**
  * List pages are sized in bytes, not items: the first page asks for `first` items, each next one
- * for as many as make about `jsonLength` characters of JSON (2 MB) at the size the items have had
- * so far. Small items (Services, ~0.5 kB) then come in fewer round trips than kubectl's 500 a page,
- * and large ones (EndpointSlices of 100 endpoints, ~24 kB) in pages whose parsed objects die in
- * V8's young generation instead of being copied out of it: reading the benchmark's 5,000 Nodes,
- * 30,000 Services and 3,000 EndpointSlices takes about a quarter less time than in pages of 500.
+ * for as many as make, at the size the items have had so far, about `parsed` characters of JSON
+ * for JSON.parse and at most `received` characters from the server. Small items (Services,
+ * ~0.5 kB) then come in fewer round trips than kubectl's 500 a page, and large ones in pages whose
+ * parsed objects die in V8's young generation instead of being copied out of it (pages of 500
+ * EndpointSlices of 100 endpoints are 12 MB). Counted fields (countOnly) are not parsed: such a
+ * list's pages are as large as `received` allows, and their round trips few.
  */
-export const PAGING = {first: 100, jsonLength: 2_000_000, min: 10, max: 2000} as const
+export const PAGING = {first: 100, parsed: 2_000_000, received: 16_000_000, min: 10, max: 2000} as const
 
-/** The `limit` of a list's next page, after `items` items in `jsonLength` characters of JSON. */
-export function nextPageLimit(jsonLength: number, items: number): number {
+/** Characters of JSON a list's pages have held so far: as received, and as left to JSON.parse. */
+export interface PagedLength {
+  received: number
+  parsed: number
+}
+
+/** The `limit` of a list's next page, after `items` items in `length` of JSON. */
+export function nextPageLimit(length: PagedLength, items: number): number {
   if (items === 0) return PAGING.first
-  return Math.max(PAGING.min, Math.min(PAGING.max, Math.round(PAGING.jsonLength / (jsonLength / items))))
+  const fitting = Math.min(PAGING.parsed / (length.parsed / items), PAGING.received / (length.received / items))
+  return Math.max(PAGING.min, Math.min(PAGING.max, Math.round(fitting)))
 }
 
 /**
@@ -90,19 +98,21 @@ export class KubeClient {
    */
   async list<T>(path: string, query: Record<string, string>, each: (items: T[]) => void, countOnly?: CountedField): Promise<void> {
     let continueToken = ''
-    let [jsonLength, items] = [0, 0]
+    const length: PagedLength = {received: 0, parsed: 0}
+    let items = 0
     do {
-      const params = new URLSearchParams({...query, limit: String(nextPageLimit(jsonLength, items)), ...(continueToken ? {continue: continueToken} : {})})
+      const params = new URLSearchParams({...query, limit: String(nextPageLimit(length, items)), ...(continueToken ? {continue: continueToken} : {})})
       const page = await this.getParsed<{items?: T[]; metadata?: {continue?: string}}>(`${path}?${params}`, countOnly)
       each(page.value.items ?? [])
-      jsonLength += page.jsonLength
+      length.received += page.length.received
+      length.parsed += page.length.parsed
       items += page.value.items?.length ?? 0
       continueToken = page.value.metadata?.continue ?? ''
     } while (continueToken)
   }
 
-  /** GET a path: its parsed body, and the body's length before `countOnly` arrays were counted. */
-  private async getParsed<T>(path: string, countOnly?: CountedField): Promise<{value: T; jsonLength: number}> {
+  /** GET a path: its parsed body, and the body's length as received and as parsed (`countOnly` arrays counted). */
+  private async getParsed<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
     for (let attempt = 0; ; attempt++) {
       this.signal?.throwIfAborted()
       try {
@@ -115,7 +125,7 @@ export class KubeClient {
     }
   }
 
-  private getOnce<T>(path: string, countOnly?: CountedField): Promise<{value: T; jsonLength: number}> {
+  private getOnce<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
     return new Promise((resolve, reject) => {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
@@ -124,7 +134,7 @@ export class KubeClient {
           const code = response.statusCode ?? 0
           if (code >= 200 && code < 300) {
             try {
-              resolve({value: JSON.parse(body) as T, jsonLength: received})
+              resolve({value: JSON.parse(body) as T, length: {received, parsed: body.length}})
             } catch {
               reject(new ApiError(code, `${path}: the server answered with something that is not JSON`))
             }

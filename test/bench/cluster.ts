@@ -101,7 +101,7 @@ for (let run = 0; run < RUNS; run++) {
   if (built) ratios.push(kpxRuns[run].measurement.wallMs / ((floorRuns[run].wallMs + floorRuns[run + 1].wallMs) / 2))
 }
 
-const floor: Row = {what: 'floor: GET every page (as kpx-check sizes them) + JSON.parse, 4 at a time', wallMs: median(floorRuns.map((run) => run.wallMs)), requests: String(floorRuns[0].requests)}
+const floor: Row = {what: 'floor: GET every page (~2 MB each) + JSON.parse, 4 at a time', wallMs: median(floorRuns.map((run) => run.wallMs)), requests: String(floorRuns[0].requests)}
 const rows: Row[] = [floor]
 const kpxCheck = built ? summary('kpx-check cluster --kubeconfig FILE --json', kpxRuns) : undefined
 if (kpxCheck) rows.push(kpxCheck, await repeat(server, 'of which start-up: kpx-check --version', () => measure(process.execPath, [RUN_JS, '--version'])))

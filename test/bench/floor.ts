@@ -1,8 +1,10 @@
 /**
  * The floor for `kpx-check cluster`, run by cluster.ts in a worker thread so that it does not share
  * an event loop with the API server: reads what the command reads (every page of each list in
- * RESOURCES, sized as the client sizes them, each named object), 4 resources at a time as the
- * client does, and JSON.parses each body; nothing else. Posts back a FloorResult.
+ * RESOURCES, each named object), 4 resources at a time as the client does, and JSON.parses each
+ * body whole; nothing else. Its pages are sized as the client sizes pages it parses whole
+ * (nextPageLimit, about 2 MB); the client asks for larger pages of EndpointSlices, whose endpoints
+ * it counts without parsing them. Posts back a FloorResult.
  */
 import {Agent, request} from 'node:https'
 import {parentPort, workerData} from 'node:worker_threads'
@@ -53,7 +55,7 @@ async function read(resource: Resource): Promise<void> {
   let next = ''
   let [jsonLength, listed] = [0, 0]
   do {
-    const query = new URLSearchParams({limit: String(nextPageLimit(jsonLength, listed))})
+    const query = new URLSearchParams({limit: String(nextPageLimit({received: jsonLength, parsed: jsonLength}, listed))})
     if (resource.labelSelector) query.set('labelSelector', resource.labelSelector)
     if (next) query.set('continue', next)
     const {page, jsonLength: pageLength} = await getJson(`${resource.path}?${query}`)
