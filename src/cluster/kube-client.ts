@@ -233,9 +233,9 @@ async function accessWithClientNode(options: ConnectOptions): Promise<Access> {
 }
 
 /**
- * The body as text, and how many bytes came. Decoded chunks joined once make a flat string, which
- * JSON.parse reads fastest; with `countOnly`, the bytes go through an ItemArrayCounter instead
- * (list-json.ts).
+ * The body as text, and its length as received (characters decoded, or bytes with `countOnly`: the
+ * same for JSON in ASCII). Decoded chunks joined once make a flat string, which JSON.parse reads
+ * fastest; with `countOnly`, the bytes go through an ItemArrayCounter instead (list-json.ts).
  */
 function readBody(response: IncomingMessage, countOnly?: CountedField): Promise<{body: string; received: number}> {
   return new Promise((resolve, reject) => {

@@ -223,20 +223,21 @@ class InputKeys {
  * in `summariseUnknown` in another (`folded`).
  */
 function summarise(rule: LoadedRule, subjects: readonly Subject[], groups: readonly Group[], options: EvaluationOptions): {listed: Finding[]; folded: Finding[]} {
-  const folds = (finding: Finding) => finding.status === 'unknown' && options.summariseUnknown?.has(finding.reason as UnknownReason) === true
-  const fine = groups.filter(({finding}) => finding.status === 'pass' || finding.status === 'skip')
-  const unknown = groups.filter(({finding}) => folds(finding))
-  const problems = groups.filter((group) => !fine.includes(group) && !unknown.includes(group))
+  const [fine, unknown, problems]: Group[][] = [[], [], []]
+  for (const group of groups) {
+    const {status, reason} = group.finding
+    if (status === 'pass' || status === 'skip') fine.push(group)
+    else if (status === 'unknown' && options.summariseUnknown?.has(reason as UnknownReason)) unknown.push(group)
+    else problems.push(group)
+  }
+
   const listed = problems
     .flatMap(({finding, members}) => members.map((index) => ({finding, index})))
     .sort((a, b) => a.index - b.index)
     .map(({finding, index}) => findingFor(finding, subjects[index]))
   const count = (some: Group[]) => some.reduce((total, group) => total + group.members.length, 0)
-  // The group holding the first of these subjects, and that subject.
-  const earliest = (some: Group[]) => {
-    const group = some.reduce((first, candidate) => (candidate.members[0] < first.members[0] ? candidate : first))
-    return {finding: group.finding, subject: subjects[group.members[0]]}
-  }
+  // Groups come in the order of their first subjects: the first group holds the first subject.
+  const earliest = (some: Group[]) => ({finding: some[0].finding, subject: subjects[some[0].members[0]]})
 
   const kind = subjectKindOf(rule)
   const folded: Finding[] = []
