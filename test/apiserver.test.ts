@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {KubeObject} from '../src/cluster/snapshot.js'
+import type {KubeObject} from '../src/sources/cluster/snapshot.js'
 import {loadScenario, type Scenario, scenarioNames} from './helpers/apiserver-scenario.js'
 import {type ApiServer, type ApiServerOptions, OTHER_CONTEXT, startApiServer, writeKubeconfig} from './helpers/apiserver.js'
 

@@ -16,7 +16,7 @@ import {delimiter, join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {parseBundle, type Bundle} from '../src/facts/bundle.js'
-import {COLLECTOR_SCRIPT} from '../src/paths.js'
+import {COLLECTOR_SCRIPT} from '../src/util/paths.js'
 
 /** Every section of bundle format v1, in the order the collector prints them. */
 const SECTIONS = [

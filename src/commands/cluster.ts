@@ -1,15 +1,15 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../base-command.js'
-import {UsageError} from '../errors.js'
-import {givenSshFlags, sshFlags, sshProbeOptions} from '../probes/ssh/flags.js'
-import {readInventory} from '../probes/ssh/inventory.js'
-import {checkUser} from '../probes/ssh/target.js'
-import {progressMode} from '../report/progress.js'
-import type {Report} from '../report/report.js'
+import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/base-command.js'
+import {UsageError} from '../util/errors.js'
+import {givenSshFlags, sshFlags, sshProbeOptions} from '../cli/ssh-flags.js'
+import {readInventory} from '../sources/node/ssh/inventory.js'
+import {checkUser} from '../sources/node/ssh/target.js'
+import {progressMode} from '../cli/progress.js'
+import type {Report} from '../contract/report.js'
 import {parseOutputs, type ReportFormat} from '../report/formats.js'
 import {runClusterCheck} from '../services/cluster-check.js'
-import {checkHostTemplate, DEFAULT_HOST_TEMPLATE} from '../services/node-host-template.js'
+import {checkHostTemplate, DEFAULT_HOST_TEMPLATE} from '../sources/node/ssh/host-template.js'
 
 export default class Cluster extends KpxCommand {
   static summary = 'Check whether a cluster can switch kube-proxy to nftables mode, through the Kubernetes API.'

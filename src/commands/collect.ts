@@ -1,7 +1,7 @@
 import {readFile} from 'node:fs/promises'
 
-import {KpxCommand} from '../base-command.js'
-import {COLLECTOR_SCRIPT} from '../paths.js'
+import {KpxCommand} from '../cli/base-command.js'
+import {COLLECTOR_SCRIPT} from '../util/paths.js'
 
 export default class Collect extends KpxCommand {
   static enableJsonFlag = false

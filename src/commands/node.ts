@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../base-command.js'
-import {UsageError} from '../errors.js'
-import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../probes/ssh/flags.js'
-import {progressMode} from '../report/progress.js'
+import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/base-command.js'
+import {UsageError} from '../util/errors.js'
+import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../cli/ssh-flags.js'
+import {progressMode} from '../cli/progress.js'
 import {parseOutputs, type ReportFormat} from '../report/formats.js'
-import type {Report} from '../report/report.js'
+import type {Report} from '../contract/report.js'
 import {runNodeCheck} from '../services/node-check.js'
 
 export default class Node extends KpxCommand {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {KpxCommand} from '../base-command.js'
-import {RESOURCES} from '../cluster/resources.js'
+import {KpxCommand} from '../cli/base-command.js'
+import {RESOURCES} from '../sources/cluster/resources.js'
 
 export default class Rbac extends KpxCommand {
   static enableJsonFlag = false

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {writeFile} from 'node:fs/promises'
 
-import {connectionFlags, connectionOptions, KpxCommand} from '../base-command.js'
-import {progressMode} from '../report/progress.js'
+import {connectionFlags, connectionOptions, KpxCommand} from '../cli/base-command.js'
+import {progressMode} from '../cli/progress.js'
 import {collectLive} from '../services/cluster-check.js'
 
 export interface SnapshotResult {

@@ -1,8 +1,9 @@
 import {Environment} from '@marcbachmann/cel-js'
 
 import {type FactSpec, factSpecs} from '../facts/catalog.js'
-import type {FactSet, FactValue} from '../facts/fact-set.js'
+import {type FactSet} from '../facts/fact-set.js'
 import {compareVersions} from '../facts/parsers/versions.js'
+import {type FactValue} from '../contract/finding.js'
 
 export type Scope = 'cluster' | 'node'
 

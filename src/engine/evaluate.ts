@@ -1,39 +1,16 @@
 import semver from 'semver'
 
-import type {FactSet, FactValue, UnknownReason} from '../facts/fact-set.js'
-import type {AppliedWaiver} from '../report/report.js'
+import {type FactSet} from '../facts/fact-set.js'
 import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
 import type {LoadedRule} from './rule-loader.js'
-import type {Confidence, RuleReference, Severity} from './rule-schema.js'
 import {renderTemplate, templateExpressions} from './templates.js'
-
-export type Status = 'fail' | 'pass' | 'skip' | 'unknown'
+import type {FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
 
 /** What a rule is evaluated against: one node, the cluster, one Service, … */
 export interface Subject {
   kind: string
   name: string
   facts: FactSet
-}
-
-export interface Finding {
-  rule: string
-  title: string
-  status: Status
-  severity: Severity
-  confidence: Confidence
-  subject: {kind: string; name: string}
-  message: string
-  /** The facts the rule read, as collected: the proof behind the status. */
-  evidence: Record<string, FactValue>
-  remediation: string[]
-  /** Why the status is unknown or skip (`not-installed`, `permission-denied`, `not-applicable`, …). */
-  reason?: string
-  references: RuleReference[]
-  /** Set when a --waivers entry matches this failed or unknown finding. */
-  waiver?: AppliedWaiver
-  /** With --baseline: whether this failed or unknown finding was already there (existing) or is new. */
-  baseline?: 'existing' | 'new'
 }
 
 export interface EvaluationOptions {

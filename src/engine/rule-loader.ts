@@ -3,12 +3,12 @@ import {readFileSync} from 'node:fs'
 import {basename, extname, join, relative} from 'node:path'
 
 import {factSpecs} from '../facts/catalog.js'
-import {UNKNOWN_REASONS} from '../facts/fact-set.js'
 import {celEnvironment} from './cel.js'
 import {ruleFiles} from './rule-files.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
 import {templateExpressions} from './templates.js'
-import {type FileProblem, formatProblem, parseYamlFile} from '../yaml-file.js'
+import {type FileProblem, formatProblem, parseYamlFile} from '../util/yaml-file.js'
+import {UNKNOWN_REASONS} from '../contract/finding.js'
 
 
 export interface LoadedRule extends RuleDefinition {

@@ -1,28 +1,11 @@
 import {CLUSTER_SUBJECT_KINDS} from '../facts/catalog.js'
-import {UNKNOWN_REASONS, type UnknownReason} from '../facts/fact-set.js'
-
-/** JSON Schema of one rule file in rules/ (YAML). `kpx-check schema --rule` prints it. */
-export const RULE_STATUSES = ['pass', 'fail', 'skip', 'unknown'] as const
-export const SEVERITIES = ['blocker', 'warning', 'info'] as const
-export const CONFIDENCES = ['verified', 'derived', 'heuristic'] as const
-
-export type Severity = (typeof SEVERITIES)[number]
-export type Confidence = (typeof CONFIDENCES)[number]
+import {CONFIDENCES, type Confidence, REFERENCES_SCHEMA, RULE_STATUSES, type RuleReference, SEVERITIES, type Severity, UNKNOWN_REASONS, type UnknownReason} from '../contract/finding.js'
 
 const template = {type: 'string', minLength: 1, description: 'Text; {{ cel-expression }} is replaced by its value.'}
 const celExpression = {type: 'string', minLength: 1, description: 'A CEL expression over the facts.'}
 
-/** Links to the sources behind a rule or a platform recipe. */
-export const REFERENCES_SCHEMA = {
-  type: 'array',
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['title', 'url'],
-    properties: {title: {type: 'string'}, url: {type: 'string', pattern: '^https://'}},
-  },
-} as const
 
+/** JSON Schema of one rule file in rules/ (YAML). `kpx-check schema --rule` prints it. */
 export const RULE_FILE_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://kpx-check.dev/schemas/rule.v1.json',
@@ -120,11 +103,6 @@ export const RULE_FILE_SCHEMA = {
     references: {...REFERENCES_SCHEMA, minItems: 1},
   },
 } as const
-
-export interface RuleReference {
-  title: string
-  url: string
-}
 
 export interface RuleOutcome {
   status: (typeof RULE_STATUSES)[number]

@@ -12,7 +12,8 @@
  * that is absent was not collected; the `unavailable` section lists, one per line,
  * `<section> <reason> [detail]` for sections the collector tried and could not read.
  */
-import {UNKNOWN_REASONS, type UnknownFact, type UnknownReason} from './fact-set.js'
+import {type UnknownFact} from './fact-set.js'
+import {UNKNOWN_REASONS, type UnknownReason} from '../contract/finding.js'
 
 export const BUNDLE_HEADER = '# kpx-check node facts v1'
 

@@ -1,28 +1,8 @@
-/**
- * Why a fact has no value. A rule that needs such a fact ends `unknown` with this reason,
- * never `pass`.
- */
-export const UNKNOWN_REASONS = [
-  'not-collected', // the bundle has no such section (older collector, hand-made bundle, API-only source)
-  'permission-denied', // the collector ran without the privilege this read needs
-  'not-installed', // the command that would report it is not on the node
-  'not-present', // the file or interface it reads does not exist on this node
-  'unreachable', // an endpoint (kube-proxy metrics) did not answer
-  'timeout', // the command did not finish in its time bound
-  'failed', // the command ran and failed
-  'unparseable', // output was there but did not look like what the command prints
-  'node-unreachable', // the whole node could not be probed
-] as const
-
-export type UnknownReason = (typeof UNKNOWN_REASONS)[number]
-
+import type {FactValue, UnknownReason} from '../contract/finding.js'
 export interface UnknownFact {
   reason: UnknownReason
   detail: string
 }
-
-/** A JSON-like fact value; integers are numbers here and become CEL ints at evaluation. */
-export type FactValue = boolean | number | string | FactValue[] | {[key: string]: FactValue}
 
 /**
  * The facts gathered about one subject (a node, later a cluster), keyed by dotted path

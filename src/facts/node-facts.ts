@@ -9,7 +9,7 @@
  */
 import type {Bundle} from './bundle.js'
 import {NODE_FACTS} from './catalog.js'
-import {FactSet, type UnknownFact, type UnknownReason} from './fact-set.js'
+import {FactSet, type UnknownFact} from './fact-set.js'
 import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
 import {parseCollectorInfo, parseHostname} from './parsers/collector.js'
 import {parseKernelConfig} from './parsers/kernel-config.js'
@@ -24,6 +24,7 @@ import {parseOsRelease} from './parsers/os-release.js'
 import {activeServices, parseServices} from './parsers/services.js'
 import {parseSysctl, sysctlInt} from './parsers/sysctl.js'
 import {parseIptablesVersion, parseNftVersion} from './parsers/versions.js'
+import {type UnknownReason} from '../contract/finding.js'
 
 type Read = {ok: true; text: string} | {ok: false; why: UnknownFact}
 

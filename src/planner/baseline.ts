@@ -1,15 +1,15 @@
 import {readFile} from 'node:fs/promises'
 
-import type {Finding} from '../engine/evaluate.js'
-import {UsageError} from '../errors.js'
-import {type BaselineSummary, REPORT_SCHEMA_VERSION, type Report} from '../report/report.js'
-import {findingKey} from '../report/subject.js'
+import {UsageError} from '../util/errors.js'
+import {type BaselineSummary, REPORT_SCHEMA_VERSION, type Report} from '../contract/report.js'
+import {findingKey} from '../contract/subject.js'
+import {type GatedFinding} from '../contract/finding.js'
 
 /** The failed and unknown findings of an earlier report, by rule and subject. */
 export interface Baseline {
   file: string
   generatedAt: string
-  findings: Map<string, Pick<Finding, 'rule' | 'subject'> & {status: 'fail' | 'unknown'}>
+  findings: Map<string, Pick<GatedFinding, 'rule' | 'subject'> & {status: 'fail' | 'unknown'}>
 }
 
 export async function readBaseline(path: string): Promise<Baseline> {
@@ -41,10 +41,10 @@ export async function readBaseline(path: string): Promise<Baseline> {
  * Marks each failed or unknown finding new or existing (the baseline had it, with the same status),
  * and lists what the baseline had that is gone: the gate then looks at new findings only.
  */
-export function compareWithBaseline(findings: Finding[], baseline: Baseline): {findings: Finding[]; summary: BaselineSummary} {
+export function compareWithBaseline(findings: GatedFinding[], baseline: Baseline): {findings: GatedFinding[]; summary: BaselineSummary} {
   const summary: BaselineSummary = {file: baseline.file, generatedAt: baseline.generatedAt, new: 0, existing: 0, fixed: []}
   const open = new Set<string>()
-  const marked = findings.map((finding): Finding => {
+  const marked = findings.map((finding): GatedFinding => {
     if (finding.status !== 'fail' && finding.status !== 'unknown') return finding
     const key = findingKey(finding)
     open.add(key)

@@ -1,13 +1,14 @@
 import semver from 'semver'
 import {stringify as stringifyYaml} from 'yaml'
 
-import {type Finding, groupByRule} from '../engine/evaluate.js'
+import {groupByRule} from '../engine/evaluate.js'
 import type {RuleDefinition} from '../engine/rule-schema.js'
 import type {FactSet} from '../facts/fact-set.js'
-import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../report/report.js'
-import {PLAN_PHASES} from './phases.js'
+import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../contract/report.js'
+import {PLAN_PHASES} from '../contract/phases.js'
 import {isWaived} from './verdict.js'
 import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
+import {type GatedFinding} from '../contract/finding.js'
 
 export type RulePhase = NonNullable<RuleDefinition['phase']>
 
@@ -20,7 +21,7 @@ export interface RulePlan {
 
 export interface PlanInput {
   /** Findings after waivers: a waived finding needs no step. */
-  findings: readonly Finding[]
+  findings: readonly GatedFinding[]
   nodes: readonly NodeReport[]
   /** Where each rule's fix goes (the rule's `phase`, default prerequisites) and the configuration it adds. */
   rulePlans: ReadonlyMap<string, RulePlan>
@@ -33,13 +34,13 @@ export interface ClusterPlanInput {
   facts: FactSet
   /** The CNI DaemonSets' facts (component.*): their dataplanes may have to switch with kube-proxy. */
   components: FactSet[]
-  /** How each platform switches (rules/platforms, loadRecipes). */
+  /** How each platform switches (platforms/, loadRecipes). */
   recipes: ReadonlyMap<string, PlatformRecipe>
   targetVersion?: string
 }
 
 /** Findings that call for a step: failed blockers and warnings, and anything that could not be decided. */
-function needsStep(finding: Finding): boolean {
+function needsStep(finding: GatedFinding): boolean {
   if (isWaived(finding)) return false
   return (finding.status === 'fail' && finding.severity !== 'info') || finding.status === 'unknown'
 }
@@ -119,7 +120,7 @@ function inPhaseOrder(steps: PlanStep[]): PlanStep[] {
 }
 
 /** Nodes alike in OS and kernel, each with the rules that fail or cannot decide on its nodes. */
-export function groupNodes(nodes: readonly NodeReport[], findings: readonly Finding[]): NodeGroup[] {
+export function groupNodes(nodes: readonly NodeReport[], findings: readonly GatedFinding[]): NodeGroup[] {
   const groups = new Map<string, NodeGroup>()
   const groupOfNode = new Map<string, NodeGroup>()
   for (const node of nodes) {
@@ -149,9 +150,9 @@ export function groupNodes(nodes: readonly NodeReport[], findings: readonly Find
  * One step per rule with failures (its remediation, for the subjects it failed on). Rules that could
  * not decide get a step saying how to find out; those that only a node shell can decide share one.
  */
-function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePlans: ReadonlyMap<string, RulePlan>, clusterRun: boolean): PlanStep[] {
+function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup[], rulePlans: ReadonlyMap<string, RulePlan>, clusterRun: boolean): PlanStep[] {
   const steps: Array<PlanStep & {urgency: number}> = []
-  const shellOnly: Finding[] = []
+  const shellOnly: GatedFinding[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
     const failed = ofRule.filter((finding) => finding.status === 'fail')
     if (failed.length === 0 && ofRule.every((finding) => finding.reason === 'not-collected')) {
@@ -198,14 +199,14 @@ function stepsForFindings(findings: Finding[], nodeGroups: NodeGroup[], rulePlan
 }
 
 /** Failed blockers, then blockers nobody could check, then failed warnings, then the other unknowns. */
-function urgencyOf(finding: Finding): number {
+function urgencyOf(finding: GatedFinding): number {
   const blocker = finding.severity === 'blocker'
   if (finding.status === 'fail') return blocker ? 0 : 2
   return blocker ? 1 : 3
 }
 
 /** The first finding's message, after the subjects it stands for (a cluster-wide finding needs none). */
-function whyOf(findings: Finding[]): string {
+function whyOf(findings: GatedFinding[]): string {
   const nodes = findings.filter((finding) => finding.subject.kind === 'Node').length
   const others = findings.filter((finding) => finding.subject.kind !== 'Node' && finding.subject.kind !== 'Cluster')
   const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...others.map((finding) => `${finding.subject.kind} ${finding.subject.name}`)]
@@ -213,7 +214,7 @@ function whyOf(findings: Finding[]): string {
 }
 
 /** Node findings become the node groups they fall in (with only those nodes); the others stay as they are. */
-function planSubjects(findings: Finding[], nodeGroups: NodeGroup[]): PlanSubject[] {
+function planSubjects(findings: GatedFinding[], nodeGroups: NodeGroup[]): PlanSubject[] {
   const nodes = new Set(findings.filter((finding) => finding.subject.kind === 'Node').map((finding) => finding.subject.name))
   const groups = nodeGroups
     .map((group) => ({kind: 'NodeGroup', name: group.name, members: group.nodes.filter((node) => nodes.has(node))}))
@@ -297,7 +298,7 @@ function carriedSettings(facts: FactSet): Array<[string, unknown]> {
 }
 
 /** The configuration the failed rules ask the new KubeProxyConfiguration to have (conntrack, nodePortAddresses, …). */
-function configAdditions(findings: readonly Finding[], rulePlans: ReadonlyMap<string, RulePlan>): Record<string, unknown> {
+function configAdditions(findings: readonly GatedFinding[], rulePlans: ReadonlyMap<string, RulePlan>): Record<string, unknown> {
   const failed = new Set(findings.filter((finding) => needsStep(finding) && finding.status === 'fail').map((finding) => finding.rule))
   return Object.assign({}, ...[...failed].sort().map((rule) => rulePlans.get(rule)?.config ?? {}))
 }

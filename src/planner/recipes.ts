@@ -2,13 +2,13 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
 import {readBuildManifest} from '../engine/build-manifest.js'
-import {CONFIDENCES, type Confidence, REFERENCES_SCHEMA, type RuleReference} from '../engine/rule-schema.js'
-import {BUILTIN_PLATFORMS_DIR} from '../paths.js'
-import {PLAN_PHASES, type PlanPhase} from './phases.js'
-import type {FileProblem} from '../yaml-file.js'
+import {BUILTIN_PLATFORMS_DIR} from '../util/paths.js'
+import {PLAN_PHASES, type PlanPhase} from '../contract/phases.js'
+import type {FileProblem} from '../util/yaml-file.js'
+import {CONFIDENCES, type Confidence, REFERENCES_SCHEMA, type RuleReference} from '../contract/finding.js'
 
 /**
- * How one platform switches kube-proxy to nftables: its plan steps, as data in rules/platforms/.
+ * How one platform switches kube-proxy to nftables: its plan steps, as data in platforms/.
  * Commands name the cluster's own objects through {{variables}} (PLAN_VARIABLES).
  */
 export interface PlatformRecipe {
@@ -114,13 +114,13 @@ export async function loadRecipes(dir: string = BUILTIN_PLATFORMS_DIR): Promise<
  * that needs this loads them while the API reads run.
  */
 export async function lintRecipes(dir: string): Promise<Map<string, PlatformRecipe>> {
-  const [{Ajv}, {formatProblem, parseYamlFile}] = await Promise.all([import('ajv'), import('../yaml-file.js')])
+  const [{Ajv}, {formatProblem, parseYamlFile}] = await Promise.all([import('ajv'), import('../util/yaml-file.js')])
   const validateRecipeFile = new Ajv({allErrors: true, strict: false, verbose: true}).compile(RECIPE_FILE_SCHEMA)
   const problems: FileProblem[] = []
   const recipes = new Map<string, PlatformRecipe>()
   for (const path of recipeFiles(dir)) {
     const name = basename(path)
-    const parsed = parseYamlFile<PlatformRecipe>(readFileSync(path, 'utf8'), join('rules/platforms', name), validateRecipeFile, 'recipe')
+    const parsed = parseYamlFile<PlatformRecipe>(readFileSync(path, 'utf8'), join('platforms', name), validateRecipeFile, 'recipe')
     problems.push(...parsed.problems)
     if (!parsed.file) continue
     const recipe = parsed.file.value
@@ -143,7 +143,7 @@ export async function lintRecipes(dir: string): Promise<Map<string, PlatformReci
   }
 
   for (const recipe of recipes.values()) {
-    if (recipe.extends !== undefined && !recipes.has(recipe.extends)) problems.push({file: `rules/platforms/${recipe.platform}.yaml`, line: 1, column: 1, message: `extends unknown recipe "${recipe.extends}"`})
+    if (recipe.extends !== undefined && !recipes.has(recipe.extends)) problems.push({file: `platforms/${recipe.platform}.yaml`, line: 1, column: 1, message: `extends unknown recipe "${recipe.extends}"`})
   }
 
   if (problems.length > 0) throw new Error(`invalid platform recipes:\n${problems.map((problem) => formatProblem(problem)).join('\n')}`)

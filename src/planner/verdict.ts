@@ -1,4 +1,4 @@
-import type {Finding} from '../engine/evaluate.js'
+import {type GatedFinding} from '../contract/finding.js'
 
 export type Verdict = 'go' | 'incomplete' | 'no-go'
 
@@ -44,11 +44,11 @@ export interface GatePolicy {
 }
 
 /** An active waiver accepts the finding: it is reported but not counted. An expired one counts again. */
-export function isWaived(finding: Finding): boolean {
+export function isWaived(finding: GatedFinding): boolean {
   return finding.waiver !== undefined && !finding.waiver.expired
 }
 
-export function summarize(findings: readonly Finding[]): Summary {
+export function summarize(findings: readonly GatedFinding[]): Summary {
   const summary: Summary = {blockers: 0, warnings: 0, info: 0, unknown: 0, unknownBlockers: 0, passed: 0, skipped: 0, waived: 0}
   for (const finding of findings) {
     if (isWaived(finding)) {

@@ -1,8 +1,8 @@
 import {Ajv} from 'ajv'
 import {readFile} from 'node:fs/promises'
 
-import {UsageError} from '../errors.js'
-import {formatProblem, parseYamlFile} from '../yaml-file.js'
+import {UsageError} from '../util/errors.js'
+import {formatProblem, parseYamlFile} from '../util/yaml-file.js'
 import type {Waiver} from './waivers.js'
 
 // Reading a --waivers file: YAML and a JSON Schema, loaded only when the flag is given.

@@ -1,6 +1,6 @@
-import type {Finding} from '../engine/evaluate.js'
-import type {WaiverSummary} from '../report/report.js'
-import {subjectPath} from '../report/subject.js'
+import type {WaiverSummary} from '../contract/report.js'
+import {subjectPath} from '../contract/subject.js'
+import {type GatedFinding} from '../contract/finding.js'
 
 /** One accepted risk: a rule's failures (or unknowns) on matching subjects, with why and until when. */
 export interface Waiver {
@@ -18,7 +18,7 @@ export interface Waiver {
  * Marks failed and unknown findings that a waiver covers (the first matching waiver wins). A waiver
  * past its expiry day still marks the finding, as expired: the finding counts again and says why.
  */
-export function applyWaivers(findings: Finding[], waivers: readonly Waiver[], file: string, now: Date): {findings: Finding[]; summary: WaiverSummary} {
+export function applyWaivers(findings: GatedFinding[], waivers: readonly Waiver[], file: string, now: Date): {findings: GatedFinding[]; summary: WaiverSummary} {
   const today = now.toISOString().slice(0, 10)
   const matchers = waivers.map((waiver) => ({waiver, matches: subjectMatcher(waiver.subject)}))
   const used = new Set<Waiver>()

@@ -1,14 +1,14 @@
 // The phrases every format adds to a finding's message, so text, Markdown, SARIF and JUnit say the same thing.
-import type {Finding} from '../engine/evaluate.js'
-import type {AppliedWaiver, Plan} from './report.js'
+import {type Plan} from '../contract/report.js'
+import {type GatedFinding, type AppliedWaiver} from '../contract/finding.js'
 
 /** `unknown (permission-denied)`: the status with the reason behind it, when there is one. */
-export function statusWithReason(finding: Finding): string {
+export function statusWithReason(finding: GatedFinding): string {
   return finding.reason ? `${finding.status} (${finding.reason})` : finding.status
 }
 
 /** The finding's message; a finding whose waiver expired counts again, and its message says the waiver lapsed. */
-export function messageOf(finding: Finding): string {
+export function messageOf(finding: GatedFinding): string {
   return finding.waiver?.expired ? `${finding.message} (${waiverNote(finding.waiver)})` : finding.message
 }
 

@@ -1,7 +1,7 @@
 import {stat} from 'node:fs/promises'
 import {dirname} from 'node:path'
 
-import {UsageError} from '../errors.js'
+import {UsageError} from '../util/errors.js'
 
 // What --format and --output accept; the renderers (outputs.ts) load only once a report is ready.
 

@@ -1,8 +1,9 @@
-import {type Finding, groupByRule} from '../engine/evaluate.js'
+import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {messageOf, statusWithReason, waiverNote} from './finding-notes.js'
-import type {Report} from './report.js'
-import {subjectPath} from './subject.js'
+import type {Report} from '../contract/report.js'
+import {subjectPath} from '../contract/subject.js'
+import {type GatedFinding} from '../contract/finding.js'
 
 // JUnit XML as the Jenkins xUnit plugin's junit-10.xsd has it, which GitLab and the GitHub test-report
 // actions read too: a test suite per rule, a test case per finding (rule × subject). That schema has
@@ -15,7 +16,7 @@ type TestResult =
   | {kind: 'skipped'; message: string}
 
 interface TestCase {
-  finding: Finding
+  finding: GatedFinding
   result: TestResult
 }
 
@@ -33,7 +34,7 @@ export function renderJunit(report: Report): string {
   ].join('\n')
 }
 
-function testResult(finding: Finding): TestResult {
+function testResult(finding: GatedFinding): TestResult {
   if (isWaived(finding)) return {kind: 'skipped', message: waiverNote(finding.waiver!)}
   switch (finding.status) {
     case 'fail': {
@@ -87,7 +88,7 @@ function renderCase({finding, result}: TestCase): string {
 }
 
 /** What a reader of the CI log needs: the message, what to do, where to read more, and the facts behind it. */
-function details(finding: Finding): string {
+function details(finding: GatedFinding): string {
   const section = (title: string, lines: string[]) => (lines.length > 0 ? [`${title}:`, ...lines.map((line) => `  ${line}`)] : [])
   return [
     messageOf(finding),

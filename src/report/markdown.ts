@@ -1,7 +1,7 @@
-import type {Finding} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import type {PlanStep, Report} from './report.js'
+import type {PlanStep, Report} from '../contract/report.js'
+import {type GatedFinding} from '../contract/finding.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
@@ -24,7 +24,7 @@ export function renderMarkdown(report: Report): string {
     ...(report.plan.deadline ? ['', `> **Deadline:** ${report.plan.deadline}`] : []),
   ]
 
-  const failed = (severity: Finding['severity']) => report.findings.filter((finding) => finding.status === 'fail' && finding.severity === severity && !isWaived(finding))
+  const failed = (severity: GatedFinding['severity']) => report.findings.filter((finding) => finding.status === 'fail' && finding.severity === severity && !isWaived(finding))
   out.push(
     ...findingTable('Blockers', failed('blocker')),
     ...findingTable('Warnings', failed('warning')),
@@ -56,7 +56,7 @@ function clusterLines(report: Report): string[] {
   ]
 }
 
-function findingTable(title: string, findings: Finding[]): string[] {
+function findingTable(title: string, findings: GatedFinding[]): string[] {
   if (findings.length === 0) return []
   const rows = findings.slice(0, ROWS_SHOWN).map((finding) => {
     const notes = [

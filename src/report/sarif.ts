@@ -1,10 +1,10 @@
-import {type Finding, groupByRule} from '../engine/evaluate.js'
-import {type Severity, SEVERITIES} from '../engine/rule-schema.js'
-import {TOOL_HOMEPAGE} from '../version.js'
+import {groupByRule} from '../engine/evaluate.js'
+import {TOOL_HOMEPAGE} from '../util/version.js'
 import {isWaived} from '../planner/verdict.js'
 import {messageOf, statusWithReason} from './finding-notes.js'
-import type {Report} from './report.js'
-import {findingKey, subjectPath} from './subject.js'
+import type {Report} from '../contract/report.js'
+import {findingKey, subjectPath} from '../contract/subject.js'
+import {type Severity, SEVERITIES, type GatedFinding} from '../contract/finding.js'
 
 // SARIF 2.1.0, OASIS Standard with Errata 01; the § numbers below are its sections.
 
@@ -47,7 +47,7 @@ export function renderSarif(report: Report): string {
 }
 
 /** One reportingDescriptor (§3.49) per rule with results, described by what its findings carry. */
-function ruleDescriptor(rule: string, findings: Finding[]) {
+function ruleDescriptor(rule: string, findings: GatedFinding[]) {
   const [first] = findings
   // Outcomes can set their own severity: the rule's default level is that of its most severe result.
   const severity = SEVERITIES.find((one) => findings.some((finding) => finding.severity === one))!
@@ -71,7 +71,7 @@ function pascalCase(kebab: string): string {
 }
 
 /** What to do and where to read more, as text and Markdown (§3.49.13); the first reference is the help page (§3.49.12). */
-function ruleHelp(findings: Finding[]): {help?: {markdown: string; text: string}; helpUri?: string} {
+function ruleHelp(findings: GatedFinding[]): {help?: {markdown: string; text: string}; helpUri?: string} {
   // Remediation is templated per subject (the distro upgrade differs by node): each step once.
   const steps = [...new Set(findings.flatMap((finding) => finding.remediation))]
   const {references} = findings[0]
@@ -97,7 +97,7 @@ function ruleHelp(findings: Finding[]): {help?: {markdown: string; text: string}
   }
 }
 
-function result(finding: Finding, ruleIndex: number, withSuppressions: boolean) {
+function result(finding: GatedFinding, ruleIndex: number, withSuppressions: boolean) {
   return {
     ruleId: finding.rule,
     ruleIndex,
@@ -129,12 +129,12 @@ function result(finding: Finding, ruleIndex: number, withSuppressions: boolean) 
  * could not decide whether there is a problem (§3.27.9). Any kind but "fail" must have level "none"
  * (§3.27.10), so the severity the finding would have is in its properties and its rule's level.
  */
-function outcome(finding: Finding) {
+function outcome(finding: GatedFinding) {
   return finding.status === 'unknown' ? ({kind: 'open', level: 'none'} as const) : ({kind: 'fail', level: LEVELS[finding.severity]} as const)
 }
 
 /** An accepted, external suppression (§3.35): the waiver lives in the --waivers file, not in the cluster. */
-function suppression(finding: Finding) {
+function suppression(finding: GatedFinding) {
   const waiver = finding.waiver!
   return {
     kind: 'external',

@@ -1,10 +1,11 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 
-import {type Finding, groupByRule} from '../engine/evaluate.js'
+import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import type {Report} from './report.js'
+import type {Report} from '../contract/report.js'
 import {renderTable} from './table.js'
+import {type GatedFinding} from '../contract/finding.js'
 
 /** How many subjects of one rule to list before summarising the rest (fleets have hundreds). */
 const SUBJECTS_SHOWN = 5
@@ -38,7 +39,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
       ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
       report.nodes.slice(0, NODES_SHOWN).map((node) => {
         const own = report.findings.filter((finding) => finding.subject.kind === 'Node' && finding.subject.name === node.name)
-        const count = (predicate: (finding: Finding) => boolean) => String(own.filter(predicate).length)
+        const count = (predicate: (finding: GatedFinding) => boolean) => String(own.filter(predicate).length)
         return [
           node.reachable ? node.name : `${node.name} ${chalk.red('(unreachable)')}`,
           node.source,
@@ -55,7 +56,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     ...(report.nodes.length > NODES_SHOWN ? [chalk.dim(`  … and ${report.nodes.length - NODES_SHOWN} more nodes (see --json)`)] : []),
   ]
 
-  const groups: Array<[string, (finding: Finding) => boolean, ChalkInstance, string]> = [
+  const groups: Array<[string, (finding: GatedFinding) => boolean, ChalkInstance, string]> = [
     ['Blockers', (f) => f.status === 'fail' && f.severity === 'blocker' && !isWaived(f), chalk.red, '✗'],
     ['Warnings', (f) => f.status === 'fail' && f.severity === 'warning' && !isWaived(f), chalk.yellow, '!'],
     ['Unknown', (f) => f.status === 'unknown' && !isWaived(f), chalk.magenta, '?'],
@@ -144,7 +145,7 @@ function verdictSentence(report: Report): string {
   }
 }
 
-function renderRuleGroup(rule: string, findings: Finding[], color: ChalkInstance, mark: string, chalk: ChalkInstance): string[] {
+function renderRuleGroup(rule: string, findings: GatedFinding[], color: ChalkInstance, mark: string, chalk: ChalkInstance): string[] {
   const lines = [`  ${color(mark)} ${chalk.bold(rule)}  ${findings[0].title}${findings.length > 1 ? chalk.dim(` — ${findings.length} subjects`) : ''}`]
   for (const finding of findings.slice(0, SUBJECTS_SHOWN)) {
     const reason = finding.reason ? chalk.dim(` [${finding.reason}]`) : ''

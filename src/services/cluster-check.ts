@@ -1,15 +1,15 @@
 import {readFile} from 'node:fs/promises'
 
-import {checkConnection, collectResource, emptySnapshot, inPool, LISTED_RESOURCES} from '../cluster/collect.js'
-import {KubeClient} from '../cluster/kube-client.js'
-import {type ClusterSnapshot, SNAPSHOT_API_VERSION} from '../cluster/snapshot.js'
-import type {Severity} from '../engine/rule-schema.js'
-import {UsageError} from '../errors.js'
+import {checkConnection, collectResource, emptySnapshot, inPool, LISTED_RESOURCES} from '../sources/cluster/collect.js'
+import {KubeClient} from '../sources/cluster/kube-client.js'
+import {type ClusterSnapshot, SNAPSHOT_API_VERSION} from '../sources/cluster/snapshot.js'
+import {UsageError} from '../util/errors.js'
 import type {GatePolicy} from '../planner/verdict.js'
-import {type ProgressMode, runWithProgress} from '../report/progress.js'
-import type {Report} from '../report/report.js'
+import {type ProgressMode, runWithProgress} from '../cli/progress.js'
+import type {Report} from '../contract/report.js'
 import type {GateFiles} from './rule-catalog.js'
 import type {NodeProbeOptions, NodeProbeResult} from './cluster-node-probe.js'
+import {type Severity} from '../contract/finding.js'
 
 export interface ConnectionOptions {
   kubeconfig?: string

@@ -2,13 +2,13 @@
  * The cluster check's second half: from a snapshot (and node probes) and the rules to the report.
  * Loaded by runClusterCheck while the API reads run, with the rule engine it needs.
  */
-import {type ClusterModel, deriveClusterModel} from '../cluster/derive/cluster-facts.js'
-import type {ClusterSnapshot} from '../cluster/snapshot.js'
+import {type ClusterModel, deriveClusterModel} from '../derive/cluster-facts.js'
+import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {evaluateRules, type Subject} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
-import {describeNode} from '../facts/node-description.js'
-import {buildReport, type ClusterSummary, type NodeReport, type Report, type ReportInput} from '../report/report.js'
+import {describeNode} from '../derive/node-description.js'
+import {buildReport, type ClusterSummary, type NodeReport, type Report, type ReportInput} from '../contract/report.js'
 import type {ClusterCheckOptions} from './cluster-check.js'
 import {mergeNodeFacts, type NodeProbeResult} from './cluster-node-probe.js'
 import {rulePlans} from './rule-catalog.js'

@@ -3,15 +3,15 @@
  * from the Node put into a host template), the collector runs on them, and what it finds replaces
  * what the API could tell about each node.
  */
-import {isWindowsNode} from '../cluster/derive/cluster-facts.js'
-import type {ClusterSnapshot, KubeObject} from '../cluster/snapshot.js'
-import {UsageError} from '../errors.js'
+import {isWindowsNode} from '../derive/cluster-facts.js'
+import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
+import {UsageError} from '../util/errors.js'
 import {FactSet} from '../facts/fact-set.js'
-import type {SshProbeOptions} from '../probes/ssh/index.js'
-import {isValidHost, type SshTarget} from '../probes/ssh/target.js'
-import {type ProgressMode, runWithProgress} from '../report/progress.js'
+import type {SshProbeOptions} from '../sources/node/ssh/index.js'
+import {isValidHost, type SshTarget} from '../sources/node/ssh/target.js'
+import {type ProgressMode, runWithProgress} from '../cli/progress.js'
 import type {ProbedNode} from './node-check.js'
-import {expandHostTemplate, HOST_PLACEHOLDERS, type HostPlaceholder} from './node-host-template.js'
+import {expandHostTemplate, HOST_PLACEHOLDERS, type HostPlaceholder} from '../sources/node/ssh/host-template.js'
 
 export interface NodeProbeOptions {
   probe: SshProbeOptions

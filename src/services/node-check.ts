@@ -4,19 +4,19 @@ import {basename, extname, join} from 'node:path'
 
 import {evaluateRules, type Subject} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
-import type {Severity} from '../engine/rule-schema.js'
-import {UsageError} from '../errors.js'
+import {UsageError} from '../util/errors.js'
 import {BundleError, parseBundle} from '../facts/bundle.js'
 import {NODE_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
-import {describeNode} from '../facts/node-description.js'
+import {describeNode} from '../derive/node-description.js'
 import {deriveNodeFacts} from '../facts/node-facts.js'
 import type {GatePolicy} from '../planner/verdict.js'
-import {type CollectorRun, runCollectorLocally} from '../probes/local.js'
-import type {FleetProgress, SshProbeOptions, SshTarget} from '../probes/ssh/index.js'
-import {type ProgressMode, type ProgressTask, runWithProgress} from '../report/progress.js'
-import {buildReport, type NodeReport, type NodeSource, type Report} from '../report/report.js'
+import {type CollectorRun, runCollectorLocally} from '../sources/node/local.js'
+import type {FleetProgress, SshProbeOptions, SshTarget} from '../sources/node/ssh/index.js'
+import {type ProgressMode, type ProgressTask, runWithProgress} from '../cli/progress.js'
+import {buildReport, type NodeReport, type NodeSource, type Report} from '../contract/report.js'
 import {type GateFiles, loadRuleCatalog, readGateFiles, rulePlans, validateRuleSelection} from './rule-catalog.js'
+import {type Severity} from '../contract/finding.js'
 
 export interface NodeCheckOptions {
   /** Bundle files, folders of bundles, or `-` for standard input; empty (and no `ssh`) means this machine. */
@@ -118,7 +118,7 @@ function collectedNode(source: NodeSource, origin: string, fallbackName: string,
  */
 export async function probeNodesOverSsh(targets: SshTarget[], options: SshProbeOptions): Promise<ProbedNode[]> {
   // ssh2 and the SSH machinery load only when SSH is used, so local and API runs start faster.
-  const {runCollectorOverSsh} = await import('../probes/ssh/fleet.js')
+  const {runCollectorOverSsh} = await import('../sources/node/ssh/fleet.js')
   return runCollectorOverSsh(targets, options, (run) => {
     const node = collectedNode('ssh', run.origin, run.target.name ?? run.target.host, run)
     if (run.target.name) node.facts.set('node.name', run.target.name)

@@ -3,12 +3,12 @@ import {existsSync} from 'node:fs'
 import type {LoadedRule} from '../engine/rule-loader.js'
 import {readBuildManifest} from '../engine/build-manifest.js'
 import {ruleFiles} from '../engine/rule-files.js'
-import type {Severity} from '../engine/rule-schema.js'
-import {UsageError} from '../errors.js'
-import {BUILTIN_RULES_DIR} from '../paths.js'
+import {UsageError} from '../util/errors.js'
+import {BUILTIN_RULES_DIR} from '../util/paths.js'
 import {readBaseline} from '../planner/baseline.js'
 import type {RulePlan} from '../planner/plan.js'
-import type {ReportInput} from '../report/report.js'
+import type {ReportInput} from '../contract/report.js'
+import {type Severity} from '../contract/finding.js'
 
 /** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
 export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<LoadedRule[]> {

@@ -1,5 +1,5 @@
 /** A large cluster for the benchmarks: 5,000 Nodes, 30,000 Services, 3,000 EndpointSlices of 100 endpoints. */
-import type {KubeObject} from '../../src/cluster/snapshot.js'
+import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 
 export interface ClusterSize {

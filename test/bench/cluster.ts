@@ -19,7 +19,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {Worker} from 'node:worker_threads'
 
-import {PACKAGE_ROOT} from '../../src/paths.js'
+import {PACKAGE_ROOT} from '../../src/util/paths.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {RUN_JS} from '../helpers/paths.js'
 import {BENCH_SIZE, benchCluster} from './big-cluster.js'

@@ -9,8 +9,8 @@
 import {Agent, request} from 'node:https'
 import {parentPort, workerData} from 'node:worker_threads'
 
-import {nextPageLimit} from '../../src/cluster/kube-client.js'
-import {type Resource, RESOURCES} from '../../src/cluster/resources.js'
+import {nextPageLimit} from '../../src/sources/cluster/kube-client.js'
+import {type Resource, RESOURCES} from '../../src/sources/cluster/resources.js'
 
 export interface FloorInput {
   url: string

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {ItemArrayCounter} from '../../src/cluster/list-json.js'
+import {ItemArrayCounter} from '../../src/sources/cluster/list-json.js'
 import {benchCluster} from '../bench/big-cluster.js'
 import {loadScenario} from '../helpers/apiserver-scenario.js'
 

@@ -3,7 +3,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
-import {BUILTIN_RULES_DIR, COLLECTOR_SCRIPT} from '../../src/paths.js'
+import {BUILTIN_RULES_DIR, COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
 

@@ -5,14 +5,14 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {parseAllDocuments, stringify as stringifyYaml} from 'yaml'
 
-import {PAGING} from '../../src/cluster/kube-client.js'
-import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
-import type {Finding} from '../../src/engine/evaluate.js'
-import type {Report} from '../../src/report/report.js'
+import {PAGING} from '../../src/sources/cluster/kube-client.js'
+import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
+import type {Report} from '../../src/contract/report.js'
 import {type ApiServer, type Fault, OTHER_CONTEXT, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
 import {validateReport} from '../helpers/schemas.js'
+import {type Finding} from '../../src/contract/finding.js'
 
 const EXAMPLE_SNAPSHOT = join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json')
 

@@ -3,8 +3,9 @@ import {describe, it} from 'node:test'
 
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
-import {FactSet, UNKNOWN_REASONS} from '../../src/facts/fact-set.js'
+import {FactSet} from '../../src/facts/fact-set.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
 
 const rules = await loadRuleCatalog([])
 const node = (facts: FactSet) => [{kind: 'Node', name: 'node-1', facts}]

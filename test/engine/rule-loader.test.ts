@@ -8,7 +8,7 @@ import {lintRuleFile, loadRules, RuleLoadError} from '../../src/engine/rule-load
 import {readBuildManifest} from '../../src/engine/build-manifest.js'
 import {ruleFiles} from '../../src/engine/rule-files.js'
 import type {LoadedRule} from '../../src/engine/rule-loader.js'
-import {BUILTIN_RULES_DIR} from '../../src/paths.js'
+import {BUILTIN_RULES_DIR} from '../../src/util/paths.js'
 import {FIXTURES} from '../helpers/paths.js'
 
 const bad = (name: string) => join(FIXTURES, 'bad-rules', `${name}.yaml`)

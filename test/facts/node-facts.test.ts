@@ -5,10 +5,11 @@ import {describe, it} from 'node:test'
 
 import {parseBundle} from '../../src/facts/bundle.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
-import type {FactSet, FactValue} from '../../src/facts/fact-set.js'
-import {describeNode} from '../../src/facts/node-description.js'
+import {type FactSet} from '../../src/facts/fact-set.js'
+import {describeNode} from '../../src/derive/node-description.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
+import {type FactValue} from '../../src/contract/finding.js'
 
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {
   return deriveNodeFacts(parseBundle(readFileSync(join(FIXTURES_DIR, 'bundles', `${fixture}.facts`), 'utf8')), fallbackName)

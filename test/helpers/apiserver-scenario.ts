@@ -26,7 +26,7 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {parse as parseYaml} from 'yaml'
 
-import type {KubeObject} from '../../src/cluster/snapshot.js'
+import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {FIXTURES} from './paths.js'
 
 /** The body of GET /version. */

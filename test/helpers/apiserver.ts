@@ -31,7 +31,7 @@ import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {stringify as toYaml} from 'yaml'
 
-import type {KubeObject} from '../../src/cluster/snapshot.js'
+import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {loadScenario, type Scenario, type VersionInfo} from './apiserver-scenario.js'
 import {fieldSelector, labelSelector, type Matcher, SelectorError} from './apiserver-selectors.js'
 import {testTls} from './apiserver-tls.js'

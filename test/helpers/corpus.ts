@@ -28,7 +28,7 @@ import {parseKernelVersion} from '../../src/facts/parsers/kernel.js'
 import {moduleName} from '../../src/facts/parsers/modules.js'
 import {parseOsRelease} from '../../src/facts/parsers/os-release.js'
 import {compareVersions, parseDottedVersion, parseIptablesVersion, parseNftVersion} from '../../src/facts/parsers/versions.js'
-import {PACKAGE_ROOT} from '../../src/paths.js'
+import {PACKAGE_ROOT} from '../../src/util/paths.js'
 
 export const FIXTURES_DIR = join(PACKAGE_ROOT, 'test', 'fixtures')
 

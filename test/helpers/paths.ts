@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 
-import {PACKAGE_ROOT} from '../../src/paths.js'
+import {PACKAGE_ROOT} from '../../src/util/paths.js'
 
 /** Fixtures live in the source tree (test/fixtures), not in the compiled dist/. */
 export const FIXTURES = join(PACKAGE_ROOT, 'test', 'fixtures')

@@ -1,15 +1,15 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import type {ClusterSnapshot} from '../../src/cluster/snapshot.js'
-import type {Finding} from '../../src/engine/evaluate.js'
+import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
 import {type GatePolicy, summarize} from '../../src/planner/verdict.js'
-import type {AppliedWaiver, Report} from '../../src/report/report.js'
+import {type Report} from '../../src/contract/report.js'
 import {loadRecipes} from '../../src/planner/recipes.js'
 import {evaluateSnapshot} from '../../src/services/cluster-evaluation.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {FIXTURES} from './paths.js'
+import {type GatedFinding, type AppliedWaiver} from '../../src/contract/finding.js'
 
 const POLICY: GatePolicy = {failOn: 'blocker', allowIncomplete: false}
 
@@ -36,7 +36,7 @@ export const ACTIVE_WAIVER: AppliedWaiver = {
 export const EXPIRED_WAIVER: AppliedWaiver = {reason: 'Accepted until the node pool rotation', expires: '2020-01-31', expired: true, source: 'waivers.yaml:9'}
 
 /** Applies waivers as --waivers does: on the findings, in the report's waiver summary and in its counts. */
-export function waive(report: Report, waivers: Array<[Finding, AppliedWaiver]>): void {
+export function waive(report: Report, waivers: Array<[GatedFinding, AppliedWaiver]>): void {
   for (const [finding, waiver] of waivers) finding.waiver = waiver
   report.waivers = {
     file: 'waivers.yaml',
@@ -48,7 +48,7 @@ export function waive(report: Report, waivers: Array<[Finding, AppliedWaiver]>):
 }
 
 /** The first finding with this status (and severity) in the report: the tests pick real findings to mark. */
-export function firstFinding(report: Report, status: Finding['status'], severity?: Finding['severity']): Finding {
+export function firstFinding(report: Report, status: GatedFinding['status'], severity?: GatedFinding['severity']): GatedFinding {
   const finding = report.findings.find((one) => one.status === status && (severity === undefined || one.severity === severity))
   if (!finding) throw new Error(`the example report has no ${status} ${severity ?? ''} finding`)
   return finding

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {REPORT_SCHEMA} from '../../src/report/schema.js'
+import {REPORT_SCHEMA} from '../../src/contract/report-schema.js'
 import {FIXTURES} from './paths.js'
 
 export const SARIF_SCHEMA = JSON.parse(readFileSync(join(FIXTURES, 'schemas', 'sarif-schema-2.1.0.json'), 'utf8')) as object

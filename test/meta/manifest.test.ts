@@ -4,7 +4,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {it} from 'node:test'
 
-import {PACKAGE_ROOT} from '../../src/paths.js'
+import {PACKAGE_ROOT} from '../../src/util/paths.js'
 
 // oclif reads a present manifest even in development, so a stale one hides new commands and flags.
 it('oclif.manifest.json matches the commands (rebuild with npm run build)', async () => {

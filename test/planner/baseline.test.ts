@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {Report} from '../../src/report/report.js'
+import type {Report} from '../../src/contract/report.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
 

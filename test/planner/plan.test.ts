@@ -6,10 +6,10 @@ import {after, before, describe, it} from 'node:test'
 
 import {readBuildManifest} from '../../src/engine/build-manifest.js'
 import {FactSet} from '../../src/facts/fact-set.js'
-import {BUILTIN_PLATFORMS_DIR} from '../../src/paths.js'
+import {BUILTIN_PLATFORMS_DIR} from '../../src/util/paths.js'
 import {buildPlan} from '../../src/planner/plan.js'
 import {lintRecipes, loadRecipes, recipeFiles, recipeSteps} from '../../src/planner/recipes.js'
-import type {ClusterSummary, PlanStep, Report} from '../../src/report/report.js'
+import type {ClusterSummary, PlanStep, Report} from '../../src/contract/report.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 
@@ -160,7 +160,7 @@ describe('the plan from facts', () => {
   })
 })
 
-describe('platform recipes (rules/platforms)', () => {
+describe('platform recipes (platforms/)', () => {
   it('cover every platform kpx-check detects', () => {
     for (const platform of ['eks', 'aks', 'gke', 'openshift', 'k3s', 'rke2', 'kind', 'talos', 'kops', 'cce', 'ack', 'tke', 'kubeadm']) {
       assert.ok(recipes.has(platform), platform)
@@ -181,9 +181,9 @@ describe('platform recipes (rules/platforms)', () => {
       join(dir, 'acme.yaml'),
       ['platform: acme', 'title: Acme', 'confidence: verified', 'summary: s', 'steps:', '  - id: set-mode', '    phase: configure', '    title: t', '    why: w', '    commands: ["edit {{configMapNme}}"]', 'references: []', ''].join('\n'),
     )
-    await assert.rejects(loadRecipes(dir), /rules\/platforms\/acme\.yaml:10:16 unknown variable {{configMapNme}}/)
+    await assert.rejects(loadRecipes(dir), /platforms\/acme\.yaml:10:16 unknown variable {{configMapNme}}/)
     writeFileSync(join(dir, 'acme.yaml'), readFileSync(join(dir, 'acme.yaml'), 'utf8').replace('title: t', 'title: On {{canaryNodes}}'))
-    await assert.rejects(loadRecipes(dir), /rules\/platforms\/acme\.yaml:8:5 unknown variable {{canaryNodes}}/)
+    await assert.rejects(loadRecipes(dir), /platforms\/acme\.yaml:8:5 unknown variable {{canaryNodes}}/)
   })
 
   it('the built-in recipes come as the build linted them, and are linted again once a file changes', async () => {

@@ -4,12 +4,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {Finding} from '../../src/engine/evaluate.js'
 import {applyWaivers} from '../../src/planner/waivers.js'
 import {readWaivers} from '../../src/planner/waivers-file.js'
-import type {Report} from '../../src/report/report.js'
+import type {Report} from '../../src/contract/report.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
+import {type GatedFinding} from '../../src/contract/finding.js'
 
 /** Its kernel (4.18) fails node/kernel-version, a blocker: exit 3 without waivers. */
 const RHEL8_BUNDLE = join(FIXTURES, 'bundles', 'rhel-8.10-firewalld.facts')
@@ -28,7 +28,7 @@ function file(name: string, text: string): string {
   return path
 }
 
-function finding(rule: string, kind: string, name: string, status: Finding['status'] = 'fail'): Finding {
+function finding(rule: string, kind: string, name: string, status: GatedFinding['status'] = 'fail'): GatedFinding {
   return {rule, title: rule, status, severity: 'blocker', confidence: 'verified', subject: {kind, name}, message: 'm', evidence: {}, remediation: [], references: []}
 }
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import type {Finding} from '../../src/engine/evaluate.js'
-import type {Report} from '../../src/report/report.js'
+import type {Report} from '../../src/contract/report.js'
 import {renderSarif} from '../../src/report/sarif.js'
-import {findingKey, subjectPath} from '../../src/report/subject.js'
+import {findingKey, subjectPath} from '../../src/contract/subject.js'
 import {SARIF_SCHEMA, validateSarif} from '../helpers/schemas.js'
 import {ACTIVE_WAIVER, EXPIRED_WAIVER, exampleClusterReport, exampleNodeReport, firstFinding, waive} from '../helpers/reports.js'
+import {type GatedFinding} from '../../src/contract/finding.js'
 
 const FINGERPRINT = 'kpxFindingKey/v1'
 
@@ -189,7 +189,7 @@ describe('renderSarif', () => {
     const marked = problems(report)
     for (const [index, finding] of marked.entries()) finding.baseline = index % 3 === 0 ? 'new' : 'existing'
     const run = render(report)
-    const resultOf = (finding: Finding) => run.results.find((result) => result.partialFingerprints[FINGERPRINT] === findingKey(finding))!
+    const resultOf = (finding: GatedFinding) => run.results.find((result) => result.partialFingerprints[FINGERPRINT] === findingKey(finding))!
 
     // A waiver hides nothing from SARIF: the waived findings are results, marked as suppressed.
     assert.equal(run.results.length, marked.length)

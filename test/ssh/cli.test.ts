@@ -10,7 +10,7 @@ import {hostname, release, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {Report} from '../../src/report/report.js'
+import type {Report} from '../../src/contract/report.js'
 import {runCli} from '../helpers/cli.js'
 import {freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 import {validateReport} from '../helpers/schemas.js'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {KpxCommand} from '../../base-command.js'
+import {KpxCommand} from '../../cli/base-command.js'
 import type {LoadedRule} from '../../engine/rule-loader.js'
 import {renderTable} from '../../report/table.js'
 import {loadRuleCatalog} from '../../services/rule-catalog.js'

@@ -1,11 +1,11 @@
 import {Args} from '@oclif/core'
 import {existsSync} from 'node:fs'
 
-import {KpxCommand} from '../../base-command.js'
+import {KpxCommand} from '../../cli/base-command.js'
 import {ruleFiles} from '../../engine/rule-files.js'
 import {lintRuleFile} from '../../engine/rule-loader.js'
-import {type FileProblem, formatProblem} from '../../yaml-file.js'
-import {UsageError} from '../../errors.js'
+import {type FileProblem, formatProblem} from '../../util/yaml-file.js'
+import {UsageError} from '../../util/errors.js'
 import {EXIT_CODES} from '../../planner/verdict.js'
 
 export interface LintResult {

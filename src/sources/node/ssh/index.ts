@@ -7,7 +7,7 @@
  *   - running the collector: `runCollectorOverSsh`, which `probeNodesOverSsh` in
  *     services/node-check.ts turns into report nodes.
  */
-export {DEFAULT_CONCURRENCY, sshFlags, type SshFlagValues, givenSshFlags, sshProbeOptions, sshTargets} from './flags.js'
+export {DEFAULT_CONCURRENCY, sshFlags, type SshFlagValues, givenSshFlags, sshProbeOptions, sshTargets} from '../../../cli/ssh-flags.js'
 export {type FleetProgress, runCollectorOverSsh, type SshCollectorRun, type SshProbeOptions} from './fleet.js'
 export {readInventory} from './inventory.js'
 export {type FailureKind, type HostKeyPolicy} from './session.js'

@@ -3,8 +3,8 @@
  * Node's name and addresses. Kept apart from the probe itself, which loads much more, because the
  * command checks the template before it reads anything.
  */
-import {UsageError} from '../errors.js'
-import {isValidHost} from '../probes/ssh/target.js'
+import {UsageError} from '../../../util/errors.js'
+import {isValidHost} from './target.js'
 
 export const DEFAULT_HOST_TEMPLATE = '{internalIP}'
 

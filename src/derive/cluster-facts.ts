@@ -1,13 +1,14 @@
 import semver from 'semver'
 
-import {NODE_FACTS} from '../../facts/catalog.js'
-import {FactSet, type UnknownReason} from '../../facts/fact-set.js'
-import {parseKernelVersion} from '../../facts/parsers/kernel.js'
-import type {ResourceName} from '../resources.js'
-import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../snapshot.js'
+import {NODE_FACTS} from '../facts/catalog.js'
+import {FactSet} from '../facts/fact-set.js'
+import {parseKernelVersion} from '../facts/parsers/kernel.js'
+import type {ResourceName} from '../sources/cluster/resources.js'
+import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../sources/cluster/snapshot.js'
 import {type Component, containersOf, detectComponents, imageVersion} from './components.js'
 import {kubeProxySettings, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {parseOsImage} from './os-image.js'
+import {type UnknownReason} from '../contract/finding.js'
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -9,17 +9,17 @@ import {existsSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
-import {UsageError} from '../../errors.js'
-import type {SshProbeOptions} from './fleet.js'
-import {readInventory} from './inventory.js'
-import {parseJumpList} from './ssh-config.js'
+import {UsageError} from '../util/errors.js'
+import type {SshProbeOptions} from '../sources/node/ssh/fleet.js'
+import {readInventory} from '../sources/node/ssh/inventory.js'
+import {parseJumpList} from '../sources/node/ssh/ssh-config.js'
 
 /** The environment variable an encrypted key's passphrase comes from (never a flag: flags show in process lists). */
 export const PASSPHRASE_ENV = 'KPX_SSH_PASSPHRASE'
 
 /** Nodes probed at once over SSH unless --concurrency says otherwise. */
 export const DEFAULT_CONCURRENCY = 32
-import {parseTargetSpec, type SshTarget} from './target.js'
+import {parseTargetSpec, type SshTarget} from '../sources/node/ssh/target.js'
 
 export const sshFlags = {
   identity: Flags.string({

@@ -1,7 +1,6 @@
-import {UNKNOWN_REASONS} from '../facts/fact-set.js'
-import {CONFIDENCES, REFERENCES_SCHEMA, SEVERITIES} from '../engine/rule-schema.js'
-import {PLAN_PHASES} from '../planner/phases.js'
+import {PLAN_PHASES} from './phases.js'
 import {REPORT_SCHEMA_VERSION} from './report.js'
+import {CONFIDENCES, REFERENCES_SCHEMA, SEVERITIES, UNKNOWN_REASONS} from './finding.js'
 
 const nullableString = {type: ['string', 'null']}
 const count = {type: 'integer', minimum: 0}

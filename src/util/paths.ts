@@ -16,6 +16,6 @@ function findPackageRoot(start: string): string {
 
 export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)))
 export const BUILTIN_RULES_DIR = join(PACKAGE_ROOT, 'rules')
-/** How each platform switches: the plan's recipes, beside the rules but not rules themselves. */
-export const BUILTIN_PLATFORMS_DIR = join(BUILTIN_RULES_DIR, 'platforms')
+/** How each platform switches: the plan's recipes (data, like the rules, with a schema of their own). */
+export const BUILTIN_PLATFORMS_DIR = join(PACKAGE_ROOT, 'platforms')
 export const COLLECTOR_SCRIPT = join(PACKAGE_ROOT, 'src', 'collector', 'collect.sh')

@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process'
 
-import {COLLECTOR_SCRIPT} from '../paths.js'
+import {COLLECTOR_SCRIPT} from '../../util/paths.js'
 
 export interface CollectorRun {
   ok: boolean

@@ -1,11 +1,11 @@
 import {Command, Flags} from '@oclif/core'
 
-import type {Severity} from './engine/rule-schema.js'
-import {UsageError} from './errors.js'
-import {EXIT_CODE_HELP, type GatePolicy} from './planner/verdict.js'
-import {writeJson} from './report/json.js'
-import {type OutputTarget, REPORT_FORMATS, type ReportFormat} from './report/formats.js'
-import type {Report} from './report/report.js'
+import {UsageError} from '../util/errors.js'
+import {EXIT_CODE_HELP, type GatePolicy} from '../planner/verdict.js'
+import {writeJson} from '../report/json.js'
+import {type OutputTarget, REPORT_FORMATS, type ReportFormat} from '../report/formats.js'
+import type {Report} from '../contract/report.js'
+import {type Severity} from '../contract/finding.js'
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
@@ -44,7 +44,7 @@ export abstract class KpxCommand extends Command {
   protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
     process.exitCode = report.exitCode
     // The renderers bring the rule engine's modules along: loaded once the report is there.
-    const [{appendStepSummary, renderReport, writeOutputs}, {defaultColor}] = await Promise.all([import('./report/outputs.js'), import('./report/text.js')])
+    const [{appendStepSummary, renderReport, writeOutputs}, {defaultColor}] = await Promise.all([import('../report/outputs.js'), import('../report/text.js')])
     await writeOutputs(report, outputs)
     await appendStepSummary(report)
     if (this.jsonEnabled()) return report

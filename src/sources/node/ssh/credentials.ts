@@ -13,8 +13,8 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 import ssh2, {type AnyAuthMethod, type ParsedKey} from 'ssh2'
 
-import {UsageError} from '../../errors.js'
-import {PASSPHRASE_ENV} from './flags.js'
+import {UsageError} from '../../../util/errors.js'
+import {PASSPHRASE_ENV} from '../../../cli/ssh-flags.js'
 import {describeKey} from './known-hosts.js'
 
 

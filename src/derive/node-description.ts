@@ -1,4 +1,4 @@
-import type {FactSet} from './fact-set.js'
+import type {FactSet} from '../facts/fact-set.js'
 
 export interface NodeDescription {
   name: string

@@ -1,4 +1,4 @@
-import type {KubeObject} from '../snapshot.js'
+import type {KubeObject} from '../sources/cluster/snapshot.js'
 
 /** A networking component found in the cluster, from its DaemonSet and configuration. */
 export interface Component {

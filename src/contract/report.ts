@@ -1,11 +1,10 @@
-import type {Finding} from '../engine/evaluate.js'
-import type {Confidence, RuleReference, Severity} from '../engine/rule-schema.js'
 import {type Baseline, compareWithBaseline} from '../planner/baseline.js'
-import type {PlanPhase} from '../planner/phases.js'
+import type {PlanPhase} from './phases.js'
 import {buildPlan, type ClusterPlanInput, type RulePlan} from '../planner/plan.js'
 import {exitCodeOf, type GatePolicy, summarize, type Summary, type Verdict, verdictOf} from '../planner/verdict.js'
 import {applyWaivers, type Waiver} from '../planner/waivers.js'
-import {TOOL_NAME, TOOL_VERSION} from '../version.js'
+import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
+import {type Confidence, type RuleReference, type Severity, type GatedFinding} from './finding.js'
 
 export const REPORT_SCHEMA_VERSION = 'kpx-check/v1'
 
@@ -81,15 +80,6 @@ export interface Plan {
   steps: PlanStep[]
 }
 
-/** A waiver that matched a finding. An active waiver keeps the finding out of the counts; an expired one does not. */
-export interface AppliedWaiver {
-  reason: string
-  expires?: string
-  expired: boolean
-  /** Where the waiver is written: FILE:LINE. */
-  source: string
-}
-
 /** What a cluster run learnt about the cluster as a whole. */
 export interface ClusterSummary {
   context: null | string
@@ -142,7 +132,7 @@ export interface Report {
   }
   cluster?: ClusterSummary
   nodes: NodeReport[]
-  findings: Finding[]
+  findings: GatedFinding[]
   waivers?: WaiverSummary
   baseline?: BaselineSummary
   plan: Plan
@@ -150,7 +140,7 @@ export interface Report {
 
 export interface ReportInput {
   nodes: NodeReport[]
-  findings: Finding[]
+  findings: GatedFinding[]
   evaluatedRules: number
   skippedRules: readonly string[]
   severityOverrides: ReadonlyMap<string, Severity>
@@ -170,7 +160,7 @@ const STATUS_ORDER = {fail: 0, unknown: 1, pass: 2, skip: 3} as const
 const SEVERITY_ORDER = {blocker: 0, warning: 1, info: 2} as const
 
 /** Findings in reading order: failures first, most severe first, then by rule and subject. */
-export function sortFindings(findings: Finding[]): Finding[] {
+export function sortFindings(findings: GatedFinding[]): GatedFinding[] {
   return findings.sort(
     (a, b) =>
       STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||

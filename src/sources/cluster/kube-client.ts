@@ -1,7 +1,7 @@
 import https from 'node:https'
 import type {IncomingMessage} from 'node:http'
 
-import {UsageError} from '../errors.js'
+import {UsageError} from '../../util/errors.js'
 import {readSimpleKubeconfig} from './kubeconfig.js'
 import {ItemArrayCounter} from './list-json.js'
 import type {CountedField} from './resources.js'

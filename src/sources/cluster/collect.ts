@@ -1,4 +1,4 @@
-import {UsageError} from '../errors.js'
+import {UsageError} from '../../util/errors.js'
 import {ApiError, type KubeClient} from './kube-client.js'
 import {permissionOf, type Resource, RESOURCES} from './resources.js'
 import {type ClusterSnapshot, type KubeObject, type ResourceOutcome, SNAPSHOT_API_VERSION} from './snapshot.js'

@@ -9,7 +9,7 @@ import {readFileSync} from 'node:fs'
 import type {Duplex} from 'node:stream'
 import {userInfo} from 'node:os'
 
-import {COLLECTOR_SCRIPT} from '../../paths.js'
+import {COLLECTOR_SCRIPT} from '../../../util/paths.js'
 import {type AuthPlan, Credentials} from './credentials.js'
 import {type Hop, JumpHosts} from './jump-hosts.js'
 import {KnownHosts} from './known-hosts.js'

@@ -1,0 +1,92 @@
+/**
+ * What a finding is: the vocabulary rules, the engine, the planner and every output share. A leaf:
+ * it imports nothing, so each layer can speak it without depending on another.
+ */
+
+export const RULE_STATUSES = ['pass', 'fail', 'skip', 'unknown'] as const
+export type Status = (typeof RULE_STATUSES)[number]
+
+export const SEVERITIES = ['blocker', 'warning', 'info'] as const
+export type Severity = (typeof SEVERITIES)[number]
+
+/** verified: from Kubernetes source or docs; derived: reasoned from them; heuristic: a rule of thumb. */
+export const CONFIDENCES = ['verified', 'derived', 'heuristic'] as const
+export type Confidence = (typeof CONFIDENCES)[number]
+
+/** A source behind a rule, a recipe or a plan. */
+export interface RuleReference {
+  title: string
+  url: string
+}
+
+/** Links to the sources behind a rule or a platform recipe (JSON Schema of RuleReference[]). */
+export const REFERENCES_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title', 'url'],
+    properties: {title: {type: 'string'}, url: {type: 'string', pattern: '^https://'}},
+  },
+} as const
+
+/**
+ * Why a fact has no value. A rule that needs such a fact ends `unknown` with this reason,
+ * never `pass`.
+ */
+export const UNKNOWN_REASONS = [
+  'not-collected', // the bundle has no such section (older collector, hand-made bundle, API-only source)
+  'permission-denied', // the collector ran without the privilege this read needs
+  'not-installed', // the command that would report it is not on the node
+  'not-present', // the file or interface it reads does not exist on this node
+  'unreachable', // an endpoint (kube-proxy metrics) did not answer
+  'timeout', // the command did not finish in its time bound
+  'failed', // the command ran and failed
+  'unparseable', // output was there but did not look like what the command prints
+  'node-unreachable', // the whole node could not be probed
+] as const
+
+export type UnknownReason = (typeof UNKNOWN_REASONS)[number]
+
+/** A JSON-like fact value; integers are numbers here and become CEL ints at evaluation. */
+export type FactValue = boolean | number | string | FactValue[] | {[key: string]: FactValue}
+
+/** What a finding is about, as reports name it: `{kind: 'Node', name: 'worker-1'}`. */
+export interface SubjectRef {
+  kind: string
+  name: string
+}
+
+/** One rule's outcome on one subject, as the engine evaluates it. */
+export interface Finding {
+  rule: string
+  title: string
+  status: Status
+  severity: Severity
+  confidence: Confidence
+  subject: SubjectRef
+  message: string
+  /** The facts the rule read, as collected: the proof behind the status. */
+  evidence: Record<string, FactValue>
+  remediation: string[]
+  /** Why the status is unknown or skip (`not-installed`, `permission-denied`, `not-applicable`, …). */
+  reason?: string
+  references: RuleReference[]
+}
+
+/** A waiver that matched a finding. An active waiver keeps the finding out of the counts; an expired one does not. */
+export interface AppliedWaiver {
+  reason: string
+  expires?: string
+  expired: boolean
+  /** Where the waiver is written: FILE:LINE. */
+  source: string
+}
+
+/** A finding as the planner passes it on: with the waiver that covers it and its place in the baseline. */
+export interface GatedFinding extends Finding {
+  /** Set when a --waivers entry matches this failed or unknown finding. */
+  waiver?: AppliedWaiver
+  /** With --baseline: whether this failed or unknown finding was already there (existing) or is new. */
+  baseline?: 'existing' | 'new'
+}
