@@ -1,5 +1,5 @@
 /**
- * Runs the real node facts collector (src/collector/collect.sh) under dash and busybox sh on this
+ * Runs the real node facts collector (src/sources/collector/collect.sh) under dash and busybox sh on this
  * machine, as root and as nobody, with and without fake node commands on PATH, and checks the
  * bundle it prints against the v1 contract.
  *

@@ -1,11 +1,11 @@
-import {Command, Flags} from '@oclif/core'
+import {Command} from '@oclif/core'
 
-import {UsageError} from '../util/errors.js'
-import {EXIT_CODE_HELP, type GatePolicy} from '../planner/verdict.js'
-import {writeJson} from '../report/json.js'
-import {type OutputTarget, REPORT_FORMATS, type ReportFormat} from '../report/formats.js'
 import type {Report} from '../contract/report.js'
-import {type Severity} from '../contract/finding.js'
+import type {OutputTarget, ReportFormat} from '../report/formats.js'
+import {writeJson} from '../report/json.js'
+import type {StepRunner} from '../services/progress.js'
+import {UsageError} from '../util/errors.js'
+import {progressMode, progressRunner} from './progress.js'
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
@@ -53,6 +53,11 @@ export abstract class KpxCommand extends Command {
     return report
   }
 
+  /** How this run shows progress on stderr: not at all with --json, live on a terminal, in lines in logs. */
+  protected progress(): StepRunner {
+    return progressRunner(progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}))
+  }
+
   protected async catch(error: OclifError): Promise<unknown> {
     const exitCode = error.oclif?.exit ?? error.exitCode ?? 1
     process.exitCode = exitCode
@@ -65,78 +70,3 @@ export abstract class KpxCommand extends Command {
     return super.catch(error)
   }
 }
-
-/** Flags shared by the commands that evaluate rules and gate on the verdict. */
-export const checkFlags = {
-  rules: Flags.string({
-    description: 'Extra rule files or folders to load besides the built-in rules (repeatable).',
-    multiple: true,
-    helpValue: 'PATH',
-  }),
-  skip: Flags.string({description: 'Do not evaluate this rule (repeatable).', multiple: true, helpValue: 'RULE-ID'}),
-  severity: Flags.string({
-    description: 'Override a rule\'s severity (repeatable).',
-    multiple: true,
-    helpValue: 'RULE-ID=blocker|warning|info',
-  }),
-  'fail-on': Flags.string({
-    description: 'Lowest failed severity that fails the run: blocker (exit 3) or warning (also exit 4).',
-    options: ['blocker', 'warning'],
-    default: 'blocker',
-  }),
-  'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
-  waivers: Flags.string({
-    description: 'YAML file of accepted risks (rule, subject pattern, reason, expires): waived findings are reported, not counted, until they expire.',
-    helpValue: 'FILE',
-  }),
-  baseline: Flags.string({description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
-  format: Flags.string({description: 'What stdout carries (--json is the same as --format json).', options: [...REPORT_FORMATS], default: 'text'}),
-  output: Flags.string({
-    description: `Also write the report to PATH, in FORMAT (${REPORT_FORMATS.join(', ')}); repeatable, all from one run.`,
-    multiple: true,
-    helpValue: 'FORMAT=PATH',
-  }),
-}
-
-/** What the check services take from the gate flags. */
-export function gateFiles(flags: {baseline?: string; waivers?: string}): {baselinePath?: string; waiversPath?: string} {
-  return {...(flags.waivers === undefined ? {} : {waiversPath: flags.waivers}), ...(flags.baseline === undefined ? {} : {baselinePath: flags.baseline})}
-}
-
-/** Flags that say how to reach the cluster, as kubectl's do. */
-export const connectionFlags = {
-  kubeconfig: Flags.string({description: 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster).', helpValue: 'FILE'}),
-  context: Flags.string({description: 'The kubeconfig context to use.', helpValue: 'NAME'}),
-  'request-timeout': Flags.integer({description: 'Seconds to wait for each API request.', default: 30, min: 1}),
-  'api-concurrency': Flags.integer({description: 'API lists read at once.', default: 4, min: 1, max: 16}),
-}
-
-export function connectionOptions(flags: {'api-concurrency': number; context?: string; kubeconfig?: string; 'request-timeout': number}) {
-  return {kubeconfig: flags.kubeconfig, context: flags.context, requestTimeoutSeconds: flags['request-timeout'], concurrency: flags['api-concurrency']}
-}
-
-/** Parses --severity values: RULE-ID=blocker|warning|info. */
-export function parseSeverityOverrides(values: readonly string[]): Map<string, Severity> {
-  const overrides = new Map<string, Severity>()
-  for (const value of values) {
-    const match = /^([^=]+)=(blocker|warning|info)$/.exec(value)
-    if (!match) throw new UsageError(`--severity ${value}: expected RULE-ID=blocker|warning|info`)
-    overrides.set(match[1], match[2] as Severity)
-  }
-
-  return overrides
-}
-
-export function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': string}): GatePolicy {
-  return {failOn: flags['fail-on'] === 'warning' ? 'warning' : 'blocker', allowIncomplete: flags['allow-incomplete']}
-}
-
-/** What the checking commands' --help says of the plan and the outputs. */
-export const PLAN_AND_OUTPUTS_DESCRIPTION = [
-  'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
-  'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
-  'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
-].join('\n')
-
-/** The exit-code table as it appears at the end of a command's --help. */
-export const EXIT_CODES_DESCRIPTION = ['Exit codes:', ...EXIT_CODE_HELP.map((line) => `  ${line}`)].join('\n')

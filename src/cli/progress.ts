@@ -2,6 +2,8 @@
  * How a run shows progress. stdout carries only the result, so progress always goes to stderr:
  * nothing with --json, a live task list on a terminal, plain lines otherwise (CI logs).
  */
+import {type ProgressStep, type ProgressTask, runSilently, type StepRunner} from '../services/progress.js'
+
 export type ProgressMode = 'lines' | 'live' | 'silent'
 
 export function progressMode(options: {json: boolean; stderrIsTTY: boolean}): ProgressMode {
@@ -9,40 +11,75 @@ export function progressMode(options: {json: boolean; stderrIsTTY: boolean}): Pr
   return options.stderrIsTTY ? 'live' : 'lines'
 }
 
-/** What a task writes to its line in the progress view. */
-export interface ProgressTask {
-  title: string
-  output: string
-}
-
-/** One step of a run, a line in the progress view. */
-export interface ProgressStep<Context> {
-  title: string
-  task(context: Context, progress: ProgressTask): Promise<void> | void
-}
-
 const RENDERERS = {live: 'default', lines: 'simple'} as const
 
-/** Runs the tasks in order with the chosen renderer on stderr; the first error stops the run and is rethrown. */
-export async function runWithProgress<Context extends object>(mode: ProgressMode, tasks: Array<ProgressStep<Context>>, context: Context): Promise<Context> {
-  if (mode === 'silent') {
-    // Nothing to show: the tasks run in turn, without loading listr2.
-    for (const step of tasks) await step.task(context, {title: step.title, output: ''})
-    return context
-  }
+/** In logs, a changing status is written at most this often. */
+const STATUS_LINE_EVERY_MS = 5000
 
-  const {Listr, ListrLogger, ProcessOutput} = await import('listr2')
-  const logger = new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)})
-  const list = new Listr<Context, 'default' | 'simple', 'simple'>(tasks, {
-    ctx: context,
-    renderer: RENDERERS[mode],
-    rendererOptions: {logger},
-    fallbackRenderer: 'simple',
-    fallbackRendererOptions: {logger},
-    // The mode was chosen from stderr, where the output goes; listr2 would look at stdout.
-    fallbackRendererCondition: false,
-    exitOnError: true,
-    registerSignalListeners: false,
-  })
-  return list.run()
+/** The step runner for a mode: listr2 on stderr, loaded only when something is shown. */
+export function progressRunner(mode: ProgressMode): StepRunner {
+  if (mode === 'silent') return runSilently
+  return async <Context extends object>(steps: Array<ProgressStep<Context>>, context: Context) => {
+    const {Listr, ListrLogger, ProcessOutput} = await import('listr2')
+    const logger = new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)})
+    const tasks = steps.map((step) => ({
+      title: step.title,
+      task: async (shared: Context, task: {output: string; title: string}) => {
+        const shown = statusShownAs(mode, task)
+        try {
+          await step.task(shared, shown.task)
+        } finally {
+          shown.stop()
+        }
+      },
+    }))
+    const list = new Listr<Context, 'default' | 'simple', 'simple'>(tasks, {
+      ctx: context,
+      renderer: RENDERERS[mode],
+      rendererOptions: {logger},
+      fallbackRenderer: 'simple',
+      fallbackRendererOptions: {logger},
+      // The mode was chosen from stderr, where the output goes; listr2 would look at stdout.
+      fallbackRendererCondition: false,
+      exitOnError: true,
+      registerSignalListeners: false,
+    })
+    return list.run()
+  }
+}
+
+/**
+ * A listr task as a ProgressTask: on a terminal a status joins the title as it changes; in logs it
+ * is written as the task's output every few seconds, so a long probe neither floods nor goes quiet.
+ */
+function statusShownAs(mode: 'lines' | 'live', task: {output: string; title: string}): {stop(): void; task: ProgressTask} {
+  const baseTitle = task.title
+  let latest: string | undefined
+  const ticker =
+    mode === 'lines'
+      ? setInterval(() => {
+          if (latest !== undefined) task.output = latest
+        }, STATUS_LINE_EVERY_MS)
+      : undefined
+  return {
+    task: {
+      get title() {
+        return task.title
+      },
+      set title(title: string) {
+        task.title = title
+      },
+      get output() {
+        return task.output
+      },
+      set output(output: string) {
+        task.output = output
+      },
+      status(text) {
+        latest = text
+        if (mode === 'live') task.title = `${baseTitle}: ${text}`
+      },
+    },
+    stop: () => clearInterval(ticker),
+  }
 }

@@ -9,17 +9,13 @@ import {existsSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
+import type {NodeProbeOptions} from '../services/cluster-node-probe.js'
+import {checkHostTemplate, DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
+import {readInventory} from '../sources/ssh/inventory.js'
+import {DEFAULT_CONCURRENCY, PASSPHRASE_ENV, type SshProbeOptions} from '../sources/ssh/options.js'
+import {parseJumpList} from '../sources/ssh/ssh-config.js'
+import {checkUser, parseTargetSpec, type SshTarget} from '../sources/ssh/target.js'
 import {UsageError} from '../util/errors.js'
-import type {SshProbeOptions} from '../sources/node/ssh/fleet.js'
-import {readInventory} from '../sources/node/ssh/inventory.js'
-import {parseJumpList} from '../sources/node/ssh/ssh-config.js'
-
-/** The environment variable an encrypted key's passphrase comes from (never a flag: flags show in process lists). */
-export const PASSPHRASE_ENV = 'KPX_SSH_PASSPHRASE'
-
-/** Nodes probed at once over SSH unless --concurrency says otherwise. */
-export const DEFAULT_CONCURRENCY = 32
-import {parseTargetSpec, type SshTarget} from '../sources/node/ssh/target.js'
 
 export const sshFlags = {
   identity: Flags.string({
@@ -91,5 +87,37 @@ export function sshProbeOptions(flags: SshFlagValues, timeoutSeconds: number, en
     sudo: flags.sudo ?? false,
     concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     timeoutSeconds,
+  }
+}
+
+/** `node --ssh/--inventory`: the targets and how to probe them; none (this machine, or bundles) without targets. */
+export function nodeSshProbe(flags: SshFlagValues & {inventory?: string[]; ssh?: string[]; timeout: number}): undefined | {probe: SshProbeOptions; targets: SshTarget[]} {
+  const targets = sshTargets(flags.ssh ?? [], flags.inventory ?? [])
+  const unused = givenSshFlags(flags)
+  if (targets.length === 0 && unused.length > 0) throw new UsageError(`${unused.join(', ')} only apply with --ssh or --inventory`)
+  return targets.length > 0 ? {targets, probe: sshProbeOptions(flags, flags.timeout)} : undefined
+}
+
+interface ClusterProbeFlagValues extends SshFlagValues {
+  'node-probe'?: string
+  'ssh-user'?: string
+  'ssh-host-template'?: string
+  inventory?: string[]
+  timeout?: number
+}
+
+/** `cluster --node-probe ssh`: how to reach the Nodes; the SSH flags alone are a mistake. */
+export function clusterNodeProbe(flags: ClusterProbeFlagValues): NodeProbeOptions | undefined {
+  const sshOnly = [
+    ...givenSshFlags(flags),
+    ...(['ssh-user', 'ssh-host-template', 'inventory', 'timeout'] as const).filter((name) => flags[name] !== undefined).map((name) => `--${name}`),
+  ]
+  if (flags['node-probe'] === undefined && sshOnly.length > 0) throw new UsageError(`${sshOnly.join(', ')} only apply with --node-probe ssh`)
+  if (flags['node-probe'] !== 'ssh') return undefined
+  return {
+    probe: sshProbeOptions(flags, flags.timeout ?? 60),
+    ...(flags['ssh-user'] === undefined ? {} : {user: checkUser(flags['ssh-user'], `--ssh-user ${flags['ssh-user']}`)}),
+    hostTemplate: checkHostTemplate(flags['ssh-host-template'] ?? DEFAULT_HOST_TEMPLATE),
+    inventory: (flags.inventory ?? []).flatMap((file) => readInventory(file)),
   }
 }

@@ -1,15 +1,12 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/base-command.js'
-import {UsageError} from '../util/errors.js'
-import {givenSshFlags, sshFlags, sshProbeOptions} from '../cli/ssh-flags.js'
-import {readInventory} from '../sources/node/ssh/inventory.js'
-import {checkUser} from '../sources/node/ssh/target.js'
-import {progressMode} from '../cli/progress.js'
+import {KpxCommand} from '../cli/base-command.js'
+import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
+import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
 import {parseOutputs, type ReportFormat} from '../report/formats.js'
 import {runClusterCheck} from '../services/cluster-check.js'
-import {checkHostTemplate, DEFAULT_HOST_TEMPLATE} from '../sources/node/ssh/host-template.js'
+import {DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
 
 export default class Cluster extends KpxCommand {
   static summary = 'Check whether a cluster can switch kube-proxy to nftables mode, through the Kubernetes API.'
@@ -63,32 +60,13 @@ export default class Cluster extends KpxCommand {
   async run(): Promise<Report> {
     const {flags} = await this.parse(Cluster)
     const outputs = await parseOutputs(flags.output ?? [])
-    const target = flags['target-version']
-    if (target !== undefined && !/^1\.\d{1,2}$/.test(target)) throw new UsageError(`--target-version ${target}: expected a Kubernetes minor version such as 1.35`)
-    const sshOnly = [
-      ...givenSshFlags(flags),
-      ...(['ssh-user', 'ssh-host-template', 'inventory', 'timeout'] as const).filter((name) => flags[name] !== undefined).map((name) => `--${name}`),
-    ]
-    if (flags['node-probe'] === undefined && sshOnly.length > 0) throw new UsageError(`${sshOnly.join(', ')} only apply with --node-probe ssh`)
-    const nodeProbe =
-      flags['node-probe'] === 'ssh'
-        ? {
-            probe: sshProbeOptions(flags, flags.timeout ?? 60),
-            ...(flags['ssh-user'] === undefined ? {} : {user: checkUser(flags['ssh-user'], `--ssh-user ${flags['ssh-user']}`)}),
-            hostTemplate: checkHostTemplate(flags['ssh-host-template'] ?? DEFAULT_HOST_TEMPLATE),
-            inventory: (flags.inventory ?? []).flatMap((file) => readInventory(file)),
-          }
-        : undefined
+    const nodeProbe = clusterNodeProbe(flags)
     const report = await runClusterCheck({
+      ...checkOptions(flags),
       connection: connectionOptions(flags),
       snapshotPath: flags.snapshot,
-      targetVersion: target,
-      rulePaths: flags.rules ?? [],
-      skip: flags.skip ?? [],
-      severity: parseSeverityOverrides(flags.severity ?? []),
-      policy: gatePolicy(flags),
-      gateFiles: gateFiles(flags),
-      progress: progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}),
+      targetVersion: targetVersion(flags['target-version']),
+      progress: this.progress(),
       ...(nodeProbe ? {nodeProbe} : {}),
     })
     return this.emitReport(report, flags.format as ReportFormat, outputs)

@@ -1,11 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {checkFlags, EXIT_CODES_DESCRIPTION, gateFiles, gatePolicy, KpxCommand, parseSeverityOverrides, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/base-command.js'
-import {UsageError} from '../util/errors.js'
-import {givenSshFlags, sshFlags, sshProbeOptions, sshTargets} from '../cli/ssh-flags.js'
-import {progressMode} from '../cli/progress.js'
-import {parseOutputs, type ReportFormat} from '../report/formats.js'
+import {KpxCommand} from '../cli/base-command.js'
+import {checkFlags, checkOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/check-flags.js'
+import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
+import {parseOutputs, type ReportFormat} from '../report/formats.js'
 import {runNodeCheck} from '../services/node-check.js'
 
 export default class Node extends KpxCommand {
@@ -65,19 +64,13 @@ export default class Node extends KpxCommand {
   async run(): Promise<Report> {
     const {flags} = await this.parse(Node)
     const outputs = await parseOutputs(flags.output ?? [])
-    const targets = sshTargets(flags.ssh ?? [], flags.inventory ?? [])
-    const unused = givenSshFlags(flags)
-    if (targets.length === 0 && unused.length > 0) throw new UsageError(`${unused.join(', ')} only apply with --ssh or --inventory`)
+    const ssh = nodeSshProbe(flags)
     const report = await runNodeCheck({
+      ...checkOptions(flags),
       factsPaths: flags.facts ?? [],
-      ...(targets.length > 0 ? {ssh: {targets, probe: sshProbeOptions(flags, flags.timeout)}} : {}),
-      rulePaths: flags.rules ?? [],
-      skip: flags.skip ?? [],
-      severity: parseSeverityOverrides(flags.severity ?? []),
-      policy: gatePolicy(flags),
-      gateFiles: gateFiles(flags),
+      ...(ssh ? {ssh} : {}),
       timeoutSeconds: flags.timeout,
-      progress: progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}),
+      progress: this.progress(),
     })
     return this.emitReport(report, flags.format as ReportFormat, outputs)
   }

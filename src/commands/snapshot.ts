@@ -1,14 +1,8 @@
 import {Flags} from '@oclif/core'
-import {writeFile} from 'node:fs/promises'
 
-import {connectionFlags, connectionOptions, KpxCommand} from '../cli/base-command.js'
-import {progressMode} from '../cli/progress.js'
-import {collectLive} from '../services/cluster-check.js'
-
-export interface SnapshotResult {
-  file: string
-  resources: Record<string, {count?: number; status: string}>
-}
+import {KpxCommand} from '../cli/base-command.js'
+import {connectionFlags, connectionOptions} from '../cli/check-flags.js'
+import {type SnapshotResult, writeSnapshot} from '../services/cluster-reads.js'
 
 export default class Snapshot extends KpxCommand {
   static summary = 'Save what the cluster checks read from the API to a file, to evaluate offline with `cluster --snapshot`.'
@@ -27,12 +21,8 @@ export default class Snapshot extends KpxCommand {
 
   async run(): Promise<SnapshotResult> {
     const {flags} = await this.parse(Snapshot)
-    const snapshot = await collectLive(connectionOptions(flags), progressMode({json: this.jsonEnabled(), stderrIsTTY: Boolean(process.stderr.isTTY)}))
-    await writeFile(flags.output, `${JSON.stringify(snapshot, null, 1)}\n`)
-    const resources = Object.fromEntries(
-      Object.entries(snapshot.resources).map(([name, outcome]) => [name, outcome.status === 'ok' ? {status: 'ok', count: outcome.items.length} : {status: outcome.status}]),
-    )
+    const result = await writeSnapshot(connectionOptions(flags), flags.output, this.progress())
     if (!this.jsonEnabled()) this.logToStderr(`Wrote ${flags.output}`)
-    return {file: flags.output, resources}
+    return result
   }
 }

@@ -1,6 +1,7 @@
+import {EXIT_CODES} from './exit-codes.js'
+import {CONFIDENCES, REFERENCES_SCHEMA, SEVERITIES, UNKNOWN_REASONS} from './finding.js'
 import {PLAN_PHASES} from './phases.js'
 import {REPORT_SCHEMA_VERSION} from './report.js'
-import {CONFIDENCES, REFERENCES_SCHEMA, SEVERITIES, UNKNOWN_REASONS} from './finding.js'
 
 const nullableString = {type: ['string', 'null']}
 const count = {type: 'integer', minimum: 0}
@@ -31,7 +32,7 @@ export const REPORT_SCHEMA = {
     },
     generatedAt: {type: 'string', format: 'date-time'},
     verdict: {enum: ['go', 'no-go', 'incomplete'], description: 'no-go: a blocker failed; incomplete: a blocker could not be checked.'},
-    exitCode: {enum: [0, 3, 4, 5], description: 'The process exit code for this report (see --help).'},
+    exitCode: {enum: [EXIT_CODES.go, EXIT_CODES.noGo, EXIT_CODES.warnings, EXIT_CODES.incomplete], description: 'The process exit code for this report (see --help).'},
     summary: {
       type: 'object',
       required: ['blockers', 'warnings', 'info', 'unknown', 'unknownBlockers', 'passed', 'skipped', 'waived'],

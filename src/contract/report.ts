@@ -1,12 +1,24 @@
-import {type Baseline, compareWithBaseline} from '../planner/baseline.js'
+import type {Confidence, GatedFinding, RuleReference, Severity} from './finding.js'
 import type {PlanPhase} from './phases.js'
-import {buildPlan, type ClusterPlanInput, type RulePlan} from '../planner/plan.js'
-import {exitCodeOf, type GatePolicy, summarize, type Summary, type Verdict, verdictOf} from '../planner/verdict.js'
-import {applyWaivers, type Waiver} from '../planner/waivers.js'
-import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
-import {type Confidence, type RuleReference, type Severity, type GatedFinding} from './finding.js'
 
 export const REPORT_SCHEMA_VERSION = 'kpx-check/v1'
+
+/** go: nothing blocks; no-go: a blocker failed; incomplete: a blocker could not be checked. */
+export type Verdict = 'go' | 'incomplete' | 'no-go'
+
+/** The findings counted: waived ones apart. */
+export interface Summary {
+  blockers: number
+  warnings: number
+  info: number
+  unknown: number
+  /** Unknown findings of blocker severity: these make the verdict incomplete. */
+  unknownBlockers: number
+  passed: number
+  skipped: number
+  /** Failed or unknown findings a --waivers entry accepts: reported, not counted above. */
+  waived: number
+}
 
 export type NodeSource = 'api' | 'facts' | 'local' | 'pod' | 'ssh'
 
@@ -136,74 +148,4 @@ export interface Report {
   waivers?: WaiverSummary
   baseline?: BaselineSummary
   plan: Plan
-}
-
-export interface ReportInput {
-  nodes: NodeReport[]
-  findings: GatedFinding[]
-  evaluatedRules: number
-  skippedRules: readonly string[]
-  severityOverrides: ReadonlyMap<string, Severity>
-  policy: GatePolicy
-  /** What the plan does with each rule's failures. */
-  rulePlans: ReadonlyMap<string, RulePlan>
-  /** Cluster runs: the summary, and the facts the plan's switch steps are written from. */
-  cluster?: ClusterPlanInput
-  /** --waivers: accepted risks, kept out of the counts until they expire. */
-  waivers?: {file: string; entries: readonly Waiver[]}
-  /** --baseline: an earlier report; the exit code then gates on new findings only. */
-  baseline?: Baseline
-  now?: Date
-}
-
-const STATUS_ORDER = {fail: 0, unknown: 1, pass: 2, skip: 3} as const
-const SEVERITY_ORDER = {blocker: 0, warning: 1, info: 2} as const
-
-/** Findings in reading order: failures first, most severe first, then by rule and subject. */
-export function sortFindings(findings: GatedFinding[]): GatedFinding[] {
-  return findings.sort(
-    (a, b) =>
-      STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
-      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-      a.rule.localeCompare(b.rule) ||
-      a.subject.name.localeCompare(b.subject.name),
-  )
-}
-
-/**
- * The one result every output renders: findings with waivers and baseline marks, the verdict, the
- * exit code and the plan. Waived findings do not count; with a baseline, the exit code looks only at
- * new findings while the verdict still describes the whole cluster.
- */
-export function buildReport(input: ReportInput): Report {
-  const now = input.now ?? new Date()
-  let findings = input.findings
-  let waivers: undefined | WaiverSummary
-  let baseline: BaselineSummary | undefined
-  if (input.waivers) ({findings, summary: waivers} = applyWaivers(findings, input.waivers.entries, input.waivers.file, now))
-  if (input.baseline) ({findings, summary: baseline} = compareWithBaseline(findings, input.baseline))
-
-  const summary = summarize(findings)
-  const verdict = verdictOf(summary)
-  const gated = input.baseline ? summarize(findings.filter((finding) => finding.baseline !== 'existing')) : summary
-  const nodes = [...input.nodes].sort((a, b) => a.name.localeCompare(b.name))
-  return {
-    schemaVersion: REPORT_SCHEMA_VERSION,
-    tool: {name: TOOL_NAME, version: TOOL_VERSION},
-    generatedAt: now.toISOString(),
-    verdict,
-    exitCode: exitCodeOf(verdictOf(gated), gated, input.policy),
-    summary,
-    rules: {
-      evaluated: input.evaluatedRules,
-      skipped: [...input.skippedRules].sort(),
-      severityOverrides: Object.fromEntries(input.severityOverrides),
-    },
-    ...(input.cluster ? {cluster: input.cluster.summary} : {}),
-    nodes,
-    findings: sortFindings([...findings]),
-    ...(waivers ? {waivers} : {}),
-    ...(baseline ? {baseline} : {}),
-    plan: buildPlan({findings, nodes, rulePlans: input.rulePlans, ...(input.cluster ? {cluster: input.cluster} : {})}),
-  }
 }

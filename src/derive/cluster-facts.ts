@@ -1,6 +1,6 @@
 import semver from 'semver'
 
-import {NODE_FACTS} from '../facts/catalog.js'
+import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
 import type {ResourceName} from '../sources/cluster/resources.js'
@@ -19,11 +19,6 @@ export interface ClusterModel {
   services: Array<{name: string; facts: FactSet}>
   components: Array<{name: string; facts: FactSet}>
 }
-
-/** Facts a node shell gives and the API does not: unknown until a node probe provides them. */
-const SHELL_ONLY = NODE_FACTS.map((spec) => spec.path).filter(
-  (path) => !['node.name', 'kernel.release', 'kernel.version', 'os.id', 'os.versionId', 'os.prettyName', 'os.idLike', 'kubeProxy.runtime', 'kubeProxy.mode', 'kubeProxy.skipKernelCheck'].includes(path),
-)
 
 const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
 
@@ -44,7 +39,7 @@ class Resources {
   }
 
   /** Sets facts from resources, or marks them unknown with the first failed resource's reason. */
-  derive(facts: FactSet, needs: ResourceName[], paths: string[], set: () => void): void {
+  derive(facts: FactSet, needs: ResourceName[], paths: readonly ClusterFactPath[], set: () => void): void {
     const failed = needs.map((name) => this.failure(name)).find(Boolean)
     if (failed) facts.unknownAll(paths, failed.reason, failed.detail)
     else set()
@@ -85,7 +80,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, configMaps, components)
   deriveServices(cluster, resources)
   // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.
-  const shellOnly = new FactSet().unknownAll(SHELL_ONLY, 'not-collected', NOT_IN_API)
+  const shellOnly = new FactSet().unknownAll(SHELL_ONLY_FACTS, 'not-collected', NOT_IN_API)
 
   return {
     cluster,
@@ -115,8 +110,8 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
     {cilium: 'cilium-kube-proxy-replacement', calico: 'calico-ebpf', antrea: 'antrea-proxy-all', 'kube-router': 'kube-router'}[replacement.name as string] ||
     replacement?.name
 
-  const proxyPaths = ['kubeProxy.present', 'kubeProxy.deployment', 'kubeProxy.workload', 'kubeProxy.image', 'kubeProxy.version', 'cluster.proxyMode']
-  const configPaths = ['kubeProxy.configSource', 'kubeProxy.nodePortAddresses', 'kubeProxy.carryOver', 'kubeProxy.ipvsScheduler', 'kubeProxy.ipvsStrictARP', 'kubeProxy.featureGates', 'kubeProxy.skipKernelCheck']
+  const proxyPaths: ClusterFactPath[] = ['kubeProxy.present', 'kubeProxy.deployment', 'kubeProxy.workload', 'kubeProxy.image', 'kubeProxy.version', 'cluster.proxyMode']
+  const configPaths: ClusterFactPath[] = ['kubeProxy.configSource', 'kubeProxy.nodePortAddresses', 'kubeProxy.carryOver', 'kubeProxy.ipvsScheduler', 'kubeProxy.ipvsStrictARP', 'kubeProxy.featureGates', 'kubeProxy.skipKernelCheck']
   const failure = resources.failure('daemonSets') ?? resources.failure('kubeProxyPods')
   if (failure) {
     cluster.unknownAll([...proxyPaths, ...configPaths, 'kubeProxy.replacedBy'], failure.reason, failure.detail)
@@ -261,7 +256,6 @@ function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound, shellOnly: Fac
   else facts.unknown('os.id', osImage ? 'unparseable' : 'not-present', osImage ? `osImage "${osImage}" is not one kpx-check knows` : 'no osImage')
   if (os?.versionId) facts.set('os.versionId', os.versionId)
   else facts.unknown('os.versionId', 'not-present', 'osImage carries no version')
-  facts.unknown('os.idLike', 'not-collected', NOT_IN_API)
 
   if (kubeProxy.runtime === 'unknown') facts.unknown('kubeProxy.runtime', 'not-collected', NOT_IN_API)
   else facts.set('kubeProxy.runtime', kubeProxy.runtime)

@@ -1,17 +1,11 @@
 import semver from 'semver'
 
-import {type FactSet} from '../facts/fact-set.js'
+import type {FactSet} from '../facts/fact-set.js'
+import type {Subject} from '../facts/subject.js'
 import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
 import type {LoadedRule} from './rule-loader.js'
 import {renderTemplate, templateExpressions} from './templates.js'
 import type {FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
-
-/** What a rule is evaluated against: one node, the cluster, one Service, … */
-export interface Subject {
-  kind: string
-  name: string
-  facts: FactSet
-}
 
 export interface EvaluationOptions {
   /** Rule ids the user dropped with --skip. */

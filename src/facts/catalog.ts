@@ -1,7 +1,8 @@
 /**
- * Every fact a rule may name, with its CEL type. The CEL environment is built from this list,
- * so `kpx-check rules lint` rejects a rule that names a fact that does not exist or compares it
- * with the wrong type.
+ * Every fact a rule may name: its path, its CEL type and where it comes from. This catalogue is the
+ * one owner of fact paths: the CEL environment and `kpx-check rules lint` are built from it (a rule
+ * that names a fact that does not exist, or compares it with the wrong type, is rejected), FactSet
+ * takes only its paths, and what a node shell alone can tell is read off it.
  */
 export interface FactSpec {
   path: string
@@ -10,62 +11,76 @@ export interface FactSpec {
   description: string
 }
 
-export const NODE_FACTS: readonly FactSpec[] = [
-  {path: 'node.name', type: 'string', description: 'Node name (the hostname section, else the bundle file name).'},
-  {path: 'collector.root', type: 'bool', description: 'The collector ran as root, so root-only reads were possible.'},
-  {path: 'collector.version', type: 'string', description: 'Version of the collector that wrote the bundle.'},
+/**
+ * A node fact also says where it can come from: the facts bundle sections the node deriver reads it
+ * from, and whether the Kubernetes API shows it too: `node` on the Node object (status.nodeInfo),
+ * `kube-proxy` from kube-proxy's configuration in the cluster, which stands in for a probed node
+ * that could not tell. A node fact without `api` needs a node shell.
+ */
+export interface NodeFactSpec extends FactSpec {
+  sections: readonly string[]
+  api?: 'kube-proxy' | 'node'
+}
 
-  {path: 'kernel.release', type: 'string', description: 'uname -r, as printed.'},
-  {path: 'kernel.version', type: 'string', description: 'Kernel major.minor.patch as kube-proxy parses it (5.14.0-427.el9 → 5.14.0).'},
+/** The kernel's nf_tables support is read from its config and from the module lists together. */
+const KERNEL_SECTIONS = ['kernel-config', 'modules', 'modules-builtin', 'modules-available'] as const
 
-  {path: 'os.id', type: 'string', description: 'os-release ID (debian, ubuntu, rhel, rocky, amzn, …).'},
-  {path: 'os.idLike', type: 'list<string>', description: 'os-release ID_LIKE, split on spaces.'},
-  {path: 'os.versionId', type: 'string', description: 'os-release VERSION_ID (12, 22.04, 9.4).'},
-  {path: 'os.prettyName', type: 'string', description: 'os-release PRETTY_NAME.'},
+export const NODE_FACTS = [
+  {path: 'node.name', type: 'string', description: 'Node name (the hostname section, else the bundle file name).', sections: ['hostname'], api: 'node'},
+  {path: 'collector.root', type: 'bool', description: 'The collector ran as root, so root-only reads were possible.', sections: ['collector']},
+  {path: 'collector.version', type: 'string', description: 'Version of the collector that wrote the bundle.', sections: ['collector']},
 
-  {path: 'nft.installed', type: 'bool', description: 'The host has an nft binary.'},
-  {path: 'nft.version', type: 'string', description: 'Host nft version, normalised (nftables v1.0.6 (Lester Gooch #5) → 1.0.6).'},
+  {path: 'kernel.release', type: 'string', description: 'uname -r, as printed.', sections: ['kernel-release'], api: 'node'},
+  {path: 'kernel.version', type: 'string', description: 'Kernel major.minor.patch as kube-proxy parses it (5.14.0-427.el9 → 5.14.0).', sections: ['kernel-release'], api: 'node'},
 
-  {path: 'iptables.version', type: 'string', description: 'Host iptables version (1.8.7).'},
-  {path: 'iptables.backend', type: 'string', description: 'iptables backend: nf_tables or legacy.'},
-  {path: 'iptables.legacyRules', type: 'int', description: 'Rules in iptables-legacy-save output.'},
-  {path: 'iptables.legacyKubeRules', type: 'int', description: 'Legacy rules that mention a KUBE- chain.'},
-  {path: 'iptables.nftRules', type: 'int', description: 'Rules in iptables-nft-save output.'},
-  {path: 'iptables.nftKubeRules', type: 'int', description: 'iptables-nft rules that mention a KUBE- chain.'},
-  {path: 'iptables.inputPolicy', type: 'string', description: 'Policy of the filter INPUT chain (ACCEPT, DROP).'},
-  {path: 'iptables.forwardPolicy', type: 'string', description: 'Policy of the filter FORWARD chain (ACCEPT, DROP).'},
+  {path: 'os.id', type: 'string', description: 'os-release ID (debian, ubuntu, rhel, rocky, amzn, …).', sections: ['os-release'], api: 'node'},
+  {path: 'os.idLike', type: 'list<string>', description: 'os-release ID_LIKE, split on spaces.', sections: ['os-release']},
+  {path: 'os.versionId', type: 'string', description: 'os-release VERSION_ID (12, 22.04, 9.4).', sections: ['os-release'], api: 'node'},
+  {path: 'os.prettyName', type: 'string', description: 'os-release PRETTY_NAME.', sections: ['os-release'], api: 'node'},
 
-  {path: 'netfilter.nfTables', type: 'string', description: 'nf_tables in the kernel: builtin, loaded, module (loadable) or missing.'},
-  {path: 'netfilter.missingFeatures', type: 'list<string>', description: 'nftables kernel features kube-proxy rules use that the kernel lacks (nft_ct, nft_fib_ipv4, …).'},
-  {path: 'netfilter.checkPassed', type: 'bool', description: 'nft -c accepted a kube-proxy-like ruleset in a scratch table (root only).'},
-  {path: 'netfilter.checkOutput', type: 'string', description: 'What nft -c printed when it rejected the sample ruleset.'},
-  {path: 'netfilter.tables', type: 'list<string>', description: 'nftables tables on the host, as "family name".'},
-  {path: 'netfilter.dropPolicyChains', type: 'list<string>', description: 'nftables base chains on input/forward hooks with policy drop, as "family table chain".'},
+  {path: 'nft.installed', type: 'bool', description: 'The host has an nft binary.', sections: ['nft-version']},
+  {path: 'nft.version', type: 'string', description: 'Host nft version, normalised (nftables v1.0.6 (Lester Gooch #5) → 1.0.6).', sections: ['nft-version']},
 
-  {path: 'ipvs.virtualServers', type: 'int', description: 'IPVS virtual servers in /proc/net/ip_vs (0 when IPVS is not loaded).'},
-  {path: 'ipvs.schedulers', type: 'list<string>', description: 'IPVS schedulers in use (rr, lc, sh, …).'},
-  {path: 'ipvs.kubeIpvs0', type: 'bool', description: 'The kube-ipvs0 dummy interface exists.'},
-  {path: 'ipvs.kubeIpvs0Addresses', type: 'int', description: 'Addresses bound to kube-ipvs0.'},
+  {path: 'iptables.version', type: 'string', description: 'Host iptables version (1.8.7).', sections: ['iptables-version']},
+  {path: 'iptables.backend', type: 'string', description: 'iptables backend: nf_tables or legacy.', sections: ['iptables-version']},
+  {path: 'iptables.legacyRules', type: 'int', description: 'Rules in iptables-legacy-save output.', sections: ['iptables-rules']},
+  {path: 'iptables.legacyKubeRules', type: 'int', description: 'Legacy rules that mention a KUBE- chain.', sections: ['iptables-rules']},
+  {path: 'iptables.nftRules', type: 'int', description: 'Rules in iptables-nft-save output.', sections: ['iptables-rules']},
+  {path: 'iptables.nftKubeRules', type: 'int', description: 'iptables-nft rules that mention a KUBE- chain.', sections: ['iptables-rules']},
+  {path: 'iptables.inputPolicy', type: 'string', description: 'Policy of the filter INPUT chain (ACCEPT, DROP).', sections: ['iptables-policies']},
+  {path: 'iptables.forwardPolicy', type: 'string', description: 'Policy of the filter FORWARD chain (ACCEPT, DROP).', sections: ['iptables-policies']},
 
-  {path: 'sysctl.routeLocalnet', type: 'int', description: 'net.ipv4.conf.all.route_localnet.'},
-  {path: 'sysctl.tcpBeLiberal', type: 'int', description: 'net.netfilter.nf_conntrack_tcp_be_liberal.'},
-  {path: 'sysctl.connReuseMode', type: 'int', description: 'net.ipv4.vs.conn_reuse_mode.'},
+  {path: 'netfilter.nfTables', type: 'string', description: 'nf_tables in the kernel: builtin, loaded, module (loadable) or missing.', sections: KERNEL_SECTIONS},
+  {path: 'netfilter.missingFeatures', type: 'list<string>', description: 'nftables kernel features kube-proxy rules use that the kernel lacks (nft_ct, nft_fib_ipv4, …).', sections: KERNEL_SECTIONS},
+  {path: 'netfilter.checkPassed', type: 'bool', description: 'nft -c accepted a kube-proxy-like ruleset in a scratch table (root only).', sections: ['nft-check']},
+  {path: 'netfilter.checkOutput', type: 'string', description: 'What nft -c printed when it rejected the sample ruleset.', sections: ['nft-check']},
+  {path: 'netfilter.tables', type: 'list<string>', description: 'nftables tables on the host, as "family name".', sections: ['nft-tables']},
+  {path: 'netfilter.dropPolicyChains', type: 'list<string>', description: 'nftables base chains on input/forward hooks with policy drop, as "family table chain".', sections: ['nft-chains']},
 
-  {path: 'services.active', type: 'list<string>', description: 'Host services found active among firewalld, ufw, nftables, docker, keepalived.'},
+  {path: 'ipvs.virtualServers', type: 'int', description: 'IPVS virtual servers in /proc/net/ip_vs (0 when IPVS is not loaded).', sections: ['ipvs']},
+  {path: 'ipvs.schedulers', type: 'list<string>', description: 'IPVS schedulers in use (rr, lc, sh, …).', sections: ['ipvs']},
+  {path: 'ipvs.kubeIpvs0', type: 'bool', description: 'The kube-ipvs0 dummy interface exists.', sections: ['kube-ipvs0']},
+  {path: 'ipvs.kubeIpvs0Addresses', type: 'int', description: 'Addresses bound to kube-ipvs0.', sections: ['kube-ipvs0']},
 
-  {path: 'addresses.ipv4Global', type: 'list<string>', description: 'Global-scope IPv4 addresses (CIDR) on the node.'},
-  {path: 'addresses.ipv6Global', type: 'list<string>', description: 'Global-scope IPv6 addresses (CIDR) on the node.'},
+  {path: 'sysctl.routeLocalnet', type: 'int', description: 'net.ipv4.conf.all.route_localnet.', sections: ['sysctl']},
+  {path: 'sysctl.tcpBeLiberal', type: 'int', description: 'net.netfilter.nf_conntrack_tcp_be_liberal.', sections: ['sysctl']},
+  {path: 'sysctl.connReuseMode', type: 'int', description: 'net.ipv4.vs.conn_reuse_mode.', sections: ['sysctl']},
 
-  {path: 'kubeProxy.mode', type: 'string', description: 'Mode kube-proxy reports on 127.0.0.1:10249/proxyMode (iptables, ipvs, nftables).'},
-  {path: 'kubeProxy.runtime', type: 'string', description: 'How kube-proxy runs: container, host, k3s, rke2 or none.'},
-  {path: 'kubeProxy.skipKernelCheck', type: 'bool', description: 'KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is set in kube-proxy\'s environment.'},
-  {path: 'kubeProxy.localhostNodePortsAccepted', type: 'int', description: 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total.'},
-  {path: 'kubeProxy.ctInvalidDropped', type: 'int', description: 'kubeproxy_iptables_ct_state_invalid_dropped_packets_total.'},
-  {path: 'kubeProxy.nftablesSyncFailures', type: 'int', description: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total.'},
-]
+  {path: 'services.active', type: 'list<string>', description: 'Host services found active among firewalld, ufw, nftables, docker, keepalived.', sections: ['services']},
+
+  {path: 'addresses.ipv4Global', type: 'list<string>', description: 'Global-scope IPv4 addresses (CIDR) on the node.', sections: ['addresses']},
+  {path: 'addresses.ipv6Global', type: 'list<string>', description: 'Global-scope IPv6 addresses (CIDR) on the node.', sections: ['addresses']},
+
+  {path: 'kubeProxy.mode', type: 'string', description: 'Mode kube-proxy reports on 127.0.0.1:10249/proxyMode (iptables, ipvs, nftables).', sections: ['kube-proxy-mode'], api: 'kube-proxy'},
+  {path: 'kubeProxy.runtime', type: 'string', description: 'How kube-proxy runs: container, host, k3s, rke2 or none.', sections: ['kube-proxy-process'], api: 'kube-proxy'},
+  {path: 'kubeProxy.skipKernelCheck', type: 'bool', description: 'KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is set in kube-proxy\'s environment.', sections: ['kube-proxy-process'], api: 'kube-proxy'},
+  {path: 'kubeProxy.localhostNodePortsAccepted', type: 'int', description: 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.ctInvalidDropped', type: 'int', description: 'kubeproxy_iptables_ct_state_invalid_dropped_packets_total.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.nftablesSyncFailures', type: 'int', description: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total.', sections: ['kube-proxy-metrics']},
+] as const satisfies readonly NodeFactSpec[]
 
 /** Facts about the whole cluster, from the Kubernetes API. Every cluster rule can read them. */
-export const CLUSTER_FACTS: readonly FactSpec[] = [
+export const CLUSTER_FACTS = [
   {path: 'cluster.version', type: 'string', description: 'Kubernetes API server version, major.minor.patch (1.33.4).'},
   {path: 'cluster.gitVersion', type: 'string', description: 'The server\'s gitVersion as reported (v1.33.4-eks-1234567).'},
   {path: 'cluster.platform', type: 'string', description: 'eks, aks, gke, openshift, k3s, rke2, kind, talos, kops, cce, ack, tke, kubeadm or unknown.'},
@@ -109,11 +124,32 @@ export const CLUSTER_FACTS: readonly FactSpec[] = [
   {path: 'component.version', type: 'string', description: 'Component subject: version from the image tag (3.30.7).'},
   {path: 'component.dataplane', type: 'string', description: 'Component subject: its dataplane where it has several (Calico: Iptables, Nftables, BPF; flannel: iptables or nftables).'},
   {path: 'component.replacesKubeProxy', type: 'bool', description: 'Component subject: it implements Services itself (Cilium KPR, kube-router proxy, Antrea proxyAll).'},
-]
+] as const satisfies readonly FactSpec[]
 
 /** What a cluster rule can be about: the cluster, each LoadBalancer Service, each networking DaemonSet. */
 export const CLUSTER_SUBJECT_KINDS = ['Cluster', 'Service', 'DaemonSet'] as const
 
 export function factSpecs(scope: 'cluster' | 'node'): readonly FactSpec[] {
   return scope === 'node' ? NODE_FACTS : CLUSTER_FACTS
+}
+
+export type NodeFactPath = (typeof NODE_FACTS)[number]['path']
+export type ClusterFactPath = (typeof CLUSTER_FACTS)[number]['path']
+/** Any fact path: what FactSet takes. */
+export type FactPath = ClusterFactPath | NodeFactPath
+
+export const NODE_FACT_PATHS: readonly NodeFactPath[] = NODE_FACTS.map((spec) => spec.path)
+
+/** Node facts only a shell on the node can tell: unknown in a cluster run until the node is probed. */
+export const SHELL_ONLY_FACTS: readonly NodeFactPath[] = NODE_FACTS.filter((spec: NodeFactSpec) => spec.api === undefined).map((spec) => spec.path)
+
+/** Node facts kube-proxy's cluster configuration implies, taken for a probed node whose bundle could not tell. */
+export const KUBE_PROXY_FALLBACK_FACTS: readonly NodeFactPath[] = NODE_FACTS.filter((spec: NodeFactSpec) => spec.api === 'kube-proxy').map((spec) => spec.path)
+
+/** The bundle sections node facts are read from. */
+export const BUNDLE_SECTIONS: readonly string[] = [...new Set(NODE_FACTS.flatMap((spec) => spec.sections))]
+
+/** The node facts read from one bundle section (a section that cannot be read makes them unknown). */
+export function factsOfSection(section: string): NodeFactPath[] {
+  return NODE_FACTS.filter((spec) => (spec.sections as readonly string[]).includes(section)).map((spec) => spec.path)
 }

@@ -1,5 +1,5 @@
 /**
- * Node facts from a facts bundle: every path in NODE_FACTS ends up either with a value or
+ * Node facts from a facts bundle: every node path of the catalogue ends up either with a value or
  * unknown with a reason, so a rule never mistakes "could not tell" for "fine".
  *
  * Unknown reasons: a section the bundle lacks is `not-collected`; one the collector listed in
@@ -8,7 +8,7 @@
  * module, a metric this kube-proxy mode does not export) is `not-present`.
  */
 import type {Bundle} from './bundle.js'
-import {NODE_FACTS} from './catalog.js'
+import {factsOfSection, NODE_FACT_PATHS} from './catalog.js'
 import {FactSet, type UnknownFact} from './fact-set.js'
 import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
 import {parseCollectorInfo, parseHostname} from './parsers/collector.js'
@@ -69,8 +69,8 @@ export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
 
   // Every catalogue path must be answered; a path no derivation reached is a bug, not a pass.
   const answered = new Set([...facts.knownPaths(), ...facts.unknownEntries().map(([path]) => path)])
-  for (const spec of NODE_FACTS) {
-    if (!answered.has(spec.path)) facts.unknown(spec.path, 'not-collected', `no bundle section reports ${spec.path}`)
+  for (const path of NODE_FACT_PATHS) {
+    if (!answered.has(path)) facts.unknown(path, 'not-collected', `no bundle section reports ${path}`)
   }
 
   return facts
@@ -79,10 +79,12 @@ export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Runs `derive` on a section's text, or marks `paths` unknown when the section cannot be read.
+ * Runs `derive` on a section's text, or marks the facts the catalogue reads from it unknown when
+ * the section cannot be read.
  * `derive` returns a short description of what was wrong when the text is unparseable.
  */
-function fromSection(facts: FactSet, sections: Sections, name: string, paths: readonly string[], derive: (text: string) => string | void): void {
+function fromSection(facts: FactSet, sections: Sections, name: string, derive: (text: string) => string | void): void {
+  const paths = factsOfSection(name)
   const read = sections.read(name)
   if (!read.ok) {
     facts.unknownAll(paths, read.why.reason, read.why.detail)
@@ -103,7 +105,7 @@ function deriveIdentity(facts: FactSet, sections: Sections, fallbackName: string
   const host = sections.read('hostname')
   facts.set('node.name', (host.ok ? parseHostname(host.text) : undefined) ?? fallbackName)
 
-  fromSection(facts, sections, 'collector', ['collector.root', 'collector.version'], (text) => {
+  fromSection(facts, sections, 'collector', (text) => {
     const info = parseCollectorInfo(text)
     if (!info) return `expected key=value lines, found ${quote(text)}`
     if (info.uid === undefined) facts.unknown('collector.root', 'unparseable', 'collector: no uid= line')
@@ -114,7 +116,7 @@ function deriveIdentity(facts: FactSet, sections: Sections, fallbackName: string
 }
 
 function deriveKernel(facts: FactSet, sections: Sections): void {
-  fromSection(facts, sections, 'kernel-release', ['kernel.release', 'kernel.version'], (text) => {
+  fromSection(facts, sections, 'kernel-release', (text) => {
     const release = parseKernelRelease(text)
     if (!release) return `expected a uname -r line, found ${quote(text)}`
     facts.set('kernel.release', release)
@@ -125,8 +127,7 @@ function deriveKernel(facts: FactSet, sections: Sections): void {
 }
 
 function deriveOs(facts: FactSet, sections: Sections): void {
-  const paths = ['os.id', 'os.idLike', 'os.versionId', 'os.prettyName']
-  fromSection(facts, sections, 'os-release', paths, (text) => {
+  fromSection(facts, sections, 'os-release', (text) => {
     const release = parseOsRelease(text)
     if (!release) return `no KEY=value lines in ${quote(text)}`
     facts.set('os.id', release.id).set('os.idLike', release.idLike).set('os.prettyName', release.prettyName)
@@ -143,7 +144,7 @@ function deriveNft(facts: FactSet, sections: Sections): void {
     if (read.why.reason === 'not-installed') {
       facts.set('nft.installed', false).unknown('nft.version', 'not-installed', read.why.detail)
     } else {
-      facts.unknownAll(['nft.installed', 'nft.version'], read.why.reason, read.why.detail)
+      facts.unknownAll(factsOfSection('nft-version'), read.why.reason, read.why.detail)
     }
 
     return
@@ -161,7 +162,7 @@ function deriveNft(facts: FactSet, sections: Sections): void {
 }
 
 function deriveIptables(facts: FactSet, sections: Sections): void {
-  const versionPaths = ['iptables.version', 'iptables.backend']
+  const versionPaths = factsOfSection('iptables-version')
   const read = sections.read('iptables-version')
   if (!read.ok) {
     facts.unknownAll(versionPaths, read.why.reason, read.why.detail)
@@ -173,8 +174,7 @@ function deriveIptables(facts: FactSet, sections: Sections): void {
     else facts.unknownAll(versionPaths, 'unparseable', `iptables-version: expected "iptables vX.Y.Z (…)", found ${quote(read.text)}`)
   }
 
-  const rulePaths = ['iptables.legacyRules', 'iptables.legacyKubeRules', 'iptables.nftRules', 'iptables.nftKubeRules']
-  fromSection(facts, sections, 'iptables-rules', rulePaths, (text) => {
+  fromSection(facts, sections, 'iptables-rules', (text) => {
     const counts = parseIptablesRuleCounts(text)
     if (!counts) return `expected "legacy|nft total=N kube=M" lines, found ${quote(text)}`
     for (const [backend, command] of [
@@ -182,14 +182,14 @@ function deriveIptables(facts: FactSet, sections: Sections): void {
       ['nft', 'iptables-nft-save'],
     ] as const) {
       const count = counts[backend]
-      const total = `iptables.${backend}Rules`
-      const kube = `iptables.${backend}KubeRules`
+      const total = `iptables.${backend}Rules` as const
+      const kube = `iptables.${backend}KubeRules` as const
       if (count) facts.set(total, count.total).set(kube, count.kube)
       else facts.unknownAll([total, kube], 'not-installed', `the node has no ${command}`)
     }
   })
 
-  fromSection(facts, sections, 'iptables-policies', ['iptables.inputPolicy', 'iptables.forwardPolicy'], (text) => {
+  fromSection(facts, sections, 'iptables-policies', (text) => {
     const policies = parseIptablesPolicies(text)
     if (!policies) return `expected "-P CHAIN POLICY" lines, found ${quote(text)}`
     for (const [chain, path] of [
@@ -206,7 +206,7 @@ function deriveIptables(facts: FactSet, sections: Sections): void {
 const KERNEL_SOURCES = ['kernel-config', 'modules', 'modules-builtin', 'modules-available'] as const
 
 function deriveKernelSupport(facts: FactSet, sections: Sections): void {
-  const paths = ['netfilter.nfTables', 'netfilter.missingFeatures']
+  const paths = factsOfSection('kernel-config')
   const evidence: KernelEvidence = {}
   const why = new Map<string, UnknownFact>()
   const parsers = {
@@ -259,24 +259,24 @@ function deriveKernelSupport(facts: FactSet, sections: Sections): void {
 }
 
 function deriveNftState(facts: FactSet, sections: Sections): void {
-  fromSection(facts, sections, 'nft-check', ['netfilter.checkPassed', 'netfilter.checkOutput'], (text) => {
+  fromSection(facts, sections, 'nft-check', (text) => {
     const check = parseNftCheck(text)
     if (!check) return `expected "exit=<code>" first, found ${quote(text)}`
     if (check.exitCode === 127) {
-      facts.unknownAll(['netfilter.checkPassed', 'netfilter.checkOutput'], 'not-installed', 'nft-check: nft was not found (exit 127)')
+      facts.unknownAll(factsOfSection('nft-check'), 'not-installed', 'nft-check: nft was not found (exit 127)')
       return
     }
 
     facts.set('netfilter.checkPassed', check.exitCode === 0).set('netfilter.checkOutput', check.output)
   })
 
-  fromSection(facts, sections, 'nft-tables', ['netfilter.tables'], (text) => {
+  fromSection(facts, sections, 'nft-tables', (text) => {
     const tables = parseNftTables(text)
     if (!tables) return `expected "table <family> <name>" lines, found ${quote(text)}`
     facts.set('netfilter.tables', tables)
   })
 
-  fromSection(facts, sections, 'nft-chains', ['netfilter.dropPolicyChains'], (text) => {
+  fromSection(facts, sections, 'nft-chains', (text) => {
     const chains = parseDropPolicyChains(text)
     if (!chains) return `expected nft list ruleset table/chain lines, found ${quote(text)}`
     facts.set('netfilter.dropPolicyChains', chains)
@@ -284,13 +284,12 @@ function deriveNftState(facts: FactSet, sections: Sections): void {
 }
 
 function deriveIpvs(facts: FactSet, sections: Sections): void {
-  const tablePaths = ['ipvs.virtualServers', 'ipvs.schedulers']
   const table = sections.read('ipvs')
   if (!table.ok && table.why.reason === 'not-present') {
     // No /proc/net/ip_vs: the ip_vs module is not loaded, so there are no virtual servers.
     facts.set('ipvs.virtualServers', 0).set('ipvs.schedulers', [])
   } else {
-    fromSection(facts, sections, 'ipvs', tablePaths, (text) => {
+    fromSection(facts, sections, 'ipvs', (text) => {
       const parsed = parseProcIpVs(text)
       if (!parsed) return `expected /proc/net/ip_vs lines, found ${quote(text)}`
       facts.set('ipvs.virtualServers', parsed.virtualServers).set('ipvs.schedulers', parsed.schedulers)
@@ -301,7 +300,7 @@ function deriveIpvs(facts: FactSet, sections: Sections): void {
   if (!dummy.ok && dummy.why.reason === 'not-present') {
     facts.set('ipvs.kubeIpvs0', false).set('ipvs.kubeIpvs0Addresses', 0)
   } else {
-    fromSection(facts, sections, 'kube-ipvs0', ['ipvs.kubeIpvs0', 'ipvs.kubeIpvs0Addresses'], (text) => {
+    fromSection(facts, sections, 'kube-ipvs0', (text) => {
       const parsed = parseKubeIpvs0(text)
       if (!parsed) return `expected "ip -o addr show dev kube-ipvs0" lines, found ${quote(text)}`
       facts.set('ipvs.kubeIpvs0', parsed.exists).set('ipvs.kubeIpvs0Addresses', parsed.addresses)
@@ -316,26 +315,20 @@ const SYSCTLS = [
 ] as const
 
 function deriveSysctls(facts: FactSet, sections: Sections): void {
-  fromSection(
-    facts,
-    sections,
-    'sysctl',
-    SYSCTLS.map(([, path]) => path),
-    (text) => {
-      const values = parseSysctl(text)
-      for (const [name, path, absent] of SYSCTLS) {
-        const raw = values.get(name)
-        const value = raw === undefined ? undefined : sysctlInt(raw)
-        if (raw === undefined) facts.unknown(path, 'not-present', `the node has no ${name}${absent}`)
-        else if (value === undefined) facts.unknown(path, 'unparseable', `sysctl: ${name} = ${quote(raw)} is not a number`)
-        else facts.set(path, value)
-      }
-    },
-  )
+  fromSection(facts, sections, 'sysctl', (text) => {
+    const values = parseSysctl(text)
+    for (const [name, path, absent] of SYSCTLS) {
+      const raw = values.get(name)
+      const value = raw === undefined ? undefined : sysctlInt(raw)
+      if (raw === undefined) facts.unknown(path, 'not-present', `the node has no ${name}${absent}`)
+      else if (value === undefined) facts.unknown(path, 'unparseable', `sysctl: ${name} = ${quote(raw)} is not a number`)
+      else facts.set(path, value)
+    }
+  })
 }
 
 function deriveServices(facts: FactSet, sections: Sections): void {
-  fromSection(facts, sections, 'services', ['services.active'], (text) => {
+  fromSection(facts, sections, 'services', (text) => {
     const services = parseServices(text)
     if (!services) return `expected "<service> <state>" lines, found ${quote(text)}`
     facts.set('services.active', activeServices(services))
@@ -343,7 +336,7 @@ function deriveServices(facts: FactSet, sections: Sections): void {
 }
 
 function deriveAddresses(facts: FactSet, sections: Sections): void {
-  fromSection(facts, sections, 'addresses', ['addresses.ipv4Global', 'addresses.ipv6Global'], (text) => {
+  fromSection(facts, sections, 'addresses', (text) => {
     const addresses = parseIpAddresses(text)
     if (!addresses) return `expected "ip -o addr" lines, found ${quote(text)}`
     const global = nodeGlobalAddresses(addresses)
@@ -358,13 +351,13 @@ const METRICS = [
 ] as const
 
 function deriveKubeProxy(facts: FactSet, sections: Sections): void {
-  fromSection(facts, sections, 'kube-proxy-mode', ['kubeProxy.mode'], (text) => {
+  fromSection(facts, sections, 'kube-proxy-mode', (text) => {
     const mode = parseProxyMode(text)
     if (!mode) return `expected iptables, ipvs or nftables, found ${quote(text)}`
     facts.set('kubeProxy.mode', mode)
   })
 
-  fromSection(facts, sections, 'kube-proxy-process', ['kubeProxy.runtime', 'kubeProxy.skipKernelCheck'], (text) => {
+  fromSection(facts, sections, 'kube-proxy-process', (text) => {
     const info = parseKubeProxyProcess(text)
     if (!info) return `expected "pid=… exe=… container=…" lines, found ${quote(text)}`
     const runtime = kubeProxyRuntime(info.processes)
@@ -377,20 +370,14 @@ function deriveKubeProxy(facts: FactSet, sections: Sections): void {
     } else facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', 'kube-proxy-process: no skip-kernel-check= line')
   })
 
-  fromSection(
-    facts,
-    sections,
-    'kube-proxy-metrics',
-    METRICS.map(([, path]) => path),
-    (text) => {
-      const metrics = parsePrometheusText(text)
-      if (!metrics) return `expected Prometheus text lines, found ${quote(text)}`
-      for (const [name, path, exported] of METRICS) {
-        const value = metrics.get(name)
-        if (value === undefined) facts.unknown(path, 'not-present', `kube-proxy does not export ${name} (${exported})`)
-        else if (!Number.isFinite(value)) facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
-        else facts.set(path, Math.round(value))
-      }
-    },
-  )
+  fromSection(facts, sections, 'kube-proxy-metrics', (text) => {
+    const metrics = parsePrometheusText(text)
+    if (!metrics) return `expected Prometheus text lines, found ${quote(text)}`
+    for (const [name, path, exported] of METRICS) {
+      const value = metrics.get(name)
+      if (value === undefined) facts.unknown(path, 'not-present', `kube-proxy does not export ${name} (${exported})`)
+      else if (!Number.isFinite(value)) facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
+      else facts.set(path, Math.round(value))
+    }
+  })
 }

@@ -1,7 +1,4 @@
-import {readFile} from 'node:fs/promises'
-
-import {UsageError} from '../util/errors.js'
-import {type BaselineSummary, REPORT_SCHEMA_VERSION, type Report} from '../contract/report.js'
+import type {BaselineSummary} from '../contract/report.js'
 import {findingKey} from '../contract/subject.js'
 import {type GatedFinding} from '../contract/finding.js'
 
@@ -10,31 +7,6 @@ export interface Baseline {
   file: string
   generatedAt: string
   findings: Map<string, Pick<GatedFinding, 'rule' | 'subject'> & {status: 'fail' | 'unknown'}>
-}
-
-export async function readBaseline(path: string): Promise<Baseline> {
-  let report: Partial<Report>
-  try {
-    report = JSON.parse(await readFile(path, 'utf8')) as Partial<Report>
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new UsageError(`--baseline ${path}: ${code === 'ENOENT' ? 'no such file' : code ? (error as Error).message : `not JSON: ${(error as Error).message}`}`, [
-      'Pass a report written earlier with --json or --output json=FILE.',
-    ])
-  }
-
-  if (report.schemaVersion !== REPORT_SCHEMA_VERSION || !Array.isArray(report.findings)) {
-    throw new UsageError(`--baseline ${path}: not a kpx-check report (expected schemaVersion "${REPORT_SCHEMA_VERSION}" and findings)`, [
-      'Pass a report written earlier with --json or --output json=FILE.',
-    ])
-  }
-
-  const findings: Baseline['findings'] = new Map()
-  for (const finding of report.findings) {
-    if (finding.status === 'fail' || finding.status === 'unknown') findings.set(findingKey(finding), {rule: finding.rule, subject: finding.subject, status: finding.status})
-  }
-
-  return {file: path, generatedAt: String(report.generatedAt ?? ''), findings}
 }
 
 /**

@@ -1,41 +1,6 @@
-import {type GatedFinding} from '../contract/finding.js'
-
-export type Verdict = 'go' | 'incomplete' | 'no-go'
-
-/**
- * The exit-code contract, in one place. CI pipelines gate on these; they hold with and without
- * --json, and `--help` lists them.
- */
-export const EXIT_CODES = {
-  go: 0,
-  internalError: 1,
-  usageError: 2,
-  noGo: 3,
-  warnings: 4,
-  incomplete: 5,
-} as const
-
-export const EXIT_CODE_HELP = [
-  `${EXIT_CODES.go}  go: nothing blocks the switch`,
-  `${EXIT_CODES.internalError}  internal error in kpx-check`,
-  `${EXIT_CODES.usageError}  usage or input error (bad flag, unreadable file, invalid rules or bundle)`,
-  `${EXIT_CODES.noGo}  no-go: a blocker failed`,
-  `${EXIT_CODES.warnings}  go with warnings, when --fail-on warning`,
-  `${EXIT_CODES.incomplete}  incomplete: a blocker could not be checked (unless --allow-incomplete)`,
-]
-
-export interface Summary {
-  blockers: number
-  warnings: number
-  info: number
-  unknown: number
-  /** Unknown findings of blocker severity: these make the verdict incomplete. */
-  unknownBlockers: number
-  passed: number
-  skipped: number
-  /** Failed or unknown findings a --waivers entry accepts: reported, not counted above. */
-  waived: number
-}
+import {EXIT_CODES} from '../contract/exit-codes.js'
+import type {GatedFinding} from '../contract/finding.js'
+import type {Summary, Verdict} from '../contract/report.js'
 
 export interface GatePolicy {
   /** The lowest failed severity that fails the run: blockers only (default) or warnings too. */

@@ -5,9 +5,7 @@ import {readBuildManifest} from '../engine/build-manifest.js'
 import {ruleFiles} from '../engine/rule-files.js'
 import {UsageError} from '../util/errors.js'
 import {BUILTIN_RULES_DIR} from '../util/paths.js'
-import {readBaseline} from '../planner/baseline.js'
 import type {RulePlan} from '../planner/plan.js'
-import type {ReportInput} from '../contract/report.js'
 import {type Severity} from '../contract/finding.js'
 
 /** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
@@ -42,21 +40,4 @@ export function validateRuleSelection(rules: readonly LoadedRule[], skip: readon
 /** What the plan does with each rule's failures: the phase of the fix, and configuration to add. */
 export function rulePlans(rules: readonly LoadedRule[]): Map<string, RulePlan> {
   return new Map(rules.map((rule) => [rule.id, {phase: rule.phase ?? 'prerequisites', ...(rule.config ? {config: rule.config} : {})}]))
-}
-
-/** --waivers and --baseline, as given on the command line. */
-export interface GateFiles {
-  waiversPath?: string
-  baselinePath?: string
-}
-
-/**
- * Reads --waivers (whose rules must exist) and --baseline: before any probing, so a mistake costs
- * nothing. The waivers reader (YAML, a JSON Schema) loads only when --waivers is given.
- */
-export async function readGateFiles(rules: readonly LoadedRule[], files: GateFiles): Promise<Pick<ReportInput, 'baseline' | 'waivers'>> {
-  const {waiversPath, baselinePath} = files
-  const waivers = waiversPath === undefined ? undefined : await import('../planner/waivers-file.js').then(({readWaivers}) => readWaivers(waiversPath, new Set(rules.map((rule) => rule.id))))
-  const baseline = baselinePath === undefined ? undefined : await readBaseline(baselinePath)
-  return {...(waivers ? {waivers: {file: waiversPath!, entries: waivers}} : {}), ...(baseline ? {baseline} : {})}
 }

@@ -1,4 +1,4 @@
-import {EXIT_CODES} from '../planner/verdict.js'
+import {EXIT_CODES} from '../contract/exit-codes.js'
 
 /**
  * A mistake the user can fix (bad flag value, unreadable or malformed input, invalid rule file).

@@ -18,4 +18,4 @@ export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.ur
 export const BUILTIN_RULES_DIR = join(PACKAGE_ROOT, 'rules')
 /** How each platform switches: the plan's recipes (data, like the rules, with a schema of their own). */
 export const BUILTIN_PLATFORMS_DIR = join(PACKAGE_ROOT, 'platforms')
-export const COLLECTOR_SCRIPT = join(PACKAGE_ROOT, 'src', 'collector', 'collect.sh')
+export const COLLECTOR_SCRIPT = join(PACKAGE_ROOT, 'src', 'sources', 'collector', 'collect.sh')

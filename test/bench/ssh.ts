@@ -12,11 +12,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
-import {DEFAULT_CONCURRENCY} from '../../src/sources/node/ssh/index.js'
 import type {Report} from '../../src/contract/report.js'
 import {RUN_JS} from '../helpers/paths.js'
 import {sshdUnavailable, startSshd, TEST_USER} from '../helpers/sshd.js'
 import {type Measurement, measure, median} from './measure.js'
+import {DEFAULT_CONCURRENCY} from '../../src/sources/ssh/options.js'
 
 const TARGETS = 200
 const RUNS = 3

@@ -6,7 +6,7 @@ import {describe, it} from 'node:test'
 
 import {nextPageLimit, PAGING} from '../../src/sources/cluster/kube-client.js'
 import type {ResourceOutcome} from '../../src/sources/cluster/snapshot.js'
-import {collectLive} from '../../src/services/cluster-check.js'
+import {collectLive} from '../../src/services/cluster-reads.js'
 import {benchCluster} from '../bench/big-cluster.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 
@@ -27,7 +27,7 @@ describe('list pages sized in bytes', () => {
     const server = await startApiServer({scenario: benchCluster(size)})
     const dir = mkdtempSync(join(tmpdir(), 'kpx-paging-'))
     try {
-      const snapshot = await collectLive({kubeconfig: writeKubeconfig(dir, server), requestTimeoutSeconds: 10, concurrency: 4}, 'silent')
+      const snapshot = await collectLive({kubeconfig: writeKubeconfig(dir, server), requestTimeoutSeconds: 10, concurrency: 4})
       assert.deepEqual(
         [itemsOf(snapshot.resources.nodes), itemsOf(snapshot.resources.services), itemsOf(snapshot.resources.endpointSlices)],
         [size.nodes, size.services, size.slices],

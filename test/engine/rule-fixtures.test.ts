@@ -5,14 +5,15 @@ import {describe, it} from 'node:test'
 
 import {deriveClusterModel} from '../../src/derive/cluster-facts.js'
 import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
-import {evaluateRules, type Subject} from '../../src/engine/evaluate.js'
+import {evaluateRules} from '../../src/engine/evaluate.js'
 import type {LoadedRule} from '../../src/engine/rule-loader.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
-import {clusterSubjects} from '../../src/services/cluster-evaluation.js'
+import {clusterSubjects} from '../../src/derive/subjects.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {FIXTURES} from '../helpers/paths.js'
 import {type Finding} from '../../src/contract/finding.js'
+import {type Subject} from '../../src/facts/subject.js'
 
 /**
  * Every rule ships fixtures named by expectation: test/fixtures/rules/<rule-name>/<status>.<case>.<ext>.

@@ -14,7 +14,6 @@ import {basename, join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
-import {loadRecipes} from '../../src/planner/recipes.js'
 import type {GatePolicy} from '../../src/planner/verdict.js'
 import {renderReport} from '../../src/report/outputs.js'
 import type {Report} from '../../src/contract/report.js'
@@ -25,6 +24,8 @@ import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.
 import {CLUSTERS_DIR} from '../helpers/apiserver-scenario.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
+import {PACKAGE_ROOT} from '../../src/util/paths.js'
+import {loadRecipes} from '../../src/services/recipe-catalog.js'
 
 const GOLDEN = join(FIXTURES, 'golden')
 const UPDATE = process.env.KPX_UPDATE_GOLDEN === '1'
@@ -36,9 +37,9 @@ interface Outputs {
   md: string
 }
 
-/** The parts of a run that differ from one run to the next: the time and the test server's port. */
+/** The parts of a run that differ from one run or checkout to the next: the time, the test server's port, where the fixtures are. */
 function stable(text: string, generatedAt: string): string {
-  return text.replaceAll(generatedAt, '<generatedAt>').replaceAll(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
+  return text.replaceAll(generatedAt, '<generatedAt>').replaceAll(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>').replaceAll(PACKAGE_ROOT, '<root>')
 }
 
 function outputsOf(report: Report): Outputs {

@@ -8,10 +8,11 @@ import {readBuildManifest} from '../../src/engine/build-manifest.js'
 import {FactSet} from '../../src/facts/fact-set.js'
 import {BUILTIN_PLATFORMS_DIR} from '../../src/util/paths.js'
 import {buildPlan} from '../../src/planner/plan.js'
-import {lintRecipes, loadRecipes, recipeFiles, recipeSteps} from '../../src/planner/recipes.js'
+import {recipeSteps} from '../../src/planner/recipes.js'
 import type {ClusterSummary, PlanStep, Report} from '../../src/contract/report.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {lintRecipes, loadRecipes, recipeFiles} from '../../src/services/recipe-catalog.js'
 
 const recipes = await loadRecipes()
 

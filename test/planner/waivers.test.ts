@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {applyWaivers} from '../../src/planner/waivers.js'
-import {readWaivers} from '../../src/planner/waivers-file.js'
+import {readWaivers} from '../../src/services/waivers-file.js'
 import type {Report} from '../../src/contract/report.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'

@@ -13,13 +13,13 @@ import {after, before, describe, it} from 'node:test'
 import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {UsageError} from '../../src/util/errors.js'
 import type {Report} from '../../src/contract/report.js'
-import {nodeTargets, unmatchedInventory} from '../../src/services/cluster-node-probe.js'
-import {checkHostTemplate} from '../../src/sources/node/ssh/host-template.js'
+import {checkHostTemplate} from '../../src/sources/ssh/host-template.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {runCli} from '../helpers/cli.js'
 import {sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 import {validateReport} from '../helpers/schemas.js'
+import {nodeTargets, unmatchedInventory} from '../../src/derive/ssh-targets.js'
 
 
 const NODES = ['aks-nodepool1-38290314-vmss000000', 'aks-nodepool1-38290314-vmss000001', 'aks-nodepool1-38290314-vmss000002']

@@ -9,10 +9,12 @@ import {createServer, type Server as TcpServer, type Socket} from 'node:net'
 import {after, before, describe, it} from 'node:test'
 
 import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
-import type {SshProbeOptions, SshTarget} from '../../src/sources/node/ssh/index.js'
-import {probeNodesOverSsh, runNodeCheck} from '../../src/services/node-check.js'
+import {runNodeCheck} from '../../src/services/node-check.js'
 import {type FakeSshd, printBundle, startFakeSshd} from '../helpers/fake-sshd.js'
 import {FIXTURES} from '../helpers/paths.js'
+import {type SshProbeOptions} from '../../src/sources/ssh/options.js'
+import {type SshTarget} from '../../src/sources/ssh/target.js'
+import {probeNodesOverSsh} from '../../src/sources/node/node-probes.js'
 
 const BUNDLE = readFileSync(`${FIXTURES}/rules/kernel-version/pass.ubuntu-22.04-azure-5.15.facts`, 'utf8')
 

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {UsageError} from '../../src/util/errors.js'
-import {parseInventory, readInventory} from '../../src/sources/node/ssh/inventory.js'
+import {parseInventory, readInventory} from '../../src/sources/ssh/inventory.js'
 
 const ini = (text: string) => parseInventory(text, 'hosts.ini')
 

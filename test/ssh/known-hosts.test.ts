@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {describeKey, fingerprint, KnownHosts} from '../../src/sources/node/ssh/known-hosts.js'
+import {describeKey, fingerprint, KnownHosts} from '../../src/sources/ssh/known-hosts.js'
 import {generateKeyPair} from '../helpers/fake-sshd.js'
 
 /** A fresh public key blob, as a server offers it. */

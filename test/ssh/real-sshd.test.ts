@@ -15,10 +15,11 @@ import {parseBundle} from '../../src/facts/bundle.js'
 import type {FactSet} from '../../src/facts/fact-set.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
-import {runCollectorLocally} from '../../src/sources/node/local.js'
-import type {SshProbeOptions, SshTarget} from '../../src/sources/node/ssh/index.js'
-import {probeNodesOverSsh} from '../../src/services/node-check.js'
+import {runCollectorLocally} from '../../src/sources/collector/local.js'
 import {allowSudo, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
+import {type SshProbeOptions} from '../../src/sources/ssh/options.js'
+import {type SshTarget} from '../../src/sources/ssh/target.js'
+import {probeNodesOverSsh} from '../../src/sources/node/node-probes.js'
 
 const FLEET_SIZE = 20
 const skip = sshdUnavailable()

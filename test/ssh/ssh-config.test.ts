@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {UsageError} from '../../src/util/errors.js'
-import {SshConfig} from '../../src/sources/node/ssh/ssh-config.js'
+import {SshConfig} from '../../src/sources/ssh/ssh-config.js'
 
 describe('~/.ssh/config', () => {
   let dir: string

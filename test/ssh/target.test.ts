@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {UsageError} from '../../src/util/errors.js'
-import {formatEndpoint, parseTargetSpec} from '../../src/sources/node/ssh/target.js'
+import {formatEndpoint, parseTargetSpec} from '../../src/sources/ssh/target.js'
 
 describe('SSH target specs: [USER@]HOST[:PORT]', () => {
   const valid: Array<[string, object]> = [

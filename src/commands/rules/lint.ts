@@ -6,7 +6,7 @@ import {ruleFiles} from '../../engine/rule-files.js'
 import {lintRuleFile} from '../../engine/rule-loader.js'
 import {type FileProblem, formatProblem} from '../../util/yaml-file.js'
 import {UsageError} from '../../util/errors.js'
-import {EXIT_CODES} from '../../planner/verdict.js'
+import {EXIT_CODES} from '../../contract/exit-codes.js'
 
 export interface LintResult {
   files: string[]

@@ -61,16 +61,6 @@ async function getIfPresent(client: KubeClient, path: string): Promise<Record<st
   }
 }
 
-/** Runs `work` over `items` with at most `limit` at a time. */
-export async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) await work(items[next++])
-  }
-
-  await Promise.all(Array.from({length: Math.min(limit, items.length)}, () => worker()))
-}
-
 export function emptySnapshot(client: KubeClient): ClusterSnapshot {
   return {
     apiVersion: SNAPSHOT_API_VERSION,

@@ -3,7 +3,7 @@
  * `sh -s`; the command line is one of two constants, so nothing from a host name, an inventory
  * or a flag ever reaches a remote shell.
  */
-import type {CollectorRun} from '../local.js'
+import type {CollectorRun} from '../collector/local.js'
 import type {CommandResult, SshSession} from './session.js'
 
 export const COLLECTOR_COMMAND = 'sh -s'

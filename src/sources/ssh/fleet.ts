@@ -9,42 +9,16 @@ import {readFileSync} from 'node:fs'
 import type {Duplex} from 'node:stream'
 import {userInfo} from 'node:os'
 
-import {COLLECTOR_SCRIPT} from '../../../util/paths.js'
+import {COLLECTOR_SCRIPT} from '../../util/paths.js'
+import {forEachConcurrently} from '../../util/pool.js'
 import {type AuthPlan, Credentials} from './credentials.js'
 import {type Hop, JumpHosts} from './jump-hosts.js'
 import {KnownHosts} from './known-hosts.js'
 import {type RemoteCollectorRun, runRemoteCollector} from './remote-collector.js'
-import {type HostKeyPolicy, type HostKeyRules, SshFailure, SshSession} from './session.js'
+import type {FleetProgress, SshProbeOptions} from './options.js'
+import {type HostKeyRules, SshFailure, SshSession} from './session.js'
 import {SshConfig} from './ssh-config.js'
 import {DEFAULT_SSH_PORT, formatEndpoint, type SshEndpoint, type SshTarget} from './target.js'
-
-export interface SshProbeOptions {
-  /** Private key files (`--identity`), tried before any other key. */
-  identityFiles: string[]
-  /** Opens encrypted keys; it comes from the environment ($KPX_SSH_PASSPHRASE), never a flag. */
-  passphrase?: string
-  /** ssh-agent's socket ($SSH_AUTH_SOCK). */
-  agentSocket?: string
-  /** OpenSSH client configuration to honour (~/.ssh/config); none when unset. */
-  sshConfigFile?: string
-  /** known_hosts files; the first one is where accept-new records new keys. */
-  knownHostsFiles: string[]
-  hostKeyPolicy: HostKeyPolicy
-  /** Jump hosts for every target (`--jump`), overriding ProxyJump from the configuration. */
-  jump: SshTarget[]
-  /** Run the collector with `sudo -n`. */
-  sudo: boolean
-  concurrency: number
-  /** Per node, from the TCP connect to the collector's last byte. */
-  timeoutSeconds: number
-  onProgress?: (progress: FleetProgress) => void
-}
-
-export interface FleetProgress {
-  succeeded: number
-  failed: number
-  remaining: number
-}
 
 /** What came back from one target: the collector's output, or why there is none. */
 export interface SshCollectorRun extends RemoteCollectorRun {
@@ -150,14 +124,4 @@ async function probeNode(plan: NodePlan, context: ProbeContext): Promise<SshColl
     // A tunnel that opened after the node gave up would otherwise stay open on the jump host.
     tunnel?.then((stream) => stream.destroy(), () => {})
   }
-}
-
-/** Runs `work` on every item, at most `limit` at a time. */
-async function forEachConcurrently<Item>(items: Item[], limit: number, work: (item: Item) => Promise<void>): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) await work(items[next++])
-  }
-
-  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
 }

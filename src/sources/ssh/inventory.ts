@@ -17,7 +17,7 @@ import {extname} from 'node:path'
 import {isIPv6} from 'node:net'
 import {isMap, isScalar, LineCounter, type Node, parseDocument, type YAMLMap} from 'yaml'
 
-import {UsageError} from '../../../util/errors.js'
+import {UsageError} from '../../util/errors.js'
 import {checkHost, checkPort, checkUser, type SshTarget, splitTargetSpec} from './target.js'
 
 interface Located {

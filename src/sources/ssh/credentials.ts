@@ -13,9 +13,9 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 import ssh2, {type AnyAuthMethod, type ParsedKey} from 'ssh2'
 
-import {UsageError} from '../../../util/errors.js'
-import {PASSPHRASE_ENV} from '../../../cli/ssh-flags.js'
+import {UsageError} from '../../util/errors.js'
 import {describeKey} from './known-hosts.js'
+import {PASSPHRASE_ENV} from './options.js'
 
 
 const DEFAULT_KEY_FILES = ['id_ed25519', 'id_ecdsa', 'id_rsa']

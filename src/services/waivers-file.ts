@@ -3,7 +3,7 @@ import {readFile} from 'node:fs/promises'
 
 import {UsageError} from '../util/errors.js'
 import {formatProblem, parseYamlFile} from '../util/yaml-file.js'
-import type {Waiver} from './waivers.js'
+import type {Waiver} from '../planner/waivers.js'
 
 // Reading a --waivers file: YAML and a JSON Schema, loaded only when the flag is given.
 

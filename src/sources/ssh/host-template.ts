@@ -3,7 +3,7 @@
  * Node's name and addresses. Kept apart from the probe itself, which loads much more, because the
  * command checks the template before it reads anything.
  */
-import {UsageError} from '../../../util/errors.js'
+import {UsageError} from '../../util/errors.js'
 import {isValidHost} from './target.js'
 
 export const DEFAULT_HOST_TEMPLATE = '{internalIP}'

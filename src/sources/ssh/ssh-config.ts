@@ -9,7 +9,7 @@
 import {readFileSync} from 'node:fs'
 import {homedir, userInfo} from 'node:os'
 
-import {UsageError} from '../../../util/errors.js'
+import {UsageError} from '../../util/errors.js'
 import {hostPatternMatcher} from './host-patterns.js'
 import {checkHost, checkPort, checkUser, parseTargetSpec, type SshTarget} from './target.js'
 

@@ -5,7 +5,7 @@
  */
 import {isIP, isIPv6} from 'node:net'
 
-import {UsageError} from '../../../util/errors.js'
+import {UsageError} from '../../util/errors.js'
 
 /** A node to probe over SSH. Unset fields come from ~/.ssh/config, then from OpenSSH's defaults. */
 export interface SshTarget {

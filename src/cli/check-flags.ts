@@ -1,0 +1,107 @@
+/** The flags the checking commands share, and what the check services make of them. */
+import {Flags} from '@oclif/core'
+
+import {EXIT_CODE_HELP} from '../contract/exit-codes.js'
+import type {Severity} from '../contract/finding.js'
+import type {GatePolicy} from '../planner/verdict.js'
+import {REPORT_FORMATS} from '../report/formats.js'
+import type {ConnectionOptions} from '../services/cluster-reads.js'
+import type {CheckOptions} from '../services/gate-files.js'
+import {UsageError} from '../util/errors.js'
+
+/** Flags shared by the commands that evaluate rules and gate on the verdict. */
+export const checkFlags = {
+  rules: Flags.string({
+    description: 'Extra rule files or folders to load besides the built-in rules (repeatable).',
+    multiple: true,
+    helpValue: 'PATH',
+  }),
+  skip: Flags.string({description: 'Do not evaluate this rule (repeatable).', multiple: true, helpValue: 'RULE-ID'}),
+  severity: Flags.string({
+    description: 'Override a rule\'s severity (repeatable).',
+    multiple: true,
+    helpValue: 'RULE-ID=blocker|warning|info',
+  }),
+  'fail-on': Flags.string({
+    description: 'Lowest failed severity that fails the run: blocker (exit 3) or warning (also exit 4).',
+    options: ['blocker', 'warning'],
+    default: 'blocker',
+  }),
+  'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
+  waivers: Flags.string({
+    description: 'YAML file of accepted risks (rule, subject pattern, reason, expires): waived findings are reported, not counted, until they expire.',
+    helpValue: 'FILE',
+  }),
+  baseline: Flags.string({description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
+  format: Flags.string({description: 'What stdout carries (--json is the same as --format json).', options: [...REPORT_FORMATS], default: 'text'}),
+  output: Flags.string({
+    description: `Also write the report to PATH, in FORMAT (${REPORT_FORMATS.join(', ')}); repeatable, all from one run.`,
+    multiple: true,
+    helpValue: 'FORMAT=PATH',
+  }),
+}
+
+interface CheckFlagValues {
+  rules?: string[]
+  skip?: string[]
+  severity?: string[]
+  'fail-on': string
+  'allow-incomplete': boolean
+  waivers?: string
+  baseline?: string
+}
+
+/** What the check services take from the check flags. */
+export function checkOptions(flags: CheckFlagValues): CheckOptions {
+  return {
+    rulePaths: flags.rules ?? [],
+    skip: flags.skip ?? [],
+    severity: parseSeverityOverrides(flags.severity ?? []),
+    policy: gatePolicy(flags),
+    gateFiles: {...(flags.waivers === undefined ? {} : {waiversPath: flags.waivers}), ...(flags.baseline === undefined ? {} : {baselinePath: flags.baseline})},
+  }
+}
+
+/** Flags that say how to reach the cluster, as kubectl's do. */
+export const connectionFlags = {
+  kubeconfig: Flags.string({description: 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster).', helpValue: 'FILE'}),
+  context: Flags.string({description: 'The kubeconfig context to use.', helpValue: 'NAME'}),
+  'request-timeout': Flags.integer({description: 'Seconds to wait for each API request.', default: 30, min: 1}),
+  'api-concurrency': Flags.integer({description: 'API lists read at once.', default: 4, min: 1, max: 16}),
+}
+
+export function connectionOptions(flags: {'api-concurrency': number; context?: string; kubeconfig?: string; 'request-timeout': number}): ConnectionOptions {
+  return {kubeconfig: flags.kubeconfig, context: flags.context, requestTimeoutSeconds: flags['request-timeout'], concurrency: flags['api-concurrency']}
+}
+
+/** Parses --severity values: RULE-ID=blocker|warning|info. */
+function parseSeverityOverrides(values: readonly string[]): Map<string, Severity> {
+  const overrides = new Map<string, Severity>()
+  for (const value of values) {
+    const match = /^([^=]+)=(blocker|warning|info)$/.exec(value)
+    if (!match) throw new UsageError(`--severity ${value}: expected RULE-ID=blocker|warning|info`)
+    overrides.set(match[1], match[2] as Severity)
+  }
+
+  return overrides
+}
+
+function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': string}): GatePolicy {
+  return {failOn: flags['fail-on'] === 'warning' ? 'warning' : 'blocker', allowIncomplete: flags['allow-incomplete']}
+}
+
+/** What the checking commands' --help says of the plan and the outputs. */
+export const PLAN_AND_OUTPUTS_DESCRIPTION = [
+  'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
+  'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
+  'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
+].join('\n')
+
+/** The exit-code table as it appears at the end of a command's --help. */
+export const EXIT_CODES_DESCRIPTION = ['Exit codes:', ...EXIT_CODE_HELP.map((line) => `  ${line}`)].join('\n')
+
+/** --target-version: a Kubernetes minor version such as 1.35. */
+export function targetVersion(value: string | undefined): string | undefined {
+  if (value !== undefined && !/^1\.\d{1,2}$/.test(value)) throw new UsageError(`--target-version ${value}: expected a Kubernetes minor version such as 1.35`)
+  return value
+}

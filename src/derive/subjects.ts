@@ -1,0 +1,138 @@
+/**
+ * What the rules are evaluated for, and the report's rows of nodes: from a cluster model, from
+ * probed nodes, or both (a probed node's own facts replace what the API shows of it).
+ */
+import type {NodeReport} from '../contract/report.js'
+import {KUBE_PROXY_FALLBACK_FACTS} from '../facts/catalog.js'
+import {FactSet} from '../facts/fact-set.js'
+import type {Subject} from '../facts/subject.js'
+import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import type {ProbedNode} from '../sources/node/node-probes.js'
+import type {ClusterModel} from './cluster-facts.js'
+
+/** The identity lines of a node in the report, from its facts. */
+export function describeNode(facts: FactSet): Pick<NodeReport, 'kernelRelease' | 'nftVersion' | 'os'> & {name: string} {
+  const text = (path: string): string | null => {
+    const value = facts.get(path)
+    return typeof value === 'string' ? value : null
+  }
+
+  return {
+    name: text('node.name') ?? '',
+    kernelRelease: text('kernel.release'),
+    os: {id: text('os.id'), versionId: text('os.versionId'), prettyName: text('os.prettyName')},
+    nftVersion: text('nft.version'),
+  }
+}
+
+export function nodeName(node: ProbedNode): string {
+  return String(node.facts.get('node.name') ?? node.origin)
+}
+
+/** Subjects of a node run: one Node for each probed node. */
+export function nodeSubjects(nodes: readonly ProbedNode[]): Subject[] {
+  return nodes.map((node) => ({kind: 'Node', name: nodeName(node), facts: node.facts}))
+}
+
+/** A node run's report row: what the node's own facts show. */
+export function probedNodeReport(node: ProbedNode): NodeReport {
+  return {
+    ...describeNode(node.facts),
+    name: nodeName(node),
+    source: node.source,
+    origin: node.origin,
+    reachable: node.reachable,
+    ...(node.reason === undefined ? {} : {reason: node.reason}),
+  }
+}
+
+/** Bundles must describe different nodes: a name twice is a usage mistake, said with both origins. */
+export function duplicateNode(nodes: readonly ProbedNode[]): undefined | {earlier: string; later: string; name: string} {
+  const seen = new Map<string, string>()
+  for (const node of nodes) {
+    const name = nodeName(node)
+    const earlier = seen.get(name)
+    if (earlier) return {name, earlier, later: node.origin}
+    seen.set(name, node.origin)
+  }
+
+  return undefined
+}
+
+/**
+ * Over SSH, targets that resolved to one connection share one result (the report lists it once),
+ * and two targets can be one machine (an alias and its address) or clones that share a hostname:
+ * each keeps its row, its name qualified by where it was reached.
+ */
+export function distinctNodes(probed: readonly ProbedNode[]): ProbedNode[] {
+  const nodes = [...new Set(probed)]
+  const counts = new Map<string, number>()
+  for (const node of nodes) counts.set(nodeName(node), (counts.get(nodeName(node)) ?? 0) + 1)
+  for (const node of nodes) {
+    if (counts.get(nodeName(node))! > 1) node.facts.set('node.name', `${nodeName(node)} (${node.origin})`)
+  }
+
+  return nodes
+}
+
+/** What the rules are evaluated for: the cluster, its Linux nodes, LoadBalancer Services and networking DaemonSets. */
+export function clusterSubjects(model: ClusterModel): Subject[] {
+  return [
+    {kind: 'Cluster', name: 'cluster', facts: model.cluster},
+    ...model.nodes.filter((node) => !node.windows).map((node) => ({kind: 'Node', name: node.name, facts: node.facts})),
+    ...model.services.map((service) => ({kind: 'Service', name: service.name, facts: service.facts})),
+    ...model.components.map((component) => ({kind: 'DaemonSet', name: component.name, facts: component.facts})),
+  ]
+}
+
+/**
+ * A probed node's facts for evaluation: the bundle's (the better evidence), named after the Node,
+ * with the kube-proxy facts the bundle could not see taken from the API.
+ */
+export function mergeNodeFacts(name: string, bundle: FactSet, api: FactSet): FactSet {
+  const merged = new FactSet()
+  for (const path of bundle.knownPaths()) merged.set(path, bundle.get(path)!)
+  for (const [path, why] of bundle.unknownEntries()) merged.unknown(path, why.reason, why.detail)
+  for (const path of KUBE_PROXY_FALLBACK_FACTS) {
+    if (!merged.has(path) && api.has(path)) merged.set(path, api.get(path)!)
+  }
+
+  return merged.set('node.name', name)
+}
+
+/** How the node probe of a cluster run went, for each Node. */
+export interface ClusterNodeProbes {
+  /** Probed Nodes by name, reachable or not. */
+  probed: ReadonlyMap<string, ProbedNode>
+  /** Linux Nodes that could not be probed because the template had no address for them, with why. */
+  unaddressed: ReadonlyMap<string, string>
+}
+
+/** A cluster run's report row of a node: as the API shows it, or as the node probe found it. */
+export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: ClusterNodeProbes): NodeReport {
+  const api: NodeReport = {
+    name: node.name,
+    source: 'api',
+    origin: snapshot.source.context ?? snapshot.source.server ?? 'snapshot',
+    kernelRelease: node.kernelRelease,
+    os: {...node.os, prettyName: node.osImage},
+    nftVersion: null,
+    reachable: true,
+    controlPlane: node.controlPlane,
+  }
+  if (node.windows) return {...api, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
+  const unaddressed = probes?.unaddressed.get(node.name)
+  if (unaddressed) return {...api, reachable: false, reason: unaddressed}
+  const probed = probes?.probed.get(node.name)
+  if (!probed) return api
+  if (!probed.reachable) return {...api, source: 'ssh', origin: probed.origin, reachable: false, ...(probed.reason === undefined ? {} : {reason: probed.reason})}
+  const found = describeNode(node.facts)
+  return {
+    ...api,
+    source: 'ssh',
+    origin: probed.origin,
+    kernelRelease: found.kernelRelease ?? api.kernelRelease,
+    os: found.os.id === null ? api.os : found.os,
+    nftVersion: found.nftVersion,
+  }
+}

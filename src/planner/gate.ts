@@ -1,0 +1,81 @@
+/**
+ * The gate: findings with waivers and baseline marks, the counts, the verdict, the exit code and the
+ * plan, in the one Report every output renders.
+ */
+import type {GatedFinding, Severity} from '../contract/finding.js'
+import {type BaselineSummary, REPORT_SCHEMA_VERSION, type NodeReport, type Report, type WaiverSummary} from '../contract/report.js'
+import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
+import {type Baseline, compareWithBaseline} from './baseline.js'
+import {buildPlan, type ClusterPlanInput, type RulePlan} from './plan.js'
+import {exitCodeOf, type GatePolicy, summarize, verdictOf} from './verdict.js'
+import {applyWaivers, type Waiver} from './waivers.js'
+
+export interface ReportInput {
+  nodes: NodeReport[]
+  findings: GatedFinding[]
+  evaluatedRules: number
+  skippedRules: readonly string[]
+  severityOverrides: ReadonlyMap<string, Severity>
+  policy: GatePolicy
+  /** What the plan does with each rule's failures. */
+  rulePlans: ReadonlyMap<string, RulePlan>
+  /** Cluster runs: the summary, and the facts the plan's switch steps are written from. */
+  cluster?: ClusterPlanInput
+  /** --waivers: accepted risks, kept out of the counts until they expire. */
+  waivers?: {file: string; entries: readonly Waiver[]}
+  /** --baseline: an earlier report; the exit code then gates on new findings only. */
+  baseline?: Baseline
+  now?: Date
+}
+
+const STATUS_ORDER = {fail: 0, unknown: 1, pass: 2, skip: 3} as const
+const SEVERITY_ORDER = {blocker: 0, warning: 1, info: 2} as const
+
+/** Findings in reading order: failures first, most severe first, then by rule and subject. */
+export function sortFindings(findings: GatedFinding[]): GatedFinding[] {
+  return findings.sort(
+    (a, b) =>
+      STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
+      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+      a.rule.localeCompare(b.rule) ||
+      a.subject.name.localeCompare(b.subject.name),
+  )
+}
+
+/**
+ * The one result every output renders: findings with waivers and baseline marks, the verdict, the
+ * exit code and the plan. Waived findings do not count; with a baseline, the exit code looks only at
+ * new findings while the verdict still describes the whole cluster.
+ */
+export function buildReport(input: ReportInput): Report {
+  const now = input.now ?? new Date()
+  let findings = input.findings
+  let waivers: undefined | WaiverSummary
+  let baseline: BaselineSummary | undefined
+  if (input.waivers) ({findings, summary: waivers} = applyWaivers(findings, input.waivers.entries, input.waivers.file, now))
+  if (input.baseline) ({findings, summary: baseline} = compareWithBaseline(findings, input.baseline))
+
+  const summary = summarize(findings)
+  const verdict = verdictOf(summary)
+  const gated = input.baseline ? summarize(findings.filter((finding) => finding.baseline !== 'existing')) : summary
+  const nodes = [...input.nodes].sort((a, b) => a.name.localeCompare(b.name))
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    tool: {name: TOOL_NAME, version: TOOL_VERSION},
+    generatedAt: now.toISOString(),
+    verdict,
+    exitCode: exitCodeOf(verdictOf(gated), gated, input.policy),
+    summary,
+    rules: {
+      evaluated: input.evaluatedRules,
+      skipped: [...input.skippedRules].sort(),
+      severityOverrides: Object.fromEntries(input.severityOverrides),
+    },
+    ...(input.cluster ? {cluster: input.cluster.summary} : {}),
+    nodes,
+    findings: sortFindings([...findings]),
+    ...(waivers ? {waivers} : {}),
+    ...(baseline ? {baseline} : {}),
+    plan: buildPlan({findings, nodes, rulePlans: input.rulePlans, ...(input.cluster ? {cluster: input.cluster} : {})}),
+  }
+}

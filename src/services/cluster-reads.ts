@@ -1,0 +1,63 @@
+import {writeFile} from 'node:fs/promises'
+
+import {checkConnection, collectResource, emptySnapshot, LISTED_RESOURCES} from '../sources/cluster/collect.js'
+import {type ConnectOptions, KubeClient} from '../sources/cluster/kube-client.js'
+import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import {forEachConcurrently} from '../util/pool.js'
+import {runSilently, type StepRunner} from './progress.js'
+
+/** How to reach the API server (--kubeconfig, --context, --request-timeout, --api-concurrency). */
+export type ConnectionOptions = Omit<ConnectOptions, 'signal'>
+
+/** Reads the cluster into a snapshot, with a task list on stderr; aborting `signal` stops the reads with its reason. */
+export async function collectLive(connection: ConnectionOptions, progress: StepRunner = runSilently, signal?: AbortSignal): Promise<ClusterSnapshot> {
+  const state: {client?: KubeClient; snapshot?: ClusterSnapshot} = {}
+  try {
+    await progress(
+      [
+        {
+          title: 'Connect to the API server',
+          async task(context, task) {
+            context.client = await KubeClient.connect({...connection, signal})
+            const version = await checkConnection(context.client)
+            context.snapshot = {...emptySnapshot(context.client), resources: {version: {status: 'ok', items: [version]}}}
+            task.title = `Connected to ${context.client.server} (${String(version.gitVersion ?? '?')}, context ${context.client.context})`
+          },
+        },
+        {
+          title: `Read ${LISTED_RESOURCES.map((resource) => resource.name).join(', ')}`,
+          async task(context, task) {
+            let done = 0
+            await forEachConcurrently(LISTED_RESOURCES, connection.concurrency, async (resource) => {
+              context.snapshot!.resources[resource.name] = await collectResource(context.client!, resource)
+              task.output = `${++done}/${LISTED_RESOURCES.length} read`
+            })
+            const refused = Object.values(context.snapshot!.resources).filter((outcome) => outcome.status !== 'ok').length
+            task.title = `Read ${LISTED_RESOURCES.length} resource kinds${refused > 0 ? ` (${refused} could not be read)` : ''}`
+          },
+        },
+      ],
+      state,
+    )
+  } finally {
+    state.client?.close()
+  }
+
+  return state.snapshot!
+}
+
+/** What `kpx-check snapshot` wrote: the file, and what it holds of each resource. */
+export interface SnapshotResult {
+  file: string
+  resources: Record<string, {count?: number; status: string}>
+}
+
+/** `kpx-check snapshot`: reads the cluster and writes the snapshot to `file`. */
+export async function writeSnapshot(connection: ConnectionOptions, file: string, progress: StepRunner = runSilently): Promise<SnapshotResult> {
+  const snapshot = await collectLive(connection, progress)
+  await writeFile(file, `${JSON.stringify(snapshot, null, 1)}\n`)
+  const resources = Object.fromEntries(
+    Object.entries(snapshot.resources).map(([name, outcome]) => [name, outcome.status === 'ok' ? {status: 'ok', count: outcome.items.length} : {status: outcome.status}]),
+  )
+  return {file, resources}
+}

@@ -1,0 +1,61 @@
+/** `--facts`: facts bundles from files, folders of them, or standard input; each is one node. */
+import {readdir, readFile, stat} from 'node:fs/promises'
+import {basename, extname, join} from 'node:path'
+
+import {BundleError, parseBundle} from '../../facts/bundle.js'
+import {deriveNodeFacts} from '../../facts/node-facts.js'
+import {UsageError} from '../../util/errors.js'
+import type {ProbedNode} from './node-probes.js'
+
+/** The nodes of every bundle named, in order: `-` is standard input, a folder gives its files sorted. */
+export async function readFactsBundles(paths: readonly string[], readStdin: () => Promise<string> = readStandardInput): Promise<ProbedNode[]> {
+  const files: string[] = []
+  const nodes: ProbedNode[] = []
+  for (const path of paths) {
+    if (path === '-') {
+      nodes.push(bundleNode('standard input', 'stdin', await readStdin()))
+      continue
+    }
+
+    const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`--facts ${path}: ${error.code === 'ENOENT' ? 'no such file or folder' : error.message}`, [
+        'Pass a bundle file, a folder of bundles, or - for standard input.',
+      ])
+    })
+    if (info.isDirectory()) {
+      const entries = await readdir(path, {withFileTypes: true})
+      const bundles = entries.filter((entry) => entry.isFile() && !entry.name.startsWith('.')).map((entry) => join(path, entry.name))
+      if (bundles.length === 0) throw new UsageError(`--facts ${path}: the folder holds no bundle files`)
+      files.push(...bundles.sort())
+    } else {
+      files.push(path)
+    }
+  }
+
+  const texts = await Promise.all(
+    files.map((file) =>
+      readFile(file, 'utf8').catch((error: Error) => {
+        throw new UsageError(`--facts ${file}: cannot read it: ${error.message}`)
+      }),
+    ),
+  )
+  return [...nodes, ...files.map((file, index) => bundleNode(file, basename(file, extname(file)), texts[index]))]
+}
+
+function bundleNode(origin: string, fallbackName: string, text: string): ProbedNode {
+  try {
+    return {source: 'facts', origin, facts: deriveNodeFacts(parseBundle(text), fallbackName), reachable: true}
+  } catch (error) {
+    if (!(error instanceof BundleError)) throw error
+    throw new UsageError(`${origin}:${error.line}: not a kpx-check facts bundle: ${error.message}`, [
+      'Write bundles with the collector: kpx-check collect | ssh NODE sh > NODE.facts',
+      'Or see "Facts bundle format" in the README.',
+    ])
+  }
+}
+
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

@@ -1,0 +1,76 @@
+/**
+ * Node facts from a collector run: on this machine, or over SSH. A run that fails, or prints
+ * something that is no bundle, makes the node unreachable with the reason; every fact is then
+ * unknown, never passed.
+ */
+import {hostname} from 'node:os'
+
+import type {NodeSource} from '../../contract/report.js'
+import {BundleError, parseBundle} from '../../facts/bundle.js'
+import {NODE_FACT_PATHS} from '../../facts/catalog.js'
+import {FactSet} from '../../facts/fact-set.js'
+import {deriveNodeFacts} from '../../facts/node-facts.js'
+import {type CollectorRun, runCollectorLocally} from '../collector/local.js'
+import type {SshProbeOptions} from '../ssh/options.js'
+import type {SshTarget} from '../ssh/target.js'
+
+/** One node's facts and where they came from. */
+export interface ProbedNode {
+  source: NodeSource
+  origin: string
+  facts: FactSet
+  reachable: boolean
+  reason?: string
+}
+
+export async function probeThisMachine(timeoutSeconds: number): Promise<ProbedNode> {
+  return collectedNode('local', 'this machine', hostname(), await runCollectorLocally(timeoutSeconds * 1000))
+}
+
+/**
+ * Probes nodes over SSH: one ProbedNode per target, in the targets' order, with source `ssh` and
+ * origin `user@host:port`. A node that could not be probed is unreachable, with a reason that
+ * starts with its failure class (`auth: …`, `host-key: …`, `timeout: …`). A target's `name`, when
+ * given, names the node; else the hostname the collector read does. Targets that resolve to the
+ * same connection share one result. Throws a UsageError before any connection for a target,
+ * key or configuration line that cannot be used.
+ */
+export async function probeNodesOverSsh(targets: SshTarget[], options: SshProbeOptions): Promise<ProbedNode[]> {
+  // ssh2 and the SSH machinery load only when SSH is used, so local and API runs start faster.
+  const {runCollectorOverSsh} = await import('../ssh/fleet.js')
+  return runCollectorOverSsh(targets, options, (run) => {
+    const node = collectedNode('ssh', run.origin, run.target.name ?? run.target.host, run)
+    if (run.target.name) node.facts.set('node.name', run.target.name)
+    if (run.sudoRefused) blameSudo(node.facts, run.sudoRefused)
+    return node
+  })
+}
+
+/** A node that could not be probed: every fact unknown, with the reason. */
+export function unreachable(source: NodeSource, origin: string, name: string, reason: string): ProbedNode {
+  const facts = new FactSet().set('node.name', name)
+  facts.unknownAll(
+    NODE_FACT_PATHS.filter((path) => path !== 'node.name'),
+    'node-unreachable',
+    reason,
+  )
+  return {source, origin, facts, reachable: false, reason}
+}
+
+/** A node from a collector run: its facts, or unreachable with why the run or its bundle failed. */
+function collectedNode(source: NodeSource, origin: string, fallbackName: string, run: CollectorRun): ProbedNode {
+  if (!run.ok) return unreachable(source, origin, fallbackName, run.reason ?? 'collector: failed')
+  try {
+    return {source, origin, facts: deriveNodeFacts(parseBundle(run.stdout), fallbackName), reachable: true}
+  } catch (error) {
+    if (!(error instanceof BundleError)) throw error
+    return unreachable(source, origin, fallbackName, `collector: printed a malformed bundle (line ${error.line}: ${error.message})`)
+  }
+}
+
+/** With --sudo refused, the collector ran as the login user: what it could not read without root says why. */
+function blameSudo(facts: FactSet, refusal: string): void {
+  for (const [path, why] of facts.unknownEntries()) {
+    if (why.reason === 'permission-denied') facts.unknown(path, 'permission-denied', why.detail ? `${refusal}; ${why.detail}` : refusal)
+  }
+}

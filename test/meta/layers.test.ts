@@ -1,0 +1,118 @@
+/**
+ * The layers of src/, as the README's Architecture section draws them: each folder may import only
+ * from itself and the folders before it, and no import cycle exists among files or among folders.
+ * Static, type-only, re-export and dynamic imports all count.
+ */
+import assert from 'node:assert/strict'
+import {readdirSync, readFileSync} from 'node:fs'
+import {dirname, join, relative, resolve} from 'node:path'
+import {describe, it} from 'node:test'
+
+import {PACKAGE_ROOT} from '../../src/util/paths.js'
+
+const LAYERS = ['contract', 'util', 'facts', 'sources', 'derive', 'engine', 'planner', 'report', 'services', 'cli', 'commands', 'build'] as const
+
+const SRC = join(PACKAGE_ROOT, 'src')
+const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g
+
+/** Every .ts file under src/ (repository paths) with the files it imports. */
+function importGraph(): Map<string, string[]> {
+  const files = readdirSync(SRC, {recursive: true, withFileTypes: true})
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => join(entry.parentPath, entry.name))
+  const graph = new Map<string, string[]>()
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8')
+    const targets = [...text.matchAll(IMPORT)].map((match) => relative(PACKAGE_ROOT, resolve(dirname(file), (match[1] ?? match[2]).replace(/\.js$/, '.ts'))))
+    graph.set(relative(PACKAGE_ROOT, file), [...new Set(targets)])
+  }
+
+  return graph
+}
+
+/** The layer a file belongs to: its first folder under src/. */
+function layerOf(file: string): string {
+  return file.split('/')[1]
+}
+
+/** Strongly connected components with more than one member, or a member that imports itself (Tarjan). */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let counter = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (node: string) => {
+    index.set(node, counter)
+    low.set(node, counter++)
+    stack.push(node)
+    onStack.add(node)
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue
+      if (!index.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!))
+      }
+    }
+
+    if (low.get(node) !== index.get(node)) return
+    const component: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+    } while (member !== node)
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort())
+  }
+
+  for (const node of graph.keys()) if (!index.has(node)) visit(node)
+  return found
+}
+
+describe('layers of src/', () => {
+  const graph = importGraph()
+
+  it('every file lives in a layer folder', () => {
+    const strays = [...graph.keys()].filter((file) => !(LAYERS as readonly string[]).includes(layerOf(file)))
+    assert.deepEqual(strays, [], `files outside ${LAYERS.join(', ')}`)
+  })
+
+  it('every import resolves to a file of src/', () => {
+    const broken = [...graph].flatMap(([file, targets]) => targets.filter((target) => !graph.has(target)).map((target) => `${file} → ${target}`))
+    assert.deepEqual(broken, [])
+  })
+
+  it('no import cycle among files', () => {
+    assert.deepEqual(cycles(graph), [])
+  })
+
+  it('each layer imports only from itself and the layers before it', () => {
+    const order = new Map(LAYERS.map((layer, position) => [layer as string, position]))
+    const wrongWay = [...graph].flatMap(([file, targets]) =>
+      targets.filter((target) => order.get(layerOf(target))! > order.get(layerOf(file))!).map((target) => `${file} → ${target}`),
+    )
+    assert.deepEqual(wrongWay, [], `order: ${LAYERS.join(' → ')}`)
+  })
+
+  it('no import cycle among folders', () => {
+    const folders = new Map<string, Set<string>>()
+    for (const [file, targets] of graph) {
+      const from = dirname(file)
+      const edges = folders.get(from) ?? new Set<string>()
+      folders.set(from, edges)
+      for (const target of targets) if (dirname(target) !== from) edges.add(dirname(target))
+    }
+
+    assert.deepEqual(cycles(new Map([...folders].map(([folder, edges]) => [folder, [...edges]]))), [])
+  })
+
+  it('finds the cycles and wrong-way imports it is there to find', () => {
+    assert.deepEqual(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['d']], ['e', ['a']]])), [['a', 'b', 'c'], ['d']])
+    const sample = "import type {A} from './a.js'\nexport {B} from '../b.js'\nconst c = await import('./c/d.js')\nimport './side.js'\n"
+    assert.deepEqual([...sample.matchAll(IMPORT)].map((match) => match[1] ?? match[2]), ['./a.js', '../b.js', './c/d.js', './side.js'])
+  })
+})
