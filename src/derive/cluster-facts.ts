@@ -5,8 +5,8 @@ import {FactSet} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
 import type {ResourceName} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../sources/cluster/snapshot.js'
-import {type Component, containersOf, detectComponents, imageVersion} from './components.js'
-import {kubeProxySettings, parseKubeProxyConfiguration} from './kube-proxy-config.js'
+import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
+import {describeSetting, type KubeProxyConfig, kubeProxySettings, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {parseOsImage} from './os-image.js'
 import {type UnknownReason} from '../contract/finding.js'
 
@@ -17,7 +17,9 @@ export interface ClusterModel {
   cluster: FactSet
   nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; kernelRelease: null | string; osImage: null | string; os: {id: null | string; versionId: null | string}}>
   services: Array<{name: string; facts: FactSet}>
-  components: Array<{name: string; facts: FactSet}>
+  /** The CNIs, as rule subjects and as found. */
+  components: Array<{component: Component; facts: FactSet; name: string}>
+  kubeProxy: KubeProxyConfig
 }
 
 const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
@@ -88,15 +90,20 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
     services: serviceSubjects(cluster, resources),
     components: components
       .filter((component) => component.role === 'cni')
-      .map((component) => ({name: component.workload, facts: componentFacts(cluster, component)})),
+      .map((component) => ({name: namespaced(component.daemonSet), component, facts: componentFacts(cluster, component)})),
+    kubeProxy: kubeProxy.config,
   }
 }
 
+/** What kube-proxy's workload and configuration show: its config, and what every node inherits from it. */
 interface KubeProxyFound {
+  config: KubeProxyConfig
   runtime: 'container' | 'k3s' | 'none' | 'unknown'
-  mode: string
   skipKernelCheck?: boolean
 }
+
+/** What is not known of the configuration until it is read. */
+const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {version: null, daemonSet: null, configMap: null, carryOver: []}
 
 function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: KubeObject[], configMaps: KubeObject[], components: Component[]): KubeProxyFound {
   const daemonSet = daemonSets.find((candidate) => candidate.metadata?.name === 'kube-proxy' || containersOf(candidate).some((container) => /\/kube-proxy[:@]/.test(container.image)))
@@ -115,7 +122,7 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   const failure = resources.failure('daemonSets') ?? resources.failure('kubeProxyPods')
   if (failure) {
     cluster.unknownAll([...proxyPaths, ...configPaths, 'kubeProxy.replacedBy'], failure.reason, failure.detail)
-    return {runtime: 'unknown', mode: 'unknown'}
+    return {runtime: 'unknown', config: {mode: 'unknown', ...UNKNOWN_CONFIG}}
   }
 
   if (replacedBy) cluster.set('kubeProxy.replacedBy', replacedBy)
@@ -125,32 +132,33 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   if (!workload && !embedded) {
     cluster.set('kubeProxy.present', false).set('cluster.proxyMode', 'none')
     cluster.unknownAll([...proxyPaths.slice(1, -1), ...configPaths], 'not-present', 'kube-proxy does not run in this cluster')
-    return {runtime: 'none', mode: 'none'}
+    return {runtime: 'none', config: {mode: 'none', ...UNKNOWN_CONFIG}}
   }
 
   cluster.set('kubeProxy.present', true)
   if (embedded && openshiftSdn) {
     // OpenShift SDN runs kube-proxy's iptables proxier inside its own pods; it has no other mode.
-    cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', `DaemonSet ${openshiftSdn.workload} (OpenShift SDN, kube-proxy built in)`)
+    cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', `DaemonSet ${namespaced(openshiftSdn.daemonSet)} (OpenShift SDN, kube-proxy built in)`)
     cluster.set('cluster.proxyMode', 'iptables').set('kubeProxy.configSource', 'OpenShift SDN (built in)').set('kubeProxy.image', openshiftSdn.image)
     cluster.unknownAll(['kubeProxy.version', ...configPaths.filter((path) => path !== 'kubeProxy.configSource')], 'not-present', 'OpenShift SDN embeds kube-proxy')
-    return {runtime: 'container', mode: 'iptables'}
+    return {runtime: 'container', config: {...UNKNOWN_CONFIG, mode: 'iptables', daemonSet: openshiftSdn.daemonSet}}
   }
 
   if (embedded) {
+    const version = String(cluster.get('cluster.version') ?? '')
     cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', 'k3s (kube-proxy runs inside the k3s process)')
     cluster.unknownAll(['kubeProxy.image', ...configPaths], 'not-present', 'k3s embeds kube-proxy; its flags (--kube-proxy-arg) live in /etc/rancher/k3s/config.yaml on each node')
-    cluster.set('kubeProxy.version', String(cluster.get('cluster.version') ?? '')).set('cluster.proxyMode', 'unknown')
-    return {runtime: 'k3s', mode: 'unknown'}
+    cluster.set('kubeProxy.version', version).set('cluster.proxyMode', 'unknown')
+    return {runtime: 'k3s', config: {...UNKNOWN_CONFIG, mode: 'unknown', version}}
   }
 
   const container = containersOf(workload).find((candidate) => /kube-proxy/.test(candidate.image) || candidate.name === 'kube-proxy') ?? containersOf(workload)[0]
-  const namespaced = `${workload.metadata?.namespace ?? ''}/${workload.metadata?.name ?? ''}`
+  const owner = daemonSet ? {namespace: workload.metadata?.namespace ?? '', name: workload.metadata?.name ?? ''} : null
   cluster
     .set('kubeProxy.deployment', daemonSet ? 'daemonset' : 'static-pods')
-    .set('kubeProxy.workload', daemonSet ? `DaemonSet ${namespaced}` : `static pods ${staticPods.map((pod) => pod.metadata?.name).join(', ')}`)
+    .set('kubeProxy.workload', owner ? `DaemonSet ${namespaced(owner)}` : `static pods ${staticPods.map((pod) => pod.metadata?.name).join(', ')}`)
     .set('kubeProxy.image', container?.image ?? '')
-  const version = container && imageVersion(container.image)
+  const version = (container && imageVersion(container.image)) || null
   if (version) cluster.set('kubeProxy.version', version)
   else cluster.unknown('kubeProxy.version', 'unparseable', `no version in the image tag ${container?.image ?? ''}`)
   const skipKernelCheck = Boolean(container?.env.get('KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK'))
@@ -160,24 +168,27 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   const configMap =
     configMaps.find((map) => map.metadata?.name === 'kube-proxy-config') ?? configMaps.find((map) => map.metadata?.name === 'kube-proxy' && map.metadata?.namespace === 'kube-system')
   const data = ((configMap as Raw | undefined)?.data ?? {}) as Record<string, string>
-  const configText = data['config.conf'] ?? data.config ?? Object.values(data).find((value) => /KubeProxyConfiguration/.test(value))
+  const configKey = 'config.conf' in data ? 'config.conf' : 'config' in data ? 'config' : Object.keys(data).find((key) => /KubeProxyConfiguration/.test(data[key]))
+  const configText = configKey === undefined ? undefined : data[configKey]
   const argv = container?.args ?? []
   const usesConfigFile = argv.some((arg) => arg.startsWith('--config'))
   if (usesConfigFile && !configText && configFailure) {
     cluster.unknownAll(['cluster.proxyMode', ...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], configFailure.reason, configFailure.detail)
-    return {runtime: 'container', mode: 'unknown', skipKernelCheck}
+    return {runtime: 'container', skipKernelCheck, config: {...UNKNOWN_CONFIG, mode: 'unknown', version, daemonSet: owner}}
   }
 
   const settings = kubeProxySettings(configText ? parseKubeProxyConfiguration(configText) : undefined, argv)
+  const mode = settings.mode === '' ? 'iptables' : settings.mode
+  const source = configText ? {namespace: configMap?.metadata?.namespace ?? '', name: configMap?.metadata?.name ?? '', key: configKey!} : null
   cluster
-    .set('cluster.proxyMode', settings.mode === '' ? 'iptables' : settings.mode)
-    .set('kubeProxy.configSource', configText ? `ConfigMap ${configMap?.metadata?.namespace}/${configMap?.metadata?.name}` + (argv.some((arg) => /^--proxy-mode/.test(arg)) ? ' and flags' : '') : 'flags')
+    .set('cluster.proxyMode', mode)
+    .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (argv.some((arg) => /^--proxy-mode/.test(arg)) ? ' and flags' : '') : 'flags')
     .set('kubeProxy.nodePortAddresses', settings.nodePortAddresses)
-    .set('kubeProxy.carryOver', settings.carryOver)
+    .set('kubeProxy.carryOver', settings.carryOver.map((setting) => describeSetting(setting)))
     .set('kubeProxy.ipvsScheduler', settings.ipvsScheduler)
     .set('kubeProxy.ipvsStrictARP', settings.ipvsStrictARP)
     .set('kubeProxy.featureGates', settings.featureGates)
-  return {runtime: 'container', mode: settings.mode === '' ? 'iptables' : settings.mode, skipKernelCheck}
+  return {runtime: 'container', skipKernelCheck, config: {mode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver}}
 }
 
 function deriveServices(cluster: FactSet, resources: Resources): void {
@@ -227,7 +238,7 @@ function serviceSubjects(cluster: FactSet, resources: Resources): ClusterModel['
 function componentFacts(cluster: FactSet, component: Component): FactSet {
   const facts = new FactSet(cluster)
     .set('component.name', component.name)
-    .set('component.workload', `DaemonSet ${component.workload}`)
+    .set('component.workload', `DaemonSet ${namespaced(component.daemonSet)}`)
     .set('component.image', component.image)
     .set('component.replacesKubeProxy', component.replacesKubeProxy)
   if (component.version) facts.set('component.version', component.version)
@@ -259,8 +270,8 @@ function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound, shellOnly: Fac
 
   if (kubeProxy.runtime === 'unknown') facts.unknown('kubeProxy.runtime', 'not-collected', NOT_IN_API)
   else facts.set('kubeProxy.runtime', kubeProxy.runtime)
-  if (kubeProxy.mode === 'unknown') facts.unknown('kubeProxy.mode', 'not-collected', 'the cluster configuration does not show the mode')
-  else facts.set('kubeProxy.mode', kubeProxy.mode)
+  if (kubeProxy.config.mode === 'unknown') facts.unknown('kubeProxy.mode', 'not-collected', 'the cluster configuration does not show the mode')
+  else facts.set('kubeProxy.mode', kubeProxy.config.mode)
   if (kubeProxy.skipKernelCheck === undefined) facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', NOT_IN_API)
   else facts.set('kubeProxy.skipKernelCheck', kubeProxy.skipKernelCheck)
 

@@ -1,11 +1,22 @@
 import type {KubeObject} from '../sources/cluster/snapshot.js'
 
+/** An object's namespace and name. */
+export interface NamespacedName {
+  namespace: string
+  name: string
+}
+
+/** `namespace/name`, as reports and kubectl spell an object. */
+export function namespaced(object: NamespacedName): string {
+  return `${object.namespace}/${object.name}`
+}
+
 /** A networking component found in the cluster, from its DaemonSet and configuration. */
 export interface Component {
   name: string
   /** cni: pod networking (checked against the CNI matrix); addon: other node-level networking. */
   role: 'addon' | 'cni'
-  workload: string
+  daemonSet: NamespacedName
   image: string
   version?: string
   dataplane?: string
@@ -89,7 +100,7 @@ export function detectComponents(inputs: ComponentInputs): Component[] {
     const component: Component = {
       name: detector.name,
       role: detector.role,
-      workload: `${daemonSet.metadata?.namespace ?? ''}/${name}`,
+      daemonSet: {namespace: daemonSet.metadata?.namespace ?? '', name},
       image: main?.image ?? '',
       version: main ? imageVersion(main.image) : undefined,
       replacesKubeProxy: detector.name === 'gke-dataplane-v2' || detector.name === 'ovn-kubernetes',

@@ -1,5 +1,36 @@
 import {parse as parseYaml} from 'yaml'
 
+import type {NamespacedName} from './components.js'
+
+/** A setting of the iptables or ipvs section that nftables mode would not read: `{field: 'ipvs.syncPeriod', value: '60s'}`. */
+export interface CarriedSetting {
+  field: string
+  value: unknown
+}
+
+/** What the cluster shows of kube-proxy's configuration: the plan and the rule gating read this, not strings. */
+export interface KubeProxyConfig {
+  /** iptables, ipvs, nftables, none (no kube-proxy), unknown, or what its configuration names. */
+  mode: string
+  /** Its version, from the image tag (the cluster's for k3s); null when not known. */
+  version: null | string
+  /** The DaemonSet whose pods run it (OpenShift SDN's, where it is built in); null for static pods, k3s or none. */
+  daemonSet: NamespacedName | null
+  /** The ConfigMap key its configuration file is read from; null when only flags configure it, or it is unreadable. */
+  configMap: (NamespacedName & {key: string}) | null
+  carryOver: readonly CarriedSetting[]
+}
+
+/** The one answer to "is there anything to migrate?": not when kube-proxy is absent or already in nftables mode. */
+export function migrationNeeded(mode: string): boolean {
+  return mode !== 'none' && mode !== 'nftables'
+}
+
+/** A carried setting as the kubeProxy.carryOver fact lists it: `ipvs.syncPeriod: "60s"`. */
+export function describeSetting(setting: CarriedSetting): string {
+  return `${setting.field}: ${JSON.stringify(setting.value)}`
+}
+
 /**
  * kube-proxy's effective settings, from its KubeProxyConfiguration file (ConfigMap) overlaid with
  * its command-line flags, as kube-proxy itself applies them.
@@ -12,7 +43,7 @@ export interface KubeProxySettings {
   ipvsScheduler: string
   ipvsStrictARP: boolean
   /** Settings of the iptables/ipvs sections that nftables mode does not read. */
-  carryOver: string[]
+  carryOver: CarriedSetting[]
 }
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -120,14 +151,14 @@ export function kubeProxySettings(config: Raw | undefined, argv: readonly string
 
   const mode = String(effective.mode ?? '')
   const featureGates = Object.entries((effective.featureGates ?? {}) as Record<string, unknown>).map(([name, value]) => `${name}=${value}`)
-  const carryOver: string[] = []
+  const carryOver: CarriedSetting[] = []
   for (const field of READ_BY_MODE[mode === '' ? 'iptables' : mode] ?? []) {
     const value = getPath(effective, field)
     if (value === undefined || (DEFAULTS[field] ?? []).some((normal) => JSON.stringify(normal) === JSON.stringify(value))) continue
     if (Array.isArray(value) && value.length === 0) continue
     const nftablesField = field.replace(/^(iptables|ipvs)\./, 'nftables.')
     if (JSON.stringify(getPath(effective, nftablesField)) === JSON.stringify(value)) continue
-    carryOver.push(`${field}: ${JSON.stringify(value)}`)
+    carryOver.push({field, value})
   }
 
   return {

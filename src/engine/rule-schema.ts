@@ -26,6 +26,11 @@ export const RULE_FILE_SCHEMA = {
       description: 'For cluster rules: evaluated once for the cluster, or for each LoadBalancer Service or networking DaemonSet.',
     },
     severity: {enum: [...SEVERITIES], description: 'Default severity of a failure; users can override it per rule.'},
+    evaluate: {
+      enum: ['always', 'when-migrating'],
+      default: 'when-migrating',
+      description: 'when-migrating: only when kube-proxy runs in a mode other than nftables; always: also when there is nothing to migrate (the rule that says so).',
+    },
     phase: {
       enum: ['prerequisites', 'prepare-cni', 'configure'],
       default: 'prerequisites',
@@ -118,6 +123,8 @@ export interface RuleDefinition {
   scope: 'cluster' | 'node'
   subject?: (typeof CLUSTER_SUBJECT_KINDS)[number]
   severity: Severity
+  /** Whether the rule runs when there is nothing to migrate (default when-migrating). */
+  evaluate?: 'always' | 'when-migrating'
   /** The plan phase of this rule's fix (default prerequisites). */
   phase?: 'configure' | 'prepare-cni' | 'prerequisites'
   /** KubeProxyConfiguration fields the plan adds to the new configuration when the rule fails. */

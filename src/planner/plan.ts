@@ -2,8 +2,9 @@ import semver from 'semver'
 import {stringify as stringifyYaml} from 'yaml'
 
 import {groupByRule} from '../engine/evaluate.js'
+import type {Component} from '../derive/components.js'
+import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import type {RuleDefinition} from '../engine/rule-schema.js'
-import type {FactSet} from '../facts/fact-set.js'
 import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../contract/report.js'
 import {PLAN_PHASES} from '../contract/phases.js'
 import {isWaived} from './verdict.js'
@@ -31,9 +32,10 @@ export interface PlanInput {
 
 export interface ClusterPlanInput {
   summary: ClusterSummary
-  facts: FactSet
-  /** The CNI DaemonSets' facts (component.*): their dataplanes may have to switch with kube-proxy. */
-  components: FactSet[]
+  /** Where kube-proxy runs and is configured: the commands edit exactly that. */
+  kubeProxy: KubeProxyConfig
+  /** The CNIs: their dataplanes may have to switch with kube-proxy. */
+  cnis: readonly Component[]
   /** How each platform switches (platforms/, loadRecipes). */
   recipes: ReadonlyMap<string, PlatformRecipe>
   targetVersion?: string
@@ -230,31 +232,31 @@ function probeCommands(clusterRun: boolean): string[] {
 }
 
 function holds(condition: RecipeCondition, cluster: ClusterPlanInput): boolean {
-  const {facts} = cluster
+  const {kubeProxy} = cluster
   switch (condition) {
     case 'from-ipvs': {
-      return facts.get('cluster.proxyMode') === 'ipvs'
+      return kubeProxy.mode === 'ipvs'
     }
 
     case 'from-iptables': {
-      return facts.get('cluster.proxyMode') === 'iptables'
+      return kubeProxy.mode === 'iptables'
     }
 
     case 'carry-over': {
-      return carriedSettings(facts).length > 0
+      return carriedSettings(kubeProxy).length > 0
     }
 
     case 'old-kube-proxy': {
-      const version = semver.coerce(String(facts.get('kubeProxy.version') ?? ''))
+      const version = semver.coerce(kubeProxy.version ?? '')
       return version !== null && semver.lt(version, '1.29.0')
     }
 
     case 'calico-operator-iptables': {
-      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.namespace === 'calico-system')
+      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.daemonSet.namespace === 'calico-system')
     }
 
     case 'calico-manifest-iptables': {
-      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.namespace !== 'calico-system')
+      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.daemonSet.namespace !== 'calico-system')
     }
 
     case 'flannel-iptables': {
@@ -267,15 +269,8 @@ function holds(condition: RecipeCondition, cluster: ClusterPlanInput): boolean {
  * CNIs whose own dataplane must move to nftables with kube-proxy: Calico on its iptables dataplane
  * (the operator's runs in calico-system) and flannel without EnableNFTables.
  */
-function cniToSwitch(cluster: ClusterPlanInput): Array<{name: string; namespace: string; daemonSet: string}> {
-  return cluster.components.flatMap((facts) => {
-    const name = String(facts.get('component.name') ?? '')
-    const dataplane = facts.get('component.dataplane')
-    const onIptables = (name === 'calico' && dataplane === 'Iptables') || (name === 'flannel' && dataplane === 'iptables')
-    // component.workload is always "DaemonSet namespace/name".
-    const [namespace, daemonSet] = String(facts.get('component.workload')).replace(/^DaemonSet /, '').split('/')
-    return onIptables ? [{name, namespace, daemonSet}] : []
-  })
+function cniToSwitch(cluster: ClusterPlanInput): Component[] {
+  return cluster.cnis.filter((cni) => (cni.name === 'calico' && cni.dataplane === 'Iptables') || (cni.name === 'flannel' && cni.dataplane === 'iptables'))
 }
 
 /** nftables counterparts of the iptables/ipvs settings in use (KubeProxyConfiguration v1alpha1). */
@@ -286,14 +281,11 @@ const NFTABLES_COUNTERPART: Record<string, string> = {
   minSyncPeriod: 'minSyncPeriod',
 }
 
-/** kubeProxy.carryOver entries ("ipvs.syncPeriod: \"60s\"") that have an nftables counterpart, as [field, value]. */
-function carriedSettings(facts: FactSet): Array<[string, unknown]> {
-  const entries = facts.get('kubeProxy.carryOver')
-  if (!Array.isArray(entries)) return []
-  return entries.flatMap((entry) => {
-    const match = /^(?:iptables|ipvs)\.(\w+): (.*)$/.exec(String(entry))
-    const field = match && NFTABLES_COUNTERPART[match[1]]
-    return field ? [[field, JSON.parse(match[2]) as unknown] as [string, unknown]] : []
+/** The carried-over settings that have an nftables counterpart, as [field, value]. */
+function carriedSettings(kubeProxy: KubeProxyConfig): Array<[string, unknown]> {
+  return kubeProxy.carryOver.flatMap(({field, value}) => {
+    const counterpart = NFTABLES_COUNTERPART[field.replace(/^(?:iptables|ipvs)\./, '')]
+    return counterpart ? [[counterpart, value] as [string, unknown]] : []
   })
 }
 
@@ -304,43 +296,37 @@ function configAdditions(findings: readonly GatedFinding[], rulePlans: ReadonlyM
 }
 
 function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>, additions: Record<string, unknown>): Record<PlanVariable, string> {
-  const {facts, summary} = cluster
-  const [kubeProxyNamespace, kubeProxyDaemonSet] = namespacedName(/^DaemonSet (\S+)/.exec(String(facts.get('kubeProxy.workload') ?? ''))?.[1], 'kube-system/kube-proxy')
-  const configMap = /^ConfigMap (\S+)/.exec(String(facts.get('kubeProxy.configSource') ?? ''))?.[1]
-  const [configMapNamespace, configMapName] = namespacedName(configMap, 'kube-system/kube-proxy')
-  const carried = carriedSettings(facts)
+  const {kubeProxy, summary} = cluster
+  const daemonSet = kubeProxy.daemonSet ?? {namespace: 'kube-system', name: 'kube-proxy'}
+  const configMap = kubeProxy.configMap ?? {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'}
+  const carried = carriedSettings(kubeProxy)
   const config = {mode: 'nftables', ...(carried.length > 0 ? {nftables: Object.fromEntries(carried)} : {}), ...additions}
   // The canary is a worker of the largest group with nothing failing, so that it stands for many
   // and a failure there spares the control plane.
   const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
   const canaryNode = canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
   const cnis = cniToSwitch(cluster)
-  const calico = cnis.find((cni) => cni.name === 'calico')
-  const flannel = cnis.find((cni) => cni.name === 'flannel')
+  const calico = cnis.find((cni) => cni.name === 'calico')?.daemonSet
+  const flannel = cnis.find((cni) => cni.name === 'flannel')?.daemonSet
   // Pods restarted together on each node: kube-proxy, and the CNI agents whose dataplane follows it
   // (the Calico operator rolls its own pods, so only a manifest install's are listed).
-  const switchPods = [kubeProxyDaemonSet, ...(calico && calico.namespace !== 'calico-system' ? [calico.daemonSet] : []), ...(flannel ? [flannel.daemonSet] : [])]
+  const switchPods = [daemonSet.name, ...(calico && calico.namespace !== 'calico-system' ? [calico.name] : []), ...(flannel ? [flannel.name] : [])]
   return {
-    kubeProxyNamespace,
-    kubeProxyDaemonSet,
+    kubeProxyNamespace: daemonSet.namespace,
+    kubeProxyDaemonSet: daemonSet.name,
     switchPods: switchPods.join('|'),
     calicoNamespace: calico?.namespace ?? 'kube-system',
-    calicoDaemonSet: calico?.daemonSet ?? 'calico-node',
+    calicoDaemonSet: calico?.name ?? 'calico-node',
     flannelNamespace: flannel?.namespace ?? 'kube-flannel',
-    flannelDaemonSet: flannel?.daemonSet ?? 'kube-flannel-ds',
-    configMapNamespace,
-    configMapName,
-    configMapKey: configMapName === 'kube-proxy-config' ? 'config' : 'config.conf',
+    flannelDaemonSet: flannel?.name ?? 'kube-flannel-ds',
+    configMapNamespace: configMap.namespace,
+    configMapName: configMap.name,
+    configMapKey: configMap.key,
     canaryNode: canaryNode ?? 'NODE',
     fromMode: summary.proxyMode === 'ipvs' ? 'ipvs' : 'iptables',
     kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
     nftablesConfig: stringifyYaml(config).trimEnd(),
   }
-}
-
-function namespacedName(value: string | undefined, fallback: string): [string, string] {
-  const [namespace, name] = (value ?? fallback).split('/')
-  return name === undefined ? (fallback.split('/') as [string, string]) : [namespace, name]
 }
 
 /** Replaces {{variables}}; a multi-line value repeats the text before it on each line (comment markers, indentation). */

@@ -4,6 +4,7 @@
  */
 import type {ClusterSummary, Report} from '../contract/report.js'
 import {type ClusterModel, deriveClusterModel} from '../derive/cluster-facts.js'
+import {migrationNeeded} from '../derive/kube-proxy-config.js'
 import {clusterNodeReport, clusterSubjects, mergeNodeFacts} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-loader.js'
@@ -13,9 +14,6 @@ import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 import type {CheckOptions} from './gate-files.js'
 import {rulePlans} from './rule-catalog.js'
-
-/** The rule that says whether there is anything to migrate at all. */
-const MODE_RULE = 'cluster/kube-proxy-mode'
 
 export interface ClusterEvaluationOptions extends Pick<CheckOptions, 'policy' | 'severity' | 'skip'>, Pick<ReportInput, 'baseline' | 'waivers'> {
   targetVersion?: string
@@ -31,9 +29,9 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     if (probed?.reachable) node.facts = mergeNodeFacts(node.name, probed.facts, node.facts)
   }
 
-  const proxyMode = String(model.cluster.get('cluster.proxyMode') ?? 'unknown')
-  const nothingToMigrate = proxyMode === 'none' || proxyMode === 'nftables'
-  const active = nothingToMigrate ? rules.filter((rule) => rule.id === MODE_RULE) : rules
+  const nothingToMigrate = !migrationNeeded(model.kubeProxy.mode)
+  // With nothing to migrate, only the rules that say so run (`evaluate: always`).
+  const active = nothingToMigrate ? rules.filter((rule) => rule.evaluate === 'always') : rules
   const skip = new Set(options.skip)
   const findings = evaluateRules(active, clusterSubjects(model), {
     skip,
@@ -57,8 +55,8 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
         ...clusterSummary(model.cluster, nothingToMigrate, snapshot),
         ...(probes?.unmatchedInventory ? {unmatchedInventory: probes.unmatchedInventory} : {}),
       },
-      facts: model.cluster,
-      components: model.components.map((component) => component.facts),
+      kubeProxy: model.kubeProxy,
+      cnis: model.components.map(({component}) => component),
       recipes: options.recipes,
       ...(options.targetVersion ? {targetVersion: options.targetVersion} : {}),
     },

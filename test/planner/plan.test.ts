@@ -5,7 +5,8 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {readBuildManifest} from '../../src/engine/build-manifest.js'
-import {FactSet} from '../../src/facts/fact-set.js'
+import type {Component} from '../../src/derive/components.js'
+import type {KubeProxyConfig} from '../../src/derive/kube-proxy-config.js'
 import {BUILTIN_PLATFORMS_DIR} from '../../src/util/paths.js'
 import {buildPlan} from '../../src/planner/plan.js'
 import {recipeSteps} from '../../src/planner/recipes.js'
@@ -127,35 +128,41 @@ describe('the plan from facts', () => {
     unreadable: [],
   }
 
+  const kubeProxy: KubeProxyConfig = {
+    mode: 'iptables',
+    version: '1.34.1',
+    daemonSet: {namespace: 'kube-system', name: 'kube-proxy'},
+    configMap: {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'},
+    carryOver: [],
+  }
+
   it('carries the iptables/ipvs settings that have an nftables counterpart into the new config', () => {
-    const facts = new FactSet()
-      .set('cluster.proxyMode', 'ipvs')
-      .set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
-      .set('kubeProxy.configSource', 'ConfigMap kube-system/kube-proxy')
-      .set('kubeProxy.carryOver', ['iptables.masqueradeAll: true', 'ipvs.syncPeriod: "60s"', 'ipvs.scheduler: "lc"'])
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary, facts, components: [], recipes}})
+    const carryOver = [
+      {field: 'iptables.masqueradeAll', value: true},
+      {field: 'ipvs.syncPeriod', value: '60s'},
+      {field: 'ipvs.scheduler', value: 'lc'},
+    ]
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary, kubeProxy: {...kubeProxy, mode: 'ipvs', carryOver}, cnis: [], recipes}})
     const setMode = plan.steps.find((candidate) => candidate.id === 'configure/set-mode')!
     assert.deepEqual(setMode.commands.slice(-4), ['#   mode: nftables', '#   nftables:', '#     masqueradeAll: true', '#     syncPeriod: 60s'])
     assert.ok(plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-config'), 'the old sections are dropped once all nodes switched')
   })
 
   it('Calico from the operator switches through its Installation; its pods are not restarted by hand', () => {
-    const calico = new FactSet().set('component.name', 'calico').set('component.workload', 'DaemonSet calico-system/calico-node').set('component.dataplane', 'Iptables')
-    const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.workload', 'DaemonSet kube-system/kube-proxy')
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [calico], recipes}})
+    const calico: Component = {name: 'calico', role: 'cni', daemonSet: {namespace: 'calico-system', name: 'calico-node'}, image: 'quay.io/calico/node:v3.30.7', dataplane: 'Iptables', replacesKubeProxy: false}
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, kubeProxy, cnis: [calico], recipes}})
     const ids = plan.steps.map((candidate) => candidate.id)
     assert.ok(ids.includes('prepare-cni/calico-operator') && !ids.includes('prepare-cni/calico-lockstep'))
     assert.match(plan.steps.find((candidate) => candidate.id === 'canary/canary-node')!.commands[0], / \(kube-proxy\)-'/)
   })
 
   it('an old kube-proxy (< 1.29) leaves its nftables tables behind on rollback: the plan says how to delete them', () => {
-    const facts = new FactSet().set('cluster.proxyMode', 'iptables').set('kubeProxy.version', '1.28.15')
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, facts, components: [], recipes}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, kubeProxy: {...kubeProxy, version: '1.28.15'}, cnis: [], recipes}})
     assert.deepEqual(plan.steps.find((candidate) => candidate.id === 'rollback/rollback-old-kube-proxy')?.commands, ['nft delete table ip kube-proxy', 'nft delete table ip6 kube-proxy'])
   })
 
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {
-    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, facts: new FactSet(), components: [], recipes}})
+    const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, kubeProxy: {...kubeProxy, daemonSet: null, configMap: null}, cnis: [], recipes}})
     assert.ok(plan.steps.some((candidate) => candidate.id === 'configure/hold-restarts'))
     assert.match(plan.summary, /^kube-proxy as a DaemonSet with a ConfigMap: /)
   })
