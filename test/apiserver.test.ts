@@ -91,7 +91,7 @@ describe('test API server: TLS, auth and discovery', () => {
   it('serves discovery: API groups and their resources, without CRDs the scenario does not install', async () => {
     assert.deepEqual((await get(server(), '/api')).body.versions, ['v1'])
     const groups = (await get(server(), '/apis')).body.groups.map((group: {name: string}) => group.name)
-    assert.deepEqual(groups.sort(), ['apps', 'discovery.k8s.io', 'networking.k8s.io'])
+    assert.deepEqual(groups.toSorted(), ['apps', 'discovery.k8s.io', 'networking.k8s.io'])
     const core = (await get(server(), '/api/v1')).body
     assert.equal(core.kind, 'APIResourceList')
     assert.deepEqual(
@@ -394,7 +394,7 @@ describe('cluster scenarios', () => {
       assert.ok(minor, 'gitVersion')
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const read = (object: KubeObject) => object as any
-      for (const node of objects['/api/v1/nodes']) assert.match(read(node).status.nodeInfo.kubeletVersion, new RegExp(`^v1\\.${minor}\\.`), node.metadata?.name)
+      for (const node of objects['/api/v1/nodes']) assert.match(read(node).status.nodeInfo.kubeletVersion, new RegExp(String.raw`^v1\.${minor}\.`), node.metadata?.name)
       for (const pod of objects['/api/v1/pods'] ?? []) assert.ok(nodeNames.has(read(pod).spec.nodeName), pod.metadata?.name)
       for (const slice of objects['/apis/discovery.k8s.io/v1/endpointslices'] ?? []) {
         const service = slice.metadata?.labels?.['kubernetes.io/service-name']
@@ -406,7 +406,7 @@ describe('cluster scenarios', () => {
         .flatMap((workload) => (read(workload).spec.template?.spec ?? read(workload).spec).containers)
         .filter((container: {name: string}) => container.name === 'kube-proxy')
         .map((container: {image: string}) => container.image)
-      for (const image of kubeProxyImages) assert.match(image, new RegExp(`:v1\\.${minor}\\.`), image)
+      for (const image of kubeProxyImages) assert.match(image, new RegExp(String.raw`:v1\.${minor}\.`), image)
       for (const daemonSet of objects['/apis/apps/v1/daemonsets'] ?? []) {
         const desired = read(daemonSet).status?.desiredNumberScheduled
         if (desired !== undefined) assert.equal(desired, nodeNames.size, daemonSet.metadata?.name)

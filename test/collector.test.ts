@@ -8,14 +8,14 @@
  * their absence is an outcome the tests assert on.
  */
 import assert from 'node:assert/strict'
-import {execFile, spawn, type ChildProcess} from 'node:child_process'
+import {type ChildProcess, execFile, spawn} from 'node:child_process'
 import {constants} from 'node:fs'
 import {access, chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {hostname, release, tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {parseBundle, type Bundle} from '../src/facts/bundle.js'
+import {type Bundle, parseBundle} from '../src/facts/bundle.js'
 import {COLLECTOR_SCRIPT} from '../src/util/paths.js'
 
 /** Every section of bundle format v1, in the order the collector prints them. */
@@ -203,7 +203,7 @@ table ip kube-proxy {
 `
 
 // nft-check is the one section that shows a command's combined stdout and stderr.
-const FAKE_NFT = `#!/bin/sh
+const FAKE_NFT = String.raw`#!/bin/sh
 case "$1" in
   -c) echo 'warning: probe checked' >&2; exit 0 ;;
 esac
@@ -212,7 +212,7 @@ case "$1" in
   --version) echo '${NFT_VERSION}' ;;
   list)
     case "$2" in
-      tables) printf 'table inet filter\\n### injected\\ntable ip kube-proxy\\n' ;;
+      tables) printf 'table inet filter\n### injected\ntable ip kube-proxy\n' ;;
       ruleset) cat <<'EOF'
 ${FAKE_RULESET}EOF
       ;;
@@ -222,21 +222,21 @@ esac
 exit 0
 `
 
-const FAKE_IPTABLES = `#!/bin/sh
+const FAKE_IPTABLES = String.raw`#!/bin/sh
 echo '${STDERR_MARKER} iptables' >&2
 case "$1 $2" in
   "--version ") echo 'iptables v1.8.9 (nf_tables)' ;;
-  "-S INPUT") printf -- '-P INPUT DROP\\n-A INPUT -j KUBE-FIREWALL\\n' ;;
-  "-S FORWARD") printf -- '-P FORWARD ACCEPT\\n-N KUBE-FORWARD\\n' ;;
+  "-S INPUT") printf -- '-P INPUT DROP\n-A INPUT -j KUBE-FIREWALL\n' ;;
+  "-S FORWARD") printf -- '-P FORWARD ACCEPT\n-N KUBE-FORWARD\n' ;;
 esac
 `
 
-const FAKE_LEGACY_SAVE = `#!/bin/sh
-printf '*filter\\n:INPUT ACCEPT [0:0]\\n-A INPUT -j KUBE-FIREWALL\\n-A INPUT -s 192.0.2.1/32 -j DROP\\nCOMMIT\\n'
+const FAKE_LEGACY_SAVE = String.raw`#!/bin/sh
+printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j KUBE-FIREWALL\n-A INPUT -s 192.0.2.1/32 -j DROP\nCOMMIT\n'
 `
 
-const FAKE_NFT_SAVE = `#!/bin/sh
-printf '*nat\\n-A PREROUTING -j KUBE-SERVICES\\n-A OUTPUT -j KUBE-SERVICES\\n-A POSTROUTING -j MASQUERADE\\nCOMMIT\\n'
+const FAKE_NFT_SAVE = String.raw`#!/bin/sh
+printf '*nat\n-A PREROUTING -j KUBE-SERVICES\n-A OUTPUT -j KUBE-SERVICES\n-A POSTROUTING -j MASQUERADE\nCOMMIT\n'
 `
 
 const FAKE_METRICS = `# HELP kubeproxy_iptables_ct_state_invalid_dropped_packets_total [ALPHA] packets dropped
@@ -362,7 +362,7 @@ describe('collector on this machine', () => {
     assert.equal(sections.get('kernel-release'), release())
     assert.equal(sections.get('hostname'), hostname())
     assert.equal(sections.get('os-release'), (await osReleaseText()).replace(/\n+$/, ''))
-    assert.equal(sections.get('collector')?.split('\n')[1], `uid=${process.getuid?.()}`)
+    assert.equal(sections.get('collector')?.split('\n', 2)[1], `uid=${process.getuid?.()}`)
   })
 
   it('reports nft when, and only when, nft is installed', async () => {
@@ -395,7 +395,7 @@ describe('collector on this machine', () => {
     const lines = (dashRun.bundle.sections.get('services') ?? '').split('\n')
     assert.match(lines[0], /^# method: (systemctl|proc)$/)
     assert.deepEqual(
-      lines.slice(1).map((line) => line.split(' ')[0]),
+      lines.slice(1).map((line) => line.split(' ', 1)[0]),
       ['firewalld', 'ufw', 'nftables', 'docker', 'keepalived'],
     )
     for (const line of lines.slice(1)) assert.match(line, /^[a-z]+ [a-z-]+$/)
@@ -601,8 +601,8 @@ describe('collector with fake node commands', () => {
       assertContract(bbRun)
       assert.deepEqual(reasons(bbRun.bundle), reasons(dashRun.bundle))
       // busybox ip prints addresses a little differently from iproute2.
-      const skip = ['collector', 'kube-proxy-process', ...(userland === 'busybox' ? ['addresses'] : [])]
-      for (const section of SECTIONS.filter((name) => !skip.includes(name))) {
+      const skip = new Set(['collector', 'kube-proxy-process', ...(userland === 'busybox' ? ['addresses'] : [])])
+      for (const section of SECTIONS.filter((name) => !skip.has(name))) {
         assert.equal(bbRun.bundle.sections.get(section), dashRun.bundle.sections.get(section), section)
       }
 
@@ -628,7 +628,7 @@ describe('collector with fake node commands', () => {
       await copyFile(COLLECTOR_SCRIPT, script)
       await chmod(script, 0o644)
       run = await runCollector([requireDash()], {pathFront: [fakeBin], asNobody: true, script, cwd: workDir})
-      assert.equal(run.bundle.sections.get('collector')?.split('\n')[1], `uid=${NOBODY}`)
+      assert.equal(run.bundle.sections.get('collector')?.split('\n', 2)[1], `uid=${NOBODY}`)
     } else {
       run = await runCollector([requireDash()], {pathFront: [fakeBin]})
     }

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
-import {RULE_FILE_SCHEMA} from '../engine/rule-schema.js'
 import {REPORT_SCHEMA} from '../contract/report-schema.js'
+import {RULE_FILE_SCHEMA} from '../engine/rule-schema.js'
 
 export default class Schema extends KpxCommand {
   static enableJsonFlag = false

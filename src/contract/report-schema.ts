@@ -1,5 +1,6 @@
 import {EXIT_CODES} from './exit-codes.js'
 import {CONFIDENCES, REFERENCES_SCHEMA, SEVERITIES, UNKNOWN_REASONS} from './finding.js'
+import {JSON_SCHEMA_DRAFT_07} from './json-schema.js'
 import {PLAN_PHASES} from './phases.js'
 import {REPORT_SCHEMA_VERSION} from './report.js'
 
@@ -15,7 +16,7 @@ const subjectSchema = {
 
 /** JSON Schema (draft-07) of the report `--json` prints. `kpx-check schema` prints it. */
 export const REPORT_SCHEMA = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
+  $schema: JSON_SCHEMA_DRAFT_07,
   $id: 'https://kpx-check.dev/schemas/report.v1.json',
   title: 'kpx-check report',
   description: 'Whether kube-proxy can switch to nftables mode, the findings behind the verdict, and the plan.',

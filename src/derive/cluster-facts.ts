@@ -1,5 +1,6 @@
 import semver from 'semver'
 
+import type {UnknownReason} from '../contract/finding.js'
 import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
@@ -8,7 +9,6 @@ import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../sources/clus
 import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
 import {describeSetting, type KubeProxyConfig, kubeProxySettings, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {parseOsImage} from './os-image.js'
-import {type UnknownReason} from '../contract/finding.js'
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -168,7 +168,7 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   const configMap =
     configMaps.find((map) => map.metadata?.name === 'kube-proxy-config') ?? configMaps.find((map) => map.metadata?.name === 'kube-proxy' && map.metadata?.namespace === 'kube-system')
   const data = ((configMap as Raw | undefined)?.data ?? {}) as Record<string, string>
-  const configKey = 'config.conf' in data ? 'config.conf' : 'config' in data ? 'config' : Object.keys(data).find((key) => /KubeProxyConfiguration/.test(data[key]))
+  const configKey = 'config.conf' in data ? 'config.conf' : ('config' in data ? 'config' : Object.keys(data).find((key) => /KubeProxyConfiguration/.test(data[key])))
   const configText = configKey === undefined ? undefined : data[configKey]
   const argv = container?.args ?? []
   const usesConfigFile = argv.some((arg) => arg.startsWith('--config'))
@@ -182,7 +182,7 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   const source = configText ? {namespace: configMap?.metadata?.namespace ?? '', name: configMap?.metadata?.name ?? '', key: configKey!} : null
   cluster
     .set('cluster.proxyMode', mode)
-    .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (argv.some((arg) => /^--proxy-mode/.test(arg)) ? ' and flags' : '') : 'flags')
+    .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (argv.some((arg) => arg.startsWith('--proxy-mode')) ? ' and flags' : '') : 'flags')
     .set('kubeProxy.nodePortAddresses', settings.nodePortAddresses)
     .set('kubeProxy.carryOver', settings.carryOver.map((setting) => describeSetting(setting)))
     .set('kubeProxy.ipvsScheduler', settings.ipvsScheduler)
@@ -319,7 +319,7 @@ function detectPlatform(nodes: KubeObject[], resources: Resources): string {
   if (/cce\.cloud\.com\//.test(labels) || /-CCE/.test(kubelet)) return 'cce'
   if (/alibabacloud\.com\/|ack\.aliyun\.com/.test(labels)) return 'ack'
   if (providerID.startsWith('qcloud://') || /tke\.cloud\.tencent\.com\//.test(labels)) return 'tke'
-  if (/^Talos/.test(osImage)) return 'talos'
+  if (osImage.startsWith('Talos')) return 'talos'
   if (/kops\.k8s\.io\//.test(labels)) return 'kops'
   if (providerID.startsWith('kind://')) return 'kind'
   if (resources.items('configMaps').some((map) => map.metadata?.name === 'kube-proxy' && map.metadata?.namespace === 'kube-system')) return 'kubeadm'

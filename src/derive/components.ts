@@ -61,7 +61,7 @@ const DETECTORS: Detector[] = [
   {name: 'gke-dataplane-v2', role: 'cni', matches: (name) => name === 'anetd'},
   {name: 'canal', role: 'cni', matches: (name) => /(^|-)canal$/.test(name)},
   {name: 'calico', role: 'cni', matches: (name, images) => name === 'calico-node' || byImage(/\/calico\/node:|\/tigera\/.*node:/)(name, images)},
-  {name: 'flannel', role: 'cni', matches: (name, images) => /^kube-flannel/.test(name) || byImage(/\/flannel(-io)?\/flannel:|coreos\/flannel:/)(name, images)},
+  {name: 'flannel', role: 'cni', matches: (name, images) => name.startsWith('kube-flannel') || byImage(/\/flannel(-io)?\/flannel:|coreos\/flannel:/)(name, images)},
   {name: 'cilium', role: 'cni', matches: (name, images) => name === 'cilium' || byImage(/\/cilium\/cilium:/)(name, images)},
   {name: 'aws-vpc-cni', role: 'cni', matches: (name, images) => name === 'aws-node' || byImage(/amazon-k8s-cni:/)(name, images)},
   {name: 'azure-cni', role: 'cni', matches: (name) => name === 'azure-cns'},
@@ -71,7 +71,7 @@ const DETECTORS: Detector[] = [
   {name: 'kube-ovn', role: 'cni', matches: (name) => name === 'kube-ovn-cni'},
   {name: 'ovn-kubernetes', role: 'cni', matches: (name) => name === 'ovnkube-node'},
   {name: 'openshift-sdn', role: 'cni', matches: (name, images) => name === 'sdn' && byImage(/openshift/)(name, images)},
-  {name: 'terway', role: 'cni', matches: (name) => /^terway/.test(name)},
+  {name: 'terway', role: 'cni', matches: (name) => name.startsWith('terway')},
   {name: 'kindnet', role: 'cni', matches: (name) => name === 'kindnet'},
   {name: 'metallb', role: 'addon', matches: (name, images) => byImage(/metallb\/speaker/)(name, images) || name === 'metallb-speaker'},
   {name: 'kube-vip', role: 'addon', matches: (name, images) => byImage(/kube-vip/)(name, images)},
@@ -112,6 +112,9 @@ export function detectComponents(inputs: ComponentInputs): Component[] {
   return components
 }
 
+/** Calico's dataplane for each FELIX_NFTABLESMODE (a manifest install without an Installation); else Iptables. */
+const FELIX_NFTABLES_DATAPLANE: Record<string, string> = {Enabled: 'Nftables', Auto: 'Auto'}
+
 /** Dataplane and kube-proxy replacement, from each component's own configuration. */
 function refine(component: Component, containers: Container[], inputs: ComponentInputs): void {
   const env = new Map(containers.flatMap((container) => [...container.env]))
@@ -119,9 +122,7 @@ function refine(component: Component, containers: Container[], inputs: Component
   switch (component.name) {
     case 'calico': {
       const installed = (inputs.calicoInstallations[0] as Raw | undefined)?.spec?.calicoNetwork?.linuxDataplane as string | undefined
-      const felixNftables = env.get('FELIX_NFTABLESMODE')
-      component.dataplane =
-        installed ?? (env.get('FELIX_BPFENABLED') === 'true' ? 'BPF' : felixNftables === 'Enabled' ? 'Nftables' : felixNftables === 'Auto' ? 'Auto' : 'Iptables')
+      component.dataplane = installed ?? (env.get('FELIX_BPFENABLED') === 'true' ? 'BPF' : (FELIX_NFTABLES_DATAPLANE[env.get('FELIX_NFTABLESMODE') ?? ''] ?? 'Iptables'))
       component.replacesKubeProxy = component.dataplane === 'BPF'
       break
     }

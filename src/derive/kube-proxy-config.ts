@@ -124,7 +124,9 @@ export function parseFlags(argv: readonly string[]): Map<string, string> {
 }
 
 function getPath(config: Raw, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Raw)[key] : undefined), config)
+  let node: unknown = config
+  for (const key of path.split('.')) node = node && typeof node === 'object' ? (node as Raw)[key] : undefined
+  return node
 }
 
 function setPath(config: Raw, path: string, value: unknown): void {

@@ -2,9 +2,9 @@
  * `cluster --node-probe ssh`: the cluster's Linux Nodes as SSH targets, each at the host the
  * --ssh-host-template makes of its name and addresses.
  */
+import type {KubeObject} from '../sources/cluster/snapshot.js'
 import {expandHostTemplate, HOST_PLACEHOLDERS, type HostPlaceholder} from '../sources/ssh/host-template.js'
 import {isValidHost, type SshTarget} from '../sources/ssh/target.js'
-import type {KubeObject} from '../sources/cluster/snapshot.js'
 import {UsageError} from '../util/errors.js'
 import {isWindowsNode} from './cluster-facts.js'
 

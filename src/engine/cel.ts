@@ -1,9 +1,9 @@
 import {Environment} from '@marcbachmann/cel-js'
 
+import type {FactValue} from '../contract/finding.js'
 import {type FactSpec, factSpecs} from '../facts/catalog.js'
-import {type FactSet} from '../facts/fact-set.js'
+import type {FactSet} from '../facts/fact-set.js'
 import {compareVersions} from '../facts/parsers/versions.js'
-import {type FactValue} from '../contract/finding.js'
 
 export type Scope = 'cluster' | 'node'
 
@@ -24,7 +24,7 @@ function registerFunctions(env: Environment): Environment {
       {description: 'True when the first dotted version is the second or newer.'},
     )
     .registerFunction('join(list, string): string', (items: unknown[], separator: string) =>
-      items.map((item) => String(item)).join(separator),
+      items.map(String).join(separator),
     )
 }
 

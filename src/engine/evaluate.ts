@@ -1,11 +1,11 @@
 import semver from 'semver'
 
+import type {FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
 import type {FactSet} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
 import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
-import type {LoadedRule} from './rule-loader.js'
+import type {LoadedRule} from './rule-lint.js'
 import {renderTemplate, templateExpressions} from './templates.js'
-import type {FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
 
 export interface EvaluationOptions {
   /** Rule ids the user dropped with --skip. */
@@ -41,7 +41,7 @@ function evaluateExpression(rule: LoadedRule, expression: string, activation: Ac
   try {
     return run(activation)
   } catch (error) {
-    const message = (error as Error).message.split('\n')[0]
+    const message = (error as Error).message.split('\n', 1)[0]
     if (/No such key|Unknown variable/.test(message)) throw new MissingFact(message)
     throw error
   }
@@ -204,7 +204,7 @@ function summarise(rule: LoadedRule, subjects: readonly Subject[], groups: reado
 
   const listed = problems
     .flatMap(({finding, members}) => members.map((index) => ({finding, index})))
-    .sort((a, b) => a.index - b.index)
+    .toSorted((a, b) => a.index - b.index)
     .map(({finding, index}) => findingFor(finding, subjects[index]))
   const count = (some: Group[]) => some.reduce((total, group) => total + group.members.length, 0)
   // Groups come in the order of their first subjects: the first group holds the first subject.
@@ -311,7 +311,7 @@ function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation
   }
 
   function ruleError(error: unknown): Finding {
-    return finish('unknown', `Rule ${rule.id} could not be evaluated: ${(error as Error).message.split('\n')[0]}`, {reason: 'rule-error'})
+    return finish('unknown', `Rule ${rule.id} could not be evaluated: ${(error as Error).message.split('\n', 1)[0]}`, {reason: 'rule-error'})
   }
 }
 

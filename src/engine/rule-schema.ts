@@ -1,5 +1,6 @@
+import {type Confidence, CONFIDENCES, REFERENCES_SCHEMA, RULE_STATUSES, type RuleReference, SEVERITIES, type Severity, UNKNOWN_REASONS, type UnknownReason} from '../contract/finding.js'
+import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {CLUSTER_SUBJECT_KINDS} from '../facts/catalog.js'
-import {CONFIDENCES, type Confidence, REFERENCES_SCHEMA, RULE_STATUSES, type RuleReference, SEVERITIES, type Severity, UNKNOWN_REASONS, type UnknownReason} from '../contract/finding.js'
 
 const template = {type: 'string', minLength: 1, description: 'Text; {{ cel-expression }} is replaced by its value.'}
 const celExpression = {type: 'string', minLength: 1, description: 'A CEL expression over the facts.'}
@@ -7,7 +8,7 @@ const celExpression = {type: 'string', minLength: 1, description: 'A CEL express
 
 /** JSON Schema of one rule file in rules/ (YAML). `kpx-check schema --rule` prints it. */
 export const RULE_FILE_SCHEMA = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
+  $schema: JSON_SCHEMA_DRAFT_07,
   $id: 'https://kpx-check.dev/schemas/rule.v1.json',
   title: 'kpx-check rule',
   type: 'object',

@@ -7,5 +7,5 @@ export function templateExpressions(template: string): string[] {
 
 /** Replaces each placeholder with `render(expression)`. */
 export function renderTemplate(template: string, render: (expression: string) => string): string {
-  return template.replace(PLACEHOLDER, (_match, expression: string) => render(expression))
+  return template.replaceAll(PLACEHOLDER, (_match, expression: string) => render(expression))
 }

@@ -12,8 +12,8 @@
  * that is absent was not collected; the `unavailable` section lists, one per line,
  * `<section> <reason> [detail]` for sections the collector tried and could not read.
  */
-import {type UnknownFact} from './fact-set.js'
 import {UNKNOWN_REASONS, type UnknownReason} from '../contract/finding.js'
+import type {UnknownFact} from './fact-set.js'
 
 export const BUNDLE_HEADER = '# kpx-check node facts v1'
 
@@ -36,7 +36,7 @@ export class BundleError extends Error {
 const SECTION_LINE = /^### ([a-z0-9][a-z0-9-]*)\s*$/
 
 export function parseBundle(text: string): Bundle {
-  const lines = text.replace(/\r\n/g, '\n').split('\n')
+  const lines = text.replaceAll('\r\n', '\n').split('\n')
   const first = lines.findIndex((line) => line.trim() !== '')
   if (first === -1) throw new BundleError('the bundle is empty', 1)
   if (lines[first].trim() !== BUNDLE_HEADER) {

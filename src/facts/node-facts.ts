@@ -7,16 +7,17 @@
  * command's output is `unparseable`; a value the node does not have (a sysctl of an unloaded
  * module, a metric this kube-proxy mode does not export) is `not-present`.
  */
+import type {UnknownReason} from '../contract/finding.js'
 import type {Bundle} from './bundle.js'
 import {factsOfSection, NODE_FACT_PATHS} from './catalog.js'
 import {FactSet, type UnknownFact} from './fact-set.js'
 import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
 import {parseCollectorInfo, parseHostname} from './parsers/collector.js'
+import {parseIptablesPolicies, parseIptablesRuleCounts} from './parsers/iptables.js'
+import {parseKubeIpvs0, parseProcIpVs} from './parsers/ipvs.js'
 import {parseKernelConfig} from './parsers/kernel-config.js'
 import {assessKernelSupport, type KernelEvidence} from './parsers/kernel-features.js'
 import {parseKernelRelease, parseKernelVersion} from './parsers/kernel.js'
-import {parseIptablesPolicies, parseIptablesRuleCounts} from './parsers/iptables.js'
-import {parseKubeIpvs0, parseProcIpVs} from './parsers/ipvs.js'
 import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode} from './parsers/kube-proxy.js'
 import {parseModulePaths, parseProcModules} from './parsers/modules.js'
 import {parseDropPolicyChains, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
@@ -24,7 +25,6 @@ import {parseOsRelease} from './parsers/os-release.js'
 import {activeServices, parseServices} from './parsers/services.js'
 import {parseSysctl, sysctlInt} from './parsers/sysctl.js'
 import {parseIptablesVersion, parseNftVersion} from './parsers/versions.js'
-import {type UnknownReason} from '../contract/finding.js'
 
 type Read = {ok: true; text: string} | {ok: false; why: UnknownFact}
 
@@ -97,7 +97,7 @@ function fromSection(facts: FactSet, sections: Sections, name: string, derive: (
 
 /** A short, single-line quote of what the section held. */
 function quote(text: string): string {
-  const line = text.trim().split('\n')[0] ?? ''
+  const line = text.trim().split('\n', 1)[0] ?? ''
   return JSON.stringify(line.length > 60 ? `${line.slice(0, 57)}...` : line)
 }
 
@@ -376,8 +376,8 @@ function deriveKubeProxy(facts: FactSet, sections: Sections): void {
     for (const [name, path, exported] of METRICS) {
       const value = metrics.get(name)
       if (value === undefined) facts.unknown(path, 'not-present', `kube-proxy does not export ${name} (${exported})`)
-      else if (!Number.isFinite(value)) facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
-      else facts.set(path, Math.round(value))
+      else if (Number.isFinite(value)) {facts.set(path, Math.round(value))}
+      else {facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)}
     }
   })
 }

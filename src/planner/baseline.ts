@@ -1,6 +1,6 @@
+import type {GatedFinding} from '../contract/finding.js'
 import type {BaselineSummary} from '../contract/report.js'
 import {findingKey} from '../contract/subject.js'
-import {type GatedFinding} from '../contract/finding.js'
 
 /** The failed and unknown findings of an earlier report, by rule and subject. */
 export interface Baseline {

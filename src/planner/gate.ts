@@ -3,7 +3,7 @@
  * plan, in the one Report every output renders.
  */
 import type {GatedFinding, Severity} from '../contract/finding.js'
-import {type BaselineSummary, REPORT_SCHEMA_VERSION, type NodeReport, type Report, type WaiverSummary} from '../contract/report.js'
+import {type BaselineSummary, type NodeReport, type Report, REPORT_SCHEMA_VERSION, type WaiverSummary} from '../contract/report.js'
 import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
 import {type Baseline, compareWithBaseline} from './baseline.js'
 import {buildPlan, type ClusterPlanInput, type RulePlan} from './plan.js'
@@ -33,7 +33,7 @@ const SEVERITY_ORDER = {blocker: 0, warning: 1, info: 2} as const
 
 /** Findings in reading order: failures first, most severe first, then by rule and subject. */
 export function sortFindings(findings: GatedFinding[]): GatedFinding[] {
-  return findings.sort(
+  return findings.toSorted(
     (a, b) =>
       STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
       SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
@@ -58,7 +58,7 @@ export function buildReport(input: ReportInput): Report {
   const summary = summarize(findings)
   const verdict = verdictOf(summary)
   const gated = input.baseline ? summarize(findings.filter((finding) => finding.baseline !== 'existing')) : summary
-  const nodes = [...input.nodes].sort((a, b) => a.name.localeCompare(b.name))
+  const nodes = [...input.nodes].toSorted((a, b) => a.name.localeCompare(b.name))
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: {name: TOOL_NAME, version: TOOL_VERSION},
@@ -68,7 +68,7 @@ export function buildReport(input: ReportInput): Report {
     summary,
     rules: {
       evaluated: input.evaluatedRules,
-      skipped: [...input.skippedRules].sort(),
+      skipped: [...input.skippedRules].toSorted(),
       severityOverrides: Object.fromEntries(input.severityOverrides),
     },
     ...(input.cluster ? {cluster: input.cluster.summary} : {}),

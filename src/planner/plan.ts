@@ -1,15 +1,15 @@
 import semver from 'semver'
 import {stringify as stringifyYaml} from 'yaml'
 
-import {groupByRule} from '../engine/evaluate.js'
+import type {GatedFinding} from '../contract/finding.js'
+import {PLAN_PHASES} from '../contract/phases.js'
+import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../contract/report.js'
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
+import {groupByRule} from '../engine/evaluate.js'
 import type {RuleDefinition} from '../engine/rule-schema.js'
-import type {ClusterSummary, NodeGroup, NodeReport, Plan, PlanStep, PlanSubject} from '../contract/report.js'
-import {PLAN_PHASES} from '../contract/phases.js'
-import {isWaived} from './verdict.js'
 import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
-import {type GatedFinding} from '../contract/finding.js'
+import {isWaived} from './verdict.js'
 
 export type RulePhase = NonNullable<RuleDefinition['phase']>
 
@@ -118,7 +118,7 @@ function recipeFor(summary: ClusterSummary, recipes: ReadonlyMap<string, Platfor
 
 /** Stable sort by phase: within a phase, findings' fixes come before the platform's steps. */
 function inPhaseOrder(steps: PlanStep[]): PlanStep[] {
-  return steps.map((step, index) => ({step, index})).sort((a, b) => PLAN_PHASES.indexOf(a.step.phase) - PLAN_PHASES.indexOf(b.step.phase) || a.index - b.index).map(({step}) => step)
+  return steps.map((step, index) => ({step, index})).toSorted((a, b) => PLAN_PHASES.indexOf(a.step.phase) - PLAN_PHASES.indexOf(b.step.phase) || a.index - b.index).map(({step}) => step)
 }
 
 /** Nodes alike in OS and kernel, each with the rules that fail or cannot decide on its nodes. */
@@ -141,11 +141,11 @@ export function groupNodes(nodes: readonly NodeReport[], findings: readonly Gate
   for (const finding of findings) {
     const group = finding.subject.kind === 'Node' ? groupOfNode.get(finding.subject.name) : undefined
     if (!group || !needsStep(finding)) continue
-    const list = finding.status === 'unknown' ? group.unknown : finding.severity === 'blocker' ? group.blockers : group.warnings
+    const list = finding.status === 'unknown' ? group.unknown : (finding.severity === 'blocker' ? group.blockers : group.warnings)
     if (!list.includes(finding.rule)) list.push(finding.rule)
   }
 
-  return [...groups.values()].sort((a, b) => b.blockers.length - a.blockers.length || b.nodes.length - a.nodes.length || a.name.localeCompare(b.name))
+  return [...groups.values()].toSorted((a, b) => b.blockers.length - a.blockers.length || b.nodes.length - a.nodes.length || a.name.localeCompare(b.name))
 }
 
 /**
@@ -197,7 +197,7 @@ function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup[], rul
   }
 
   // Blockers first: they decide whether the switch can happen at all.
-  return steps.sort((a, b) => a.urgency - b.urgency).map(({urgency: _urgency, ...step}) => step)
+  return steps.toSorted((a, b) => a.urgency - b.urgency).map(({urgency: _urgency, ...step}) => step)
 }
 
 /** Failed blockers, then blockers nobody could check, then failed warnings, then the other unknowns. */
@@ -292,7 +292,7 @@ function carriedSettings(kubeProxy: KubeProxyConfig): Array<[string, unknown]> {
 /** The configuration the failed rules ask the new KubeProxyConfiguration to have (conntrack, nodePortAddresses, …). */
 function configAdditions(findings: readonly GatedFinding[], rulePlans: ReadonlyMap<string, RulePlan>): Record<string, unknown> {
   const failed = new Set(findings.filter((finding) => needsStep(finding) && finding.status === 'fail').map((finding) => finding.rule))
-  return Object.assign({}, ...[...failed].sort().map((rule) => rulePlans.get(rule)?.config ?? {}))
+  return Object.assign({}, ...[...failed].toSorted().map((rule) => rulePlans.get(rule)?.config ?? {}))
 }
 
 function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>, additions: Record<string, unknown>): Record<PlanVariable, string> {
@@ -303,7 +303,7 @@ function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], contr
   const config = {mode: 'nftables', ...(carried.length > 0 ? {nftables: Object.fromEntries(carried)} : {}), ...additions}
   // The canary is a worker of the largest group with nothing failing, so that it stands for many
   // and a failure there spares the control plane.
-  const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).sort((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
+  const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).toSorted((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
   const canaryNode = canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
   const cnis = cniToSwitch(cluster)
   const calico = cnis.find((cni) => cni.name === 'calico')?.daemonSet

@@ -1,5 +1,6 @@
+import {type Confidence, CONFIDENCES, REFERENCES_SCHEMA, type RuleReference} from '../contract/finding.js'
+import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {PLAN_PHASES, type PlanPhase} from '../contract/phases.js'
-import {CONFIDENCES, type Confidence, REFERENCES_SCHEMA, type RuleReference} from '../contract/finding.js'
 
 /**
  * How one platform switches kube-proxy to nftables: its plan steps, as data in platforms/.
@@ -55,7 +56,7 @@ export type PlanVariable = (typeof PLAN_VARIABLES)[number]
 const lines = {type: 'array', items: {type: 'string', minLength: 1}}
 
 export const RECIPE_FILE_SCHEMA = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
+  $schema: JSON_SCHEMA_DRAFT_07,
   title: 'kpx-check platform recipe',
   type: 'object',
   additionalProperties: false,

@@ -1,6 +1,6 @@
+import type {GatedFinding} from '../contract/finding.js'
 import type {WaiverSummary} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
-import {type GatedFinding} from '../contract/finding.js'
 
 /** One accepted risk: a rule's failures (or unknowns) on matching subjects, with why and until when. */
 export interface Waiver {
@@ -43,7 +43,7 @@ export function applyWaivers(findings: GatedFinding[], waivers: readonly Waiver[
 function subjectMatcher(pattern: string): (path: string) => boolean {
   const source = pattern
     .split('**')
-    .map((part) => part.split('*').map((literal) => literal.replaceAll(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .map((part) => part.split('*').map((literal) => literal.replaceAll(/[.+?^${}()|[\]\\]/g, String.raw`\$&`)).join('[^/]*'))
     .join('.*')
   const regex = new RegExp(`^${source}$`)
   return (path) => regex.test(path)

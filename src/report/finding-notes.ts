@@ -1,6 +1,6 @@
 // The phrases every format adds to a finding's message, so text, Markdown, SARIF and JUnit say the same thing.
-import {type Plan} from '../contract/report.js'
-import {type GatedFinding, type AppliedWaiver} from '../contract/finding.js'
+import type {AppliedWaiver, GatedFinding} from '../contract/finding.js'
+import type {Plan} from '../contract/report.js'
 
 /** `unknown (permission-denied)`: the status with the reason behind it, when there is one. */
 export function statusWithReason(finding: GatedFinding): string {

@@ -24,7 +24,7 @@ export async function parseOutputs(values: readonly string[]): Promise<OutputTar
     }
 
     const path = match[2]
-    const folder = await stat(dirname(path)).catch(() => undefined)
+    const folder = await stat(dirname(path)).catch(() => {})
     if (!folder?.isDirectory()) throw new UsageError(`--output ${value}: the folder ${dirname(path)} does not exist`)
     if (targets.some((target) => target.path === path)) throw new UsageError(`--output ${value}: ${path} is already an output of this run`)
     targets.push({format: format as ReportFormat, path})

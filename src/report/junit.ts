@@ -1,9 +1,9 @@
+import type {GatedFinding} from '../contract/finding.js'
+import type {Report} from '../contract/report.js'
+import {subjectPath} from '../contract/subject.js'
 import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {messageOf, statusWithReason, waiverNote} from './finding-notes.js'
-import type {Report} from '../contract/report.js'
-import {subjectPath} from '../contract/subject.js'
-import {type GatedFinding} from '../contract/finding.js'
 
 // JUnit XML as the Jenkins xUnit plugin's junit-10.xsd has it, which GitLab and the GitHub test-report
 // actions read too: a test suite per rule, a test case per finding (rule × subject). That schema has
@@ -88,8 +88,11 @@ function renderCase({finding, result}: TestCase): string {
 }
 
 /** What a reader of the CI log needs: the message, what to do, where to read more, and the facts behind it. */
+function section(title: string, lines: string[]): string[] {
+  return lines.length > 0 ? [`${title}:`, ...lines.map((line) => `  ${line}`)] : []
+}
+
 function details(finding: GatedFinding): string {
-  const section = (title: string, lines: string[]) => (lines.length > 0 ? [`${title}:`, ...lines.map((line) => `  ${line}`)] : [])
   return [
     messageOf(finding),
     ...section('What to do', finding.remediation),
@@ -105,7 +108,7 @@ function details(finding: GatedFinding): string {
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
 
 function text(value: string): string {
-  return value.replace(NOT_XML, '\uFFFD').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('\r', '&#13;')
+  return value.replaceAll(NOT_XML, '\uFFFD').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('\r', '&#13;')
 }
 
 /** Attribute values also lose their line breaks and tabs to whitespace normalisation, unless written as references. */

@@ -1,7 +1,7 @@
+import type {GatedFinding} from '../contract/finding.js'
+import type {PlanStep, Report} from '../contract/report.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import type {PlanStep, Report} from '../contract/report.js'
-import {type GatedFinding} from '../contract/finding.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
@@ -89,17 +89,20 @@ function baselineLines(report: Report): string[] {
   ]
 }
 
+function ruleList(rules: string[]): string {
+  return rules.length > 0 ? rules.map((rule) => code(rule)).join(', ') : '–'
+}
+
 function nodeGroupTable(report: Report): string[] {
   const groups = report.plan.nodeGroups
   if (groups.length === 0) return []
-  const list = (rules: string[]) => (rules.length > 0 ? rules.map((rule) => code(rule)).join(', ') : '–')
   return [
     '',
     '## Node groups',
     '',
     '| OS, kernel | Nodes | Blockers | Warnings | Unknown |',
     '|---|---|---|---|---|',
-    ...groups.slice(0, ROWS_SHOWN).map((group) => `| ${cell(group.name)} | ${cell(sample(group.nodes))} | ${list(group.blockers)} | ${list(group.warnings)} | ${list(group.unknown)} |`),
+    ...groups.slice(0, ROWS_SHOWN).map((group) => `| ${cell(group.name)} | ${cell(sample(group.nodes))} | ${ruleList(group.blockers)} | ${ruleList(group.warnings)} | ${ruleList(group.unknown)} |`),
     ...(groups.length > ROWS_SHOWN ? [`| … ${groups.length - ROWS_SHOWN} more groups | | | | |`] : []),
   ]
 }
@@ -135,5 +138,5 @@ function code(text: string): string {
 
 /** Table cells cannot hold pipes or line breaks. */
 function cell(text: string): string {
-  return text.replaceAll('|', '\\|').replaceAll(/\s*\n\s*/g, ' ')
+  return text.replaceAll('|', String.raw`\|`).replaceAll(/\s*\n\s*/g, ' ')
 }

@@ -1,11 +1,11 @@
 import {appendFile, writeFile} from 'node:fs/promises'
 
+import type {Report} from '../contract/report.js'
 import {UsageError} from '../util/errors.js'
 import type {OutputTarget, ReportFormat} from './formats.js'
 import {writeJson} from './json.js'
 import {renderJunit} from './junit.js'
 import {renderMarkdown} from './markdown.js'
-import type {Report} from '../contract/report.js'
 import {renderSarif} from './sarif.js'
 import {renderText} from './text.js'
 

@@ -1,10 +1,10 @@
-import {groupByRule} from '../engine/evaluate.js'
-import {TOOL_HOMEPAGE} from '../util/version.js'
-import {isWaived} from '../planner/verdict.js'
-import {messageOf, statusWithReason} from './finding-notes.js'
+import {type GatedFinding, SEVERITIES, type Severity} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
 import {findingKey, subjectPath} from '../contract/subject.js'
-import {type Severity, SEVERITIES, type GatedFinding} from '../contract/finding.js'
+import {groupByRule} from '../engine/evaluate.js'
+import {isWaived} from '../planner/verdict.js'
+import {TOOL_HOMEPAGE} from '../util/version.js'
+import {messageOf, statusWithReason} from './finding-notes.js'
 
 // SARIF 2.1.0, OASIS Standard with Errata 01; the § numbers below are its sections.
 
@@ -58,7 +58,7 @@ function ruleDescriptor(rule: string, findings: GatedFinding[]) {
     ...ruleHelp(findings),
     defaultConfiguration: {level: LEVELS[severity]},
     // Rule ids are `node/…` or `cluster/…`: the scope is a tag to filter by.
-    properties: {tags: ['kube-proxy', 'nftables', rule.split('/')[0]], confidence: first.confidence},
+    properties: {tags: ['kube-proxy', 'nftables', rule.split('/', 1)[0]], confidence: first.confidence},
   }
 }
 
@@ -82,7 +82,7 @@ function ruleHelp(findings: GatedFinding[]): {help?: {markdown: string; text: st
           {
             title: 'References',
             text: references.map((reference) => `${reference.title}: ${reference.url}`),
-            markdown: references.map((reference) => `[${reference.title.replaceAll(/[[\]]/g, '\\$&')}](${reference.url})`),
+            markdown: references.map((reference) => `[${reference.title.replaceAll(/[[\]]/g, String.raw`\$&`)}](${reference.url})`),
           },
         ]
       : []),

@@ -1,8 +1,11 @@
 import {stripVTControlCharacters} from 'node:util'
 
 /** Left-aligned columns, two spaces apart; colour codes do not count towards the width. */
+function width(text: string): number {
+  return stripVTControlCharacters(text).length
+}
+
 export function renderTable(header: string[], rows: string[][], indent = ''): string {
-  const width = (text: string) => stripVTControlCharacters(text).length
   const widths = header.map((title, column) => Math.max(width(title), ...rows.map((row) => width(row[column] ?? ''))))
   const line = (cells: string[]) =>
     indent +

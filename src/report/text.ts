@@ -1,11 +1,11 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 
+import type {GatedFinding} from '../contract/finding.js'
+import type {Report} from '../contract/report.js'
 import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import type {Report} from '../contract/report.js'
 import {renderTable} from './table.js'
-import {type GatedFinding} from '../contract/finding.js'
 
 /** How many subjects of one rule to list before summarising the rest (fleets have hundreds). */
 const SUBJECTS_SHOWN = 5
@@ -39,7 +39,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
       ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
       report.nodes.slice(0, NODES_SHOWN).map((node) => {
         const own = report.findings.filter((finding) => finding.subject.kind === 'Node' && finding.subject.name === node.name)
-        const count = (predicate: (finding: GatedFinding) => boolean) => String(own.filter(predicate).length)
+        const count = (predicate: (finding: GatedFinding) => boolean) => String(own.filter((finding) => predicate(finding)).length)
         return [
           node.reachable ? node.name : `${node.name} ${chalk.red('(unreachable)')}`,
           node.source,

@@ -24,10 +24,10 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   const progress = options.progress ?? runSilently
   const stopReading = new AbortController()
   const reading = options.snapshotPath ? readSnapshot(options.snapshotPath) : collectLive(options.connection, progress, stopReading.signal)
-  reading.catch(() => undefined) // awaited once the rules are in: a read failing before then is reported there
+  reading.catch(() => {}) // awaited once the rules are in: a read failing before then is reported there
   const engine = await loadEngine(options).catch(async (error: unknown) => {
     stopReading.abort(error)
-    await reading.catch(() => undefined) // the reads are over (sockets closed, progress done) before the error shows
+    await reading.catch(() => {}) // the reads are over (sockets closed, progress done) before the error shows
     throw error
   })
   const snapshot = await reading

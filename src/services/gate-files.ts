@@ -5,9 +5,9 @@
 import {readFile} from 'node:fs/promises'
 
 import type {Severity} from '../contract/finding.js'
-import {REPORT_SCHEMA_VERSION, type Report} from '../contract/report.js'
+import {type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
 import {findingKey} from '../contract/subject.js'
-import type {LoadedRule} from '../engine/rule-loader.js'
+import type {LoadedRule} from '../engine/rule-lint.js'
 import type {Baseline} from '../planner/baseline.js'
 import type {ReportInput} from '../planner/gate.js'
 import type {GatePolicy} from '../planner/verdict.js'
@@ -43,7 +43,7 @@ export async function readBaseline(path: string): Promise<Baseline> {
     report = JSON.parse(await readFile(path, 'utf8')) as Partial<Report>
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new UsageError(`--baseline ${path}: ${code === 'ENOENT' ? 'no such file' : code ? (error as Error).message : `not JSON: ${(error as Error).message}`}`, [
+    throw new UsageError(`--baseline ${path}: ${code === 'ENOENT' ? 'no such file' : (code ? (error as Error).message : `not JSON: ${(error as Error).message}`)}`, [
       'Pass a report written earlier with --json or --output json=FILE.',
     ])
   }

@@ -1,7 +1,7 @@
 import type {Report} from '../contract/report.js'
 import {distinctNodes, duplicateNode, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
-import type {LoadedRule} from '../engine/rule-loader.js'
+import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport} from '../planner/gate.js'
 import {readFactsBundles} from '../sources/node/bundles.js'
 import {type ProbedNode, probeThisMachine} from '../sources/node/node-probes.js'
@@ -40,7 +40,7 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
         },
       },
       {
-        title: options.factsPaths.length > 0 ? 'Read facts bundles' : options.ssh ? `Probe ${options.ssh.targets.length} node(s) over SSH` : 'Collect facts on this machine',
+        title: options.factsPaths.length > 0 ? 'Read facts bundles' : (options.ssh ? `Probe ${options.ssh.targets.length} node(s) over SSH` : 'Collect facts on this machine'),
         async task(context, task) {
           if (options.factsPaths.length > 0) {
             context.probed = await readFactsBundles(options.factsPaths, options.readStdin)

@@ -2,16 +2,16 @@
 import {readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
-import {readBuildManifest} from '../engine/build-manifest.js'
 import {PLAN_VARIABLES, type PlatformRecipe, RECIPE_FILE_SCHEMA} from '../planner/recipes.js'
 import {BUILTIN_PLATFORMS_DIR} from '../util/paths.js'
 import type {FileProblem} from '../util/yaml-file.js'
+import {readBuildManifest} from './build-manifest.js'
 
 /** The recipe files of a folder, sorted. */
 export function recipeFiles(dir: string): string[] {
   return readdirSync(dir)
     .filter((file) => file.endsWith('.yaml'))
-    .sort()
+    .toSorted()
     .map((file) => join(dir, file))
 }
 

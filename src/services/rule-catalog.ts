@@ -1,12 +1,12 @@
 import {existsSync} from 'node:fs'
 
-import type {LoadedRule} from '../engine/rule-loader.js'
-import {readBuildManifest} from '../engine/build-manifest.js'
-import {ruleFiles} from '../engine/rule-files.js'
+import type {Severity} from '../contract/finding.js'
+import type {LoadedRule} from '../engine/rule-lint.js'
+import type {RulePlan} from '../planner/plan.js'
 import {UsageError} from '../util/errors.js'
 import {BUILTIN_RULES_DIR} from '../util/paths.js'
-import type {RulePlan} from '../planner/plan.js'
-import {type Severity} from '../contract/finding.js'
+import {readBuildManifest} from './build-manifest.js'
+import {ruleFiles} from './rule-files.js'
 
 /** The built-in rules plus the user's (--rules), validated; a broken file is a usage error. */
 export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<LoadedRule[]> {
@@ -17,7 +17,7 @@ export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<Lo
   // The built-in rules alone come linted by the build; other rules need the linter (YAML, schema, CEL), loaded here.
   const linted = extraPaths.length === 0 ? readBuildManifest<LoadedRule[]>('rules', BUILTIN_RULES_DIR, ruleFiles(BUILTIN_RULES_DIR)) : undefined
   if (linted) return linted
-  const {loadRules, RuleLoadError} = await import('../engine/rule-loader.js')
+  const [{loadRules}, {RuleLoadError}] = await Promise.all([import('./rule-loading.js'), import('../engine/rule-lint.js')])
   try {
     return loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, ...extraPaths.map((path) => ({path}))])
   } catch (error) {

@@ -1,4 +1,4 @@
-import {probeNodesOverSsh, type ProbedNode} from '../sources/node/node-probes.js'
+import {type ProbedNode, probeNodesOverSsh} from '../sources/node/node-probes.js'
 import type {FleetProgress, SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import type {ProgressTask} from './progress.js'

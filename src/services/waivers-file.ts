@@ -1,14 +1,15 @@
 import {Ajv} from 'ajv'
 import {readFile} from 'node:fs/promises'
 
+import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
+import type {Waiver} from '../planner/waivers.js'
 import {UsageError} from '../util/errors.js'
 import {formatProblem, parseYamlFile} from '../util/yaml-file.js'
-import type {Waiver} from '../planner/waivers.js'
 
 // Reading a --waivers file: YAML and a JSON Schema, loaded only when the flag is given.
 
 export const WAIVERS_FILE_SCHEMA = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
+  $schema: JSON_SCHEMA_DRAFT_07,
   title: 'kpx-check waivers',
   type: 'object',
   additionalProperties: false,
@@ -24,7 +25,7 @@ export const WAIVERS_FILE_SCHEMA = {
           rule: {type: 'string', description: 'The rule id (kpx-check rules lists them).'},
           subject: {type: 'string', minLength: 1, description: 'Subjects it covers: node/NAME, service/NS/NAME, daemonset/NS/NAME, cluster; * and ** as wildcards (default **).'},
           reason: {type: 'string', minLength: 8, description: 'Why the risk is accepted, for the next reader: a ticket, a name.'},
-          expires: {type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Last day the waiver holds (YYYY-MM-DD); after it, the finding counts again.'},
+          expires: {type: 'string', pattern: String.raw`^\d{4}-\d{2}-\d{2}$`, description: 'Last day the waiver holds (YYYY-MM-DD); after it, the finding counts again.'},
         },
       },
     },

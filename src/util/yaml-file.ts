@@ -1,5 +1,5 @@
 import type {ErrorObject, ValidateFunction} from 'ajv'
-import {isMap, isSeq, LineCounter, parseDocument, type Document, type Node} from 'yaml'
+import {type Document, isMap, isSeq, LineCounter, type Node, parseDocument} from 'yaml'
 
 /** A mistake in a YAML input file, located for an editor: `file:line:column message`. */
 export interface FileProblem {
@@ -33,7 +33,7 @@ export function parseYamlFile<T>(text: string, displayName: string, validate: Va
   }
 
   if (document.errors.length > 0) {
-    return {problems: document.errors.map((error) => at(error.pos[0], `YAML: ${error.message.split('\n')[0]}`))}
+    return {problems: document.errors.map((error) => at(error.pos[0], `YAML: ${error.message.split('\n', 1)[0]}`))}
   }
 
   const value = document.toJS() as T

@@ -30,7 +30,7 @@ function nodes(template: KubeObject, count: number): KubeObject[] {
 function services(count: number): KubeObject[] {
   return Array.from({length: count}, (_, index) => {
     const name = `svc-${padded(index, 5)}`
-    const type = index % 50 === 0 ? 'LoadBalancer' : index % 10 === 5 ? 'NodePort' : 'ClusterIP'
+    const type = index % 50 === 0 ? 'LoadBalancer' : (index % 10 === 5 ? 'NodePort' : 'ClusterIP')
     const clusterIP = `172.20.${(index >> 8) & 255}.${index & 255}`
     return {
       metadata: {name, namespace: `team-${padded(index % NAMESPACES, 3)}`, labels: {app: name}},

@@ -24,7 +24,7 @@ import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiser
 import {RUN_JS} from '../helpers/paths.js'
 import {BENCH_SIZE, benchCluster} from './big-cluster.js'
 import type {FloorInput, FloorResult} from './floor.js'
-import {type Measurement, measure, median} from './measure.js'
+import {measure, type Measurement, median} from './measure.js'
 
 const RUNS = 5
 /** kubectl takes about 40 s a run, and kpx-check is not compared with it: three runs will do. */

@@ -36,4 +36,4 @@ export function measure(command: string, args: string[]): Promise<Measurement> {
   })
 }
 
-export const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
+export const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 
 import {writeCorpusBundles} from '../helpers/corpus.js'
 import {RUN_JS} from '../helpers/paths.js'
-import {type Measurement, measure, median} from './measure.js'
+import {measure, type Measurement, median} from './measure.js'
 
 const FLEET_SIZES = [300, 1000, 5000]
 const RUNS = 3
@@ -20,7 +20,7 @@ function writeFleet(size: number): string {
   const corpusDir = mkdtempSync(join(tmpdir(), 'kpx-bench-corpus-'))
   const fleetDir = mkdtempSync(join(tmpdir(), 'kpx-bench-fleet-'))
   writeCorpusBundles(corpusDir)
-  const bundles = readdirSync(corpusDir).sort().map((file) => readFileSync(join(corpusDir, file), 'utf8'))
+  const bundles = readdirSync(corpusDir).toSorted().map((file) => readFileSync(join(corpusDir, file), 'utf8'))
   for (let index = 0; index < size; index++) {
     const name = `bench-node-${String(index).padStart(5, '0')}`
     const text = bundles[index % bundles.length].replace(/^### hostname\n.*$/m, `### hostname\n${name}`)

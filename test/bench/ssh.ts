@@ -11,12 +11,12 @@ import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import type {Report} from '../../src/contract/report.js'
+import {DEFAULT_CONCURRENCY} from '../../src/sources/ssh/options.js'
+import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {RUN_JS} from '../helpers/paths.js'
 import {sshdUnavailable, startSshd, TEST_USER} from '../helpers/sshd.js'
-import {type Measurement, measure, median} from './measure.js'
-import {DEFAULT_CONCURRENCY} from '../../src/sources/ssh/options.js'
+import {measure, type Measurement, median} from './measure.js'
 
 const TARGETS = 200
 const RUNS = 3

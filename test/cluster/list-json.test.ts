@@ -32,7 +32,7 @@ function counted(json: string, chunkSizes: number[]): unknown {
 /** Items that try to trip a scanner: the field's name in labels, values and nested objects, escapes, non-ASCII text. */
 const TRICKY: Item[] = [
   {
-    metadata: {name: 'a', labels: {endpoints: 'x'}, annotations: {note: 'say "endpoints":[1,2] \\ and \\"endpoints\\"', 'é': 'ünïcødé 日本 🚀'}},
+    metadata: {name: 'a', labels: {endpoints: 'x'}, annotations: {note: String.raw`say "endpoints":[1,2] \ and \"endpoints\"`, 'é': 'ünïcødé 日本 🚀'}},
     addressType: 'IPv4',
     endpoints: [{addresses: ['10.0.0.1'], targetRef: {name: 'p[0]{"}'}, zone: 'a,b'}, {addresses: ['10.0.0.2']}],
     ports: [{name: 'endpoints', port: 80}],

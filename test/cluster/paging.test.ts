@@ -4,9 +4,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
+import {collectLive} from '../../src/services/cluster-reads.js'
 import {nextPageLimit, PAGING} from '../../src/sources/cluster/kube-client.js'
 import type {ResourceOutcome} from '../../src/sources/cluster/snapshot.js'
-import {collectLive} from '../../src/services/cluster-reads.js'
 import {benchCluster} from '../bench/big-cluster.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 

@@ -5,14 +5,14 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {parseAllDocuments, stringify as stringifyYaml} from 'yaml'
 
+import type {Finding} from '../../src/contract/finding.js'
+import type {Report} from '../../src/contract/report.js'
 import {PAGING} from '../../src/sources/cluster/kube-client.js'
 import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
-import type {Report} from '../../src/contract/report.js'
 import {type ApiServer, type Fault, OTHER_CONTEXT, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
 import {validateReport} from '../helpers/schemas.js'
-import {type Finding} from '../../src/contract/finding.js'
 
 const EXAMPLE_SNAPSHOT = join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json')
 
@@ -120,7 +120,7 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
     const {report} = await checkScenario('ipvs-metallb', {args: ['--target-version', '1.40']})
     assert.equal(report.cluster?.proxyMode, 'ipvs')
     const hijacks = find(report, 'cluster/ipvs-lb-hijack', 'fail')
-    assert.deepEqual(hijacks.map((finding) => finding.subject.name).sort(), ['dns/coredns-external', 'ingress-nginx/ingress-nginx-controller'])
+    assert.deepEqual(hijacks.map((finding) => finding.subject.name).toSorted(), ['dns/coredns-external', 'ingress-nginx/ingress-nginx-controller'])
     assert.ok(hijacks.every((finding) => finding.subject.kind === 'Service' && /192\.168\.10\.240/.test(finding.message)))
     assert.match(hijacks[0].message, /Ingress shop\/storefront/)
     const [deadline] = find(report, 'cluster/ipvs-deprecation', 'fail')
@@ -145,7 +145,7 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
     assert.notEqual(report.verdict, 'go')
     assert.equal(code, 5)
     const forbidden = report.findings.filter((finding) => finding.reason === 'permission-denied')
-    assert.deepEqual([...new Set(forbidden.map((finding) => finding.rule))].sort(), ['cluster/nodeport-addresses', 'cluster/service-count'])
+    assert.deepEqual([...new Set(forbidden.map((finding) => finding.rule))].toSorted(), ['cluster/nodeport-addresses', 'cluster/service-count'])
     assert.ok(forbidden.every((finding) => /list services \(all namespaces\)/.test(finding.message)))
     assert.ok(report.cluster?.unreadable.some((line) => line.startsWith('services: ')))
     assert.equal(find(report, 'cluster/cni-version')[0].status, 'pass', 'the other rules still run')
@@ -290,7 +290,7 @@ describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
     const kinds = documents.map((document) => document.kind)
     assert.deepEqual(kinds.slice(0, 2), ['ClusterRole', 'ClusterRoleBinding'])
     assert.deepEqual(new Set(kinds.slice(2)), new Set(['Role', 'RoleBinding']), 'per namespace: a Role and its binding')
-    const rules = documents.filter((document) => /Role$/.test(document.kind)).flatMap((document) => document.rules)
+    const rules = documents.filter((document) => document.kind.endsWith('Role')).flatMap((document) => document.rules)
     assert.ok(rules.every((rule: {verbs: string[]}) => rule.verbs.every((verb) => verb === 'get' || verb === 'list')))
     assert.ok(rules.every((rule: {resources?: string[]}) => !rule.resources?.includes('secrets')))
     const configMaps = rules.find((rule: {resources?: string[]}) => rule.resources?.includes('configmaps'))

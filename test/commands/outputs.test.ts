@@ -72,8 +72,8 @@ function assertAgree(outputs: Outputs): void {
 
   const problems = report.findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
   assert.deepEqual(
-    sarif.runs[0].results.map((result) => result.partialFingerprints['kpxFindingKey/v1']).sort(),
-    problems.map((finding) => findingKey(finding)).sort(),
+    sarif.runs[0].results.map((result) => result.partialFingerprints['kpxFindingKey/v1']).toSorted(),
+    problems.map((finding) => findingKey(finding)).toSorted(),
   )
   const failing = report.findings.filter((finding) => finding.status === 'fail' && finding.severity !== 'info')
   assert.equal(Number(junit('count(//testcase[failure])')), failing.length)
@@ -82,7 +82,7 @@ function assertAgree(outputs: Outputs): void {
 
   assert.equal(outputs.stdout, outputs.markdown, '--format markdown prints what --output md writes')
   assert.ok(outputs.stepSummary.includes(outputs.markdown), 'the step summary gets the Markdown report')
-  assert.match(outputs.markdown, new RegExp(`\\*\\*${report.verdict.toUpperCase()}\\*\\* \\(exit ${report.exitCode}\\)`))
+  assert.match(outputs.markdown, new RegExp(String.raw`\*\*${report.verdict.toUpperCase()}\*\* \(exit ${report.exitCode}\)`))
   for (const step of report.plan.steps) assert.ok(outputs.markdown.includes(`. ${step.title}\n`), step.title)
 }
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import {FactSet} from '../../src/facts/fact-set.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
-import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
 
 const rules = await loadRuleCatalog([])
 const node = (facts: FactSet) => [{kind: 'Node', name: 'node-1', facts}]

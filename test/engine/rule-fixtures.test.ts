@@ -3,17 +3,17 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {describe, it} from 'node:test'
 
+import type {Finding} from '../../src/contract/finding.js'
 import {deriveClusterModel} from '../../src/derive/cluster-facts.js'
-import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
+import {clusterSubjects} from '../../src/derive/subjects.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
-import type {LoadedRule} from '../../src/engine/rule-loader.js'
+import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
-import {clusterSubjects} from '../../src/derive/subjects.js'
+import type {Subject} from '../../src/facts/subject.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
 import {FIXTURES} from '../helpers/paths.js'
-import {type Finding} from '../../src/contract/finding.js'
-import {type Subject} from '../../src/facts/subject.js'
 
 /**
  * Every rule ships fixtures named by expectation: test/fixtures/rules/<rule-name>/<status>.<case>.<ext>.
@@ -31,13 +31,13 @@ function subjectsOf(rule: LoadedRule, file: string): Subject[] {
 
 function telling(findings: Finding[]): Finding {
   assert.ok(findings.length > 0, 'the rule produced no finding')
-  return [...findings].sort((a, b) => STATUS_WEIGHT[a.status] - STATUS_WEIGHT[b.status])[0]
+  return [...findings].toSorted((a, b) => STATUS_WEIGHT[a.status] - STATUS_WEIGHT[b.status])[0]
 }
 const rules = await loadRuleCatalog([])
 
 describe('rule fixtures', () => {
   for (const rule of rules) {
-    const name = rule.id.split('/')[1]
+    const name = rule.id.split('/', 2)[1]
     const dir = join(RULE_FIXTURES, name)
     const extension = rule.scope === 'node' ? '.facts' : '.json'
     const files = existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(extension)) : []
@@ -53,7 +53,7 @@ describe('rule fixtures', () => {
       })
 
       for (const file of files) {
-        const expected = file.split('.')[0]
+        const expected = file.split('.', 1)[0]
         it(`is ${expected} on ${file}`, () => {
           const finding = telling(evaluateRules([rule], subjectsOf(rule, join(dir, file))))
           assert.equal(finding.status, expected, `${file}: ${finding.message} (${finding.reason ?? ''})`)
@@ -66,7 +66,7 @@ describe('rule fixtures', () => {
   }
 
   it('has no fixture folder without a rule', () => {
-    const names = new Set(rules.map((rule) => rule.id.split('/')[1]))
+    const names = new Set(rules.map((rule) => rule.id.split('/', 2)[1]))
     for (const dir of readdirSync(RULE_FIXTURES)) assert.ok(names.has(dir), `test/fixtures/rules/${dir} matches no rule`)
   })
 })

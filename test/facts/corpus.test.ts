@@ -23,7 +23,7 @@ describe('writeCorpusBundles', () => {
   it('writes at least 300 bundles with unique node names, one file each', () => {
     assert.ok(bundles.length >= 300, `${bundles.length} bundles`)
     assert.equal(new Set(bundles.map((entry) => entry.name)).size, bundles.length)
-    assert.deepEqual(readdirSync(first).sort(), bundles.map((entry) => `${entry.name}.facts`).sort())
+    assert.deepEqual(readdirSync(first).toSorted(), bundles.map((entry) => `${entry.name}.facts`).toSorted())
   })
 
   it('is deterministic', () => {
@@ -62,7 +62,7 @@ describe('writeCorpusBundles', () => {
   it('pairs Ubuntu and Debian releases with their own kernels', () => {
     const labels = new Map(kernelRows().map((row) => [row.release, row.distro]))
     for (const entry of bundles) {
-      if (entry.osId === 'ubuntu') assert.match(labels.get(entry.kernelRelease)!, new RegExp(`Ubuntu ${entry.versionId.replace('.', '\\.')}`), entry.name)
+      if (entry.osId === 'ubuntu') assert.match(labels.get(entry.kernelRelease)!, new RegExp(`Ubuntu ${entry.versionId.replace('.', String.raw`\.`)}`), entry.name)
       // The corpus has kernels of Debian 10 to 13; Debian 8 and 9 borrow Debian 10's.
       if (entry.osId === 'debian' && ['10', '11', '12', '13'].includes(entry.versionId)) {
         const label = labels.get(entry.kernelRelease)!

@@ -45,7 +45,7 @@ describe('nftables kernel features from the 69 captured kernel configs', () => {
     assert.equal(configs.size, 69)
   })
 
-  for (const [release, text] of [...configs].sort()) {
+  for (const [release, text] of [...configs].toSorted()) {
     it(`${release}: missing ${JSON.stringify(EXPECTED_MISSING[release] ?? [])}`, () => {
       const config = parseKernelConfig(text)
       assert.ok(config, 'parses')
@@ -63,7 +63,7 @@ describe('nftables kernel features from the 69 captured kernel configs', () => {
     assert.equal(support.status.get('nf_conntrack'), 'present', 'implied by CONFIG_IP_VS_NFCT=y')
   })
 
-  for (const [release, text] of [...configs].sort()) {
+  for (const [release, text] of [...configs].toSorted()) {
     if (release.includes('orbstack')) continue
     it(`${release}: modules.builtin + modules.dep alone give the same answer as the config`, () => {
       const lists = moduleListsFromConfig(text, '.ko.xz')

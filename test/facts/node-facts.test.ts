@@ -3,13 +3,13 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
+import type {FactValue} from '../../src/contract/finding.js'
+import {describeNode} from '../../src/derive/subjects.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
-import {type FactSet} from '../../src/facts/fact-set.js'
-import {describeNode} from '../../src/derive/subjects.js'
+import type {FactSet} from '../../src/facts/fact-set.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
-import {type FactValue} from '../../src/contract/finding.js'
 
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {
   return deriveNodeFacts(parseBundle(readFileSync(join(FIXTURES_DIR, 'bundles', `${fixture}.facts`), 'utf8')), fallbackName)

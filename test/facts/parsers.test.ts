@@ -3,9 +3,9 @@ import {describe, it} from 'node:test'
 
 import {isNodeInterface, nodeGlobalAddresses, parseIpAddresses} from '../../src/facts/parsers/addresses.js'
 import {parseCollectorInfo, parseHostname} from '../../src/facts/parsers/collector.js'
-import {parseKernelConfig} from '../../src/facts/parsers/kernel-config.js'
 import {parseIptablesPolicies, parseIptablesRuleCounts} from '../../src/facts/parsers/iptables.js'
 import {parseKubeIpvs0, parseProcIpVs} from '../../src/facts/parsers/ipvs.js'
+import {parseKernelConfig} from '../../src/facts/parsers/kernel-config.js'
 import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode} from '../../src/facts/parsers/kube-proxy.js'
 import {parseDropPolicyChains, parseNftCheck, parseNftTables} from '../../src/facts/parsers/nft-ruleset.js'
 import {activeServices, parseServices} from '../../src/facts/parsers/services.js'
@@ -47,9 +47,9 @@ describe('/proc/net/ip_vs', () => {
 
   it('reads kube-ipvs0 addresses', () => {
     const text = [
-      '7: kube-ipvs0    inet 10.96.0.1/32 scope global kube-ipvs0\\       valid_lft forever preferred_lft forever',
-      '7: kube-ipvs0    inet 10.96.0.10/32 scope global kube-ipvs0\\       valid_lft forever preferred_lft forever',
-      '7: kube-ipvs0    inet6 fd00:10::1/128 scope global \\       valid_lft forever preferred_lft forever',
+      String.raw`7: kube-ipvs0    inet 10.96.0.1/32 scope global kube-ipvs0\       valid_lft forever preferred_lft forever`,
+      String.raw`7: kube-ipvs0    inet 10.96.0.10/32 scope global kube-ipvs0\       valid_lft forever preferred_lft forever`,
+      String.raw`7: kube-ipvs0    inet6 fd00:10::1/128 scope global \       valid_lft forever preferred_lft forever`,
     ].join('\n')
     assert.deepEqual(parseKubeIpvs0(text), {exists: true, addresses: 3})
     assert.deepEqual(parseKubeIpvs0(''), {exists: false, addresses: 0})
@@ -159,15 +159,15 @@ describe('nft tables, chains and the -c probe', () => {
 
 describe('ip -o addr show scope global', () => {
   const text = [
-    '2: eth0    inet 10.0.0.5/24 brd 10.0.0.255 scope global dynamic eth0\\       valid_lft 86380sec preferred_lft 86380sec',
-    '2: eth0    inet 10.0.0.250/32 scope global eth0\\       valid_lft forever preferred_lft forever',
-    '2: eth0    inet6 2001:db8::5/64 scope global dynamic mngtmpaddr noprefixroute \\       valid_lft 86398sec preferred_lft 14398sec',
-    '3: bond0.100@bond0    inet 192.168.100.7/24 brd 192.168.100.255 scope global bond0.100\\       valid_lft forever preferred_lft forever',
-    '4: docker0    inet 172.17.0.1/16 brd 172.17.255.255 scope global docker0\\       valid_lft forever preferred_lft forever',
-    '5: flannel.1    inet 10.244.1.0/32 scope global flannel.1\\       valid_lft forever preferred_lft forever',
-    '6: cni0    inet 10.244.1.1/24 brd 10.244.1.255 scope global cni0\\       valid_lft forever preferred_lft forever',
-    '7: kube-ipvs0    inet 10.96.0.1/32 scope global kube-ipvs0\\       valid_lft forever preferred_lft forever',
-    '8: cilium_host@cilium_net    inet 10.0.1.38/32 scope global cilium_host\\       valid_lft forever preferred_lft forever',
+    String.raw`2: eth0    inet 10.0.0.5/24 brd 10.0.0.255 scope global dynamic eth0\       valid_lft 86380sec preferred_lft 86380sec`,
+    String.raw`2: eth0    inet 10.0.0.250/32 scope global eth0\       valid_lft forever preferred_lft forever`,
+    String.raw`2: eth0    inet6 2001:db8::5/64 scope global dynamic mngtmpaddr noprefixroute \       valid_lft 86398sec preferred_lft 14398sec`,
+    String.raw`3: bond0.100@bond0    inet 192.168.100.7/24 brd 192.168.100.255 scope global bond0.100\       valid_lft forever preferred_lft forever`,
+    String.raw`4: docker0    inet 172.17.0.1/16 brd 172.17.255.255 scope global docker0\       valid_lft forever preferred_lft forever`,
+    String.raw`5: flannel.1    inet 10.244.1.0/32 scope global flannel.1\       valid_lft forever preferred_lft forever`,
+    String.raw`6: cni0    inet 10.244.1.1/24 brd 10.244.1.255 scope global cni0\       valid_lft forever preferred_lft forever`,
+    String.raw`7: kube-ipvs0    inet 10.96.0.1/32 scope global kube-ipvs0\       valid_lft forever preferred_lft forever`,
+    String.raw`8: cilium_host@cilium_net    inet 10.0.1.38/32 scope global cilium_host\       valid_lft forever preferred_lft forever`,
   ].join('\n')
 
   it('reads every address with its interface', () => {
@@ -207,7 +207,7 @@ describe('kube-proxy', () => {
         'kubeproxy_iptables_ct_state_invalid_dropped_packets_total 1.5e+06',
         'kubeproxy_iptables_localhost_nodeports_accepted_packets_total 0',
         'kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 3',
-        'kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv6",note="a } in \\"quotes\\""} 2 1724486400000',
+        String.raw`kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv6",note="a } in \"quotes\""} 2 1724486400000`,
       ].join('\n'),
     )!
     assert.equal(metrics.get('kubeproxy_iptables_ct_state_invalid_dropped_packets_total'), 1_500_000)

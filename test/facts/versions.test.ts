@@ -39,7 +39,7 @@ describe('version banners of tool-versions.tsv', () => {
   const rows = toolRows()
 
   it('every row has an expectation here, and every expectation a row', () => {
-    assert.deepEqual(rows.map((row) => row.output).sort(), Object.keys(EXPECTED).sort())
+    assert.deepEqual(rows.map((row) => row.output).toSorted(), Object.keys(EXPECTED).toSorted())
   })
 
   for (const row of rows) {

@@ -13,19 +13,19 @@ import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
+import type {Report} from '../../src/contract/report.js'
 import type {GatePolicy} from '../../src/planner/verdict.js'
 import {renderReport} from '../../src/report/outputs.js'
-import type {Report} from '../../src/contract/report.js'
 import {evaluateSnapshot} from '../../src/services/cluster-evaluation.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
+import {loadRecipes} from '../../src/services/recipe-catalog.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
-import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
+import {PACKAGE_ROOT} from '../../src/util/paths.js'
 import {CLUSTERS_DIR} from '../helpers/apiserver-scenario.js'
+import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
-import {PACKAGE_ROOT} from '../../src/util/paths.js'
-import {loadRecipes} from '../../src/services/recipe-catalog.js'
 
 const GOLDEN = join(FIXTURES, 'golden')
 const UPDATE = process.env.KPX_UPDATE_GOLDEN === '1'
@@ -101,15 +101,15 @@ function nodeReport(paths: string[]): Promise<Report> {
 const SCENARIOS = readdirSync(CLUSTERS_DIR, {withFileTypes: true})
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
-  .sort()
+  .toSorted()
 const RULE_FIXTURES = join(FIXTURES, 'rules')
 const ruleFixtureFiles = (extension: string) =>
   readdirSync(RULE_FIXTURES)
-    .sort()
+    .toSorted()
     .flatMap((rule) =>
       readdirSync(join(RULE_FIXTURES, rule))
         .filter((file) => file.endsWith(extension))
-        .sort()
+        .toSorted()
         .map((file) => ({name: `rule-${rule}-${basename(file, extension)}`, path: join(RULE_FIXTURES, rule, file)})),
     )
 

@@ -65,7 +65,7 @@ export function scenarioNames(): string[] {
   return readdirSync(CLUSTERS_DIR, {withFileTypes: true})
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
-    .sort()
+    .toSorted()
 }
 
 export function loadScenario(name: string): Scenario {

@@ -12,15 +12,15 @@ export type Matcher = (object: Selectable) => boolean
 /** A selector the server cannot read: the request gets a 400 BadRequest with this message. */
 export class SelectorError extends Error {}
 
-const KEY = String.raw`[A-Za-z0-9][-A-Za-z0-9_./]*`
-const VALUE = String.raw`[-A-Za-z0-9_.]*`
+const KEY = '[A-Za-z0-9][-A-Za-z0-9_./]*'
+const VALUE = '[-A-Za-z0-9_.]*'
 const SET_REQUIREMENT = new RegExp(String.raw`^(${KEY})\s+(in|notin)\s+\(([^)]*)\)$`)
 const EQUALITY_REQUIREMENT = new RegExp(String.raw`^(${KEY})\s*(==|=|!=)\s*(${VALUE})$`)
 const EXISTENCE_REQUIREMENT = new RegExp(String.raw`^(!?)\s*(${KEY})$`)
 
 /** `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x,y)`, `a`, `!a`, joined by commas (all must hold). */
 export function labelSelector(selector: string): Matcher {
-  const requirements = splitRequirements(selector).map(labelRequirement)
+  const requirements = splitRequirements(selector).map((requirement) => labelRequirement(requirement))
   return ({labels}) => requirements.every((holds) => holds(labels))
 }
 

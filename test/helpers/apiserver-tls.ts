@@ -32,13 +32,13 @@ async function issue(): Promise<TestTls> {
   const dir = await mkdtemp(join(tmpdir(), 'kpx-test-tls-'))
   try {
     await openssl(dir, [
-      ...['req', '-x509', ...NEW_KEY, '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=kpx-check test CA'],
-      ...['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+      'req', '-x509', ...NEW_KEY, '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=kpx-check test CA',
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
     ])
     // `req -x509 -CA` (OpenSSL ≥ 3.0) makes the server key and signs its certificate in one run.
     await openssl(dir, [
-      ...['req', '-x509', ...NEW_KEY, '-keyout', 'server.key', '-out', 'server.crt', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-subj', '/CN=127.0.0.1'],
-      ...['-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-addext', 'basicConstraints=critical,CA:FALSE', '-addext', 'extendedKeyUsage=serverAuth'],
+      'req', '-x509', ...NEW_KEY, '-keyout', 'server.key', '-out', 'server.crt', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-addext', 'basicConstraints=critical,CA:FALSE', '-addext', 'extendedKeyUsage=serverAuth',
     ])
     const [ca, cert, key] = await Promise.all(['ca.crt', 'server.crt', 'server.key'].map((file) => readFile(join(dir, file), 'utf8')))
     return {ca, cert, key}

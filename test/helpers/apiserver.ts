@@ -110,7 +110,7 @@ const RESOURCE_TYPES: ResourceType[] = [
   {groupVersion: 'config.openshift.io/v1', resource: 'networks', kind: 'Network', namespaced: false, custom: true},
 ]
 
-const groupOf = (type: ResourceType) => (type.groupVersion.includes('/') ? type.groupVersion.split('/')[0] : '')
+const groupOf = (type: ResourceType) => (type.groupVersion.includes('/') ? type.groupVersion.split('/', 1)[0] : '')
 const groupVersionPath = (groupVersion: string) => (groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`)
 const collectionPath = (type: ResourceType) => `${groupVersionPath(type.groupVersion)}/${type.resource}`
 /** `services`, `daemonsets.apps`: how Status messages name a resource. */
@@ -194,7 +194,7 @@ class ObjectStore {
     for (const [path, objects] of Object.entries(scenario.objects)) {
       const type = typesByPath.get(path)
       if (!type) throw new Error(`test API server: no resource type for the collection ${path}; add it to RESOURCE_TYPES`)
-      this.collections.set(path, {type, objects: objects.map((object) => this.store(type, object)).sort(byKey)})
+      this.collections.set(path, {type, objects: objects.map((object) => this.store(type, object)).toSorted(byKey)})
     }
 
     for (const type of RESOURCE_TYPES) {
@@ -316,11 +316,11 @@ class ObjectStore {
           status: {phase: 'Active'},
         }),
       )
-      .sort(byKey)
+      .toSorted(byKey)
   }
 }
 
-const byKey = (a: StoredObject, b: StoredObject) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+const byKey = (a: StoredObject, b: StoredObject) => (a.key < b.key ? -1 : (a.key > b.key ? 1 : 0))
 
 /** A stable, UUID-shaped uid: the same object gets the same uid every run. */
 function uidOf(seed: string): string {
@@ -368,8 +368,8 @@ function discoveryDocuments(types: ResourceType[], version: VersionInfo, serverA
   const documents: Array<[string, unknown]> = [
     ['/version', version],
     ['/api', {kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{clientCIDR: '0.0.0.0/0', serverAddress}]}],
-    ['/apis', {kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(apiGroup)}],
-    ...named.map((groupVersion): [string, unknown] => [`/apis/${groupVersion.split('/')[0]}`, {kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(groupVersion)}]),
+    ['/apis', {kind: 'APIGroupList', apiVersion: 'v1', groups: named.map((groupVersion) => apiGroup(groupVersion))}],
+    ...named.map((groupVersion): [string, unknown] => [`/apis/${groupVersion.split('/', 1)[0]}`, {kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(groupVersion)}]),
     ...groupVersions.map((groupVersion): [string, unknown] => [
       groupVersionPath(groupVersion),
       {
@@ -445,33 +445,41 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     const route: Route = document === undefined ? store.route(record.path) : {kind: 'document', body: document}
     const fault = faults.next(record.path)
     switch (fault?.kind) {
-      case 'hang':
+      case 'hang': {
         return undefined
-      case 'slow':
+      }
+      case 'slow': {
         await sleep(fault.delayMs, undefined, {signal: abort.signal})
         break
+      }
       case 'throttle': {
         const seconds = fault.retryAfterSeconds ?? 1
         return statusAnswer(429, 'Too many requests, please try again later.', {retryAfterSeconds: seconds}, {'Retry-After': String(seconds)})
       }
 
-      case 'error':
+      case 'error': {
         return fault.status === 503
           ? statusAnswer(503, 'the server is currently unable to handle the request', {})
           : statusAnswer(500, 'Internal error occurred: injected by the test API server', {causes: [{message: 'injected by the test API server'}]})
-      case 'forbidden':
+      }
+      case 'forbidden': {
         return forbidden(route, user, record.path)
+      }
     }
 
     switch (route.kind) {
-      case 'document':
+      case 'document': {
         return {status: 200, body: route.body}
-      case 'get':
+      }
+      case 'get': {
         return store.get(route.collection, route.name, route.namespace)
-      case 'list':
+      }
+      case 'list': {
         return store.list(route.collection, url.searchParams, route.namespace)
-      case 'unknown':
+      }
+      case 'unknown': {
         return NOT_FOUND
+      }
     }
   }
 

@@ -68,7 +68,7 @@ export function osReleaseFiles(): Array<{stem: string; text: string}> {
   const dir = join(FIXTURES_DIR, 'os-release')
   return readdirSync(dir)
     .filter((file) => file.endsWith('.txt'))
-    .sort()
+    .toSorted()
     .map((file) => ({stem: file.slice(0, -'.txt'.length), text: readFileSync(join(dir, file), 'utf8')}))
 }
 
@@ -213,10 +213,10 @@ function kernelsFor(os: OsInfo, rows: readonly KernelRow[], documented: Readonly
 function configFor(release: string, configs: ReadonlyMap<string, string>): {text: string; exact: boolean} | undefined {
   const exact = configs.get(release)
   if (exact) return {text: exact, exact: true}
-  const flavour = (value: string) => value.replace(/\.el(\d+)_\d+/, '.el$1').replace(/\d+/g, 'N')
+  const flavour = (value: string) => value.replace(/\.el(\d+)_\d+/, '.el$1').replaceAll(/\d+/g, 'N')
   const majorMinor = (value: string) => /^\d+\.\d+/.exec(value)?.[0]
   const sibling = [...configs.keys()]
-    .sort()
+    .toSorted()
     .find((candidate) => majorMinor(candidate) === majorMinor(release) && flavour(candidate) === flavour(release))
   return sibling ? {text: configs.get(sibling)!, exact: false} : undefined
 }
@@ -257,43 +257,59 @@ function shippedTools(os: OsInfo, kernelRelease: string): ShippedTools {
       return {iptables: major >= 18 ? '1.6.1' : '1.6.0', backend: 'legacy'}
     }
 
-    case 'amzn':
+    case 'amzn': {
       return major >= 2022 ? {nft: '1.0.4', iptables: '1.8.8', backend: 'nf_tables'} : {iptables: major === 2 ? '1.8.4' : '1.4.18', backend: 'legacy'}
-    case 'fedora':
-      return major >= 40 ? {nft: '1.0.9', iptables: '1.8.10', backend: 'nf_tables'} : major >= 35 ? {nft: '1.0.0', iptables: '1.8.7', backend: 'nf_tables'} : {nft: '0.9.1', iptables: '1.8.3', backend: 'nf_tables'}
-    case 'bottlerocket': // no host nft (kube-proxy brings its own); iptables is approximate
+    }
+    case 'fedora': {
+      return major >= 40 ? {nft: '1.0.9', iptables: '1.8.10', backend: 'nf_tables'} : (major >= 35 ? {nft: '1.0.0', iptables: '1.8.7', backend: 'nf_tables'} : {nft: '0.9.1', iptables: '1.8.3', backend: 'nf_tables'})
+    }
+    case 'bottlerocket': { // no host nft (kube-proxy brings its own); iptables is approximate
       return {iptables: '1.8.8', backend: 'nf_tables'}
-    case 'cos':
+    }
+    case 'cos': {
       return {iptables: '1.8.8', backend: 'legacy'}
+    }
     case 'k3os':
-    case 'rancheros':
+    case 'rancheros': {
       return {iptables: '1.8.8', backend: 'legacy'}
-    case 'coreos':
+    }
+    case 'coreos': {
       return {iptables: '1.6.2', backend: 'legacy'}
-    case 'flatcar': // switched to the nf_tables backend in 2024 (approximate)
+    }
+    case 'flatcar': { // switched to the nf_tables backend in 2024 (approximate)
       return major >= 3975 ? {nft: '1.0.9', iptables: '1.8.10', backend: 'nf_tables'} : {nft: '0.9.8', iptables: '1.8.7', backend: 'legacy'}
+    }
     case 'sles':
-    case 'opensuse-leap':
+    case 'opensuse-leap': {
       return major >= 15 ? {nft: '0.9.3', iptables: '1.8.7', backend: 'legacy'} : {iptables: '1.4.21', backend: 'legacy'}
+    }
     case 'suse-microos':
-    case 'sle-micro-rancher':
+    case 'sle-micro-rancher': {
       return {nft: '0.9.8', iptables: '1.8.7', backend: 'legacy'}
-    case 'photon':
-      return major >= 5 ? {nft: '1.0.5', iptables: '1.8.9', backend: 'nf_tables'} : major >= 4 ? {nft: '0.9.8', iptables: '1.8.7', backend: 'legacy'} : {iptables: '1.8.0', backend: 'legacy'}
-    case 'mariner':
+    }
+    case 'photon': {
+      return major >= 5 ? {nft: '1.0.5', iptables: '1.8.9', backend: 'nf_tables'} : (major >= 4 ? {nft: '0.9.8', iptables: '1.8.7', backend: 'legacy'} : {iptables: '1.8.0', backend: 'legacy'})
+    }
+    case 'mariner': {
       return major >= 2 ? {nft: '1.0.1', iptables: '1.8.7', backend: 'legacy'} : {nft: '0.9.3', iptables: '1.8.3', backend: 'legacy'}
-    case 'azurelinux':
+    }
+    case 'azurelinux': {
       return {nft: '1.0.9', iptables: '1.8.10', backend: 'nf_tables'}
+    }
     case 'openEuler':
-    case 'hce':
+    case 'hce': {
       return major >= 24 ? {nft: '1.0.8', iptables: '1.8.10', backend: 'nf_tables'} : {nft: '1.0.0', iptables: '1.8.7', backend: 'nf_tables'}
+    }
     case 'kylin':
-    case 'euleros':
+    case 'euleros': {
       return {nft: '0.9.3', iptables: '1.8.4', backend: 'nf_tables'}
-    case 'alinux':
+    }
+    case 'alinux': {
       return major >= 3 ? {nft: '0.9.3', iptables: '1.8.4', backend: 'nf_tables'} : {iptables: '1.4.21', backend: 'legacy'}
-    case 'tencentos':
+    }
+    case 'tencentos': {
       return major >= 4 ? {nft: '1.0.9', iptables: '1.8.10', backend: 'nf_tables'} : {nft: '0.9.3', iptables: '1.8.4', backend: 'nf_tables'}
+    }
     default: {
       // Enterprise Linux and rebuilds (rhel, centos, rocky, almalinux, ol, miraclelinux, rhcos).
       const release = Number(os.major ?? el ?? 8)
@@ -319,10 +335,10 @@ function nearestBanner(banners: ReadonlyArray<{version: string; text: string}>, 
       const [bMajor, bMinor] = parseDottedVersion(banner.version) ?? []
       return bMajor === major && bMinor === minor
     })
-    .sort((a, b) => Math.abs((parseDottedVersion(a.version)?.[2] ?? 0) - patch) - Math.abs((parseDottedVersion(b.version)?.[2] ?? 0) - patch) || compareVersions(a.version, b.version))
+    .toSorted((a, b) => Math.abs((parseDottedVersion(a.version)?.[2] ?? 0) - patch) - Math.abs((parseDottedVersion(b.version)?.[2] ?? 0) - patch) || compareVersions(a.version, b.version))
   if (sameMinor.length > 0) return sameMinor[0].text
-  const sorted = [...banners].sort((a, b) => compareVersions(a.version, b.version))
-  return sorted.filter((banner) => compareVersions(banner.version, version) < 0).at(-1)?.text ?? sorted[0]?.text
+  const sorted = [...banners].toSorted((a, b) => compareVersions(a.version, b.version))
+  return sorted.findLast((banner) => compareVersions(banner.version, version) < 0)?.text ?? sorted[0]?.text
 }
 
 function bannerPicker(rows: readonly ToolRow[]) {
@@ -374,8 +390,8 @@ export interface NodeSpec {
 }
 
 function hash(text: string): number {
-  let value = 2166136261
-  for (const char of text) value = Math.imul(value ^ char.charCodeAt(0), 16777619) >>> 0
+  let value = 2_166_136_261
+  for (const char of text) value = Math.imul(value ^ char.codePointAt(0)!, 16_777_619) >>> 0
   return value
 }
 
@@ -398,12 +414,12 @@ function modulePathFor(option: string, value: string): string | undefined {
   if (/^NF_TABLES_(IPV4|IPV6|INET|NETDEV|ARP|BRIDGE)$/.test(option)) {
     if (value !== 'm') return undefined
     const family = option.slice('NF_TABLES_'.length).toLowerCase()
-    const dir = family === 'ipv4' || family === 'arp' ? 'ipv4' : family === 'ipv6' ? 'ipv6' : family === 'bridge' ? 'bridge' : 'netfilter'
+    const dir = {ipv4: 'ipv4', arp: 'ipv4', ipv6: 'ipv6', bridge: 'bridge'}[family] ?? 'netfilter'
     return `kernel/net/${dir}/netfilter/nf_tables_${family}`.replace('/net/netfilter/netfilter/', '/net/netfilter/')
   }
 
-  if (/^NFT_/.test(option) && !/^NFT_(EXTHDR_DCCP|COMPAT_ARP|BRIDGE_META|BRIDGE_REJECT)$/.test(option)) {
-    const dir = /_IPV4$/.test(option) ? 'ipv4/netfilter' : /_IPV6$/.test(option) ? 'ipv6/netfilter' : 'netfilter'
+  if (option.startsWith('NFT_') && !/^NFT_(EXTHDR_DCCP|COMPAT_ARP|BRIDGE_META|BRIDGE_REJECT)$/.test(option)) {
+    const dir = option.endsWith('_IPV4') ? 'ipv4/netfilter' : (option.endsWith('_IPV6') ? 'ipv6/netfilter' : 'netfilter')
     return `kernel/net/${dir}/${option.toLowerCase()}`
   }
 
@@ -478,8 +494,7 @@ const DEPENDS: Record<string, string[]> = {
 }
 
 function loadedModules(spec: NodeSpec, backend: string, available: ReadonlySet<string> | undefined, modern: boolean): string[] {
-  const wanted = ['overlay', 'br_netfilter', 'bridge', 'stp', 'llc', 'nfnetlink', 'nf_conntrack', 'nf_defrag_ipv4', 'nf_defrag_ipv6', 'libcrc32c', 'nf_nat', 'x_tables']
-  wanted.push('xt_conntrack', 'xt_MASQUERADE', 'xt_nat', 'xt_addrtype', 'xt_comment', 'xt_mark')
+  const wanted = ['overlay', 'br_netfilter', 'bridge', 'stp', 'llc', 'nfnetlink', 'nf_conntrack', 'nf_defrag_ipv4', 'nf_defrag_ipv6', 'libcrc32c', 'nf_nat', 'x_tables', 'xt_conntrack', 'xt_MASQUERADE', 'xt_nat', 'xt_addrtype', 'xt_comment', 'xt_mark']
   if (!modern) wanted.push('nf_conntrack_ipv4', 'nf_nat_ipv4')
   if (spec.mode === 'iptables') wanted.push('xt_statistic', 'nfnetlink_acct', 'xt_nfacct')
   if (spec.mode === 'ipvs') wanted.push('ip_vs', 'ip_vs_rr', 'ip_vs_sh', 'ip_set', 'ip_set_hash_ip', 'ip_set_hash_net', 'ip_set_bitmap_port', 'xt_set')
@@ -498,9 +513,9 @@ function procModules(names: readonly string[], root: boolean): string {
   const loaded = new Set(names)
   return names
     .map((name) => {
-      const users = names.filter((other) => (DEPENDS[other] ?? []).includes(name) && loaded.has(other)).sort()
+      const users = names.filter((other) => (DEPENDS[other] ?? []).includes(name) && loaded.has(other)).toSorted()
       const size = 4096 * (3 + (hash(name) % 20))
-      const page = (0xc0000 + (hash(`${name}@`) % 0x3fff)).toString(16)
+      const page = (0xC_00_00 + (hash(`${name}@`) % 0x3F_FF)).toString(16)
       const address = root ? `0xffffffff${page}000` : '0x0000000000000000'
       const refs = users.length + (hash(name) % 3)
       return `${name} ${size} ${refs} ${users.length > 0 ? `${users.join(',')},` : '-'} Live ${address}`
@@ -534,15 +549,15 @@ function procIpVs(spec: NodeSpec): string {
     }
   }
 
-  const nodePort = 30000 + (spec.seed % 2768)
-  lines.push(`TCP  ${hex(spec.ipv4.split('/')[0], nodePort)} rr `, `  -> ${hex('10.244.1.17', 8080)}      Masq    1      0          0`)
+  const nodePort = 30_000 + (spec.seed % 2768)
+  lines.push(`TCP  ${hex(spec.ipv4.split('/', 1)[0], nodePort)} rr `, `  -> ${hex('10.244.1.17', 8080)}      Masq    1      0          0`)
   return lines.join('\n')
 }
 
 function kubeIpvs0Addresses(spec: NodeSpec): string[] {
   const count = 3 + (spec.seed % SERVICE_IPS.length)
   const ips = [...new Set(SERVICE_IPS.slice(0, count).map(([, ip]) => ip))]
-  return ips.map((ip) => `7: kube-ipvs0    inet ${ip}/32 scope global kube-ipvs0\\       valid_lft forever preferred_lft forever`)
+  return ips.map((ip) => String.raw`7: kube-ipvs0    inet ${ip}/32 scope global kube-ipvs0\       valid_lft forever preferred_lft forever`)
 }
 
 interface NftTable {
@@ -690,8 +705,7 @@ export function buildBundleText(spec: NodeSpec): string {
     ...(spec.kernelConfig ? {builtin: new Set(builtin.map((path) => moduleName(path))), available: availableNames} : {}),
   })
   if (!spec.nftBanner) deny('nft-check', 'not-installed', 'nft is not in PATH')
-  else if (!spec.root) deny('nft-check', 'permission-denied', 'nft -c needs root (CAP_NET_ADMIN)')
-  else {
+  else if (spec.root) {
     const failing = support.missing.find((feature) => KERNEL_FEATURE_ERROR[feature])
     add(
       'nft-check',
@@ -700,6 +714,7 @@ export function buildBundleText(spec: NodeSpec): string {
         : 'exit=0',
     )
   }
+  else {deny('nft-check', 'permission-denied', 'nft -c needs root (CAP_NET_ADMIN)')}
 
   if (spec.mode === 'ipvs') {
     add('ipvs', procIpVs(spec))
@@ -718,12 +733,9 @@ export function buildBundleText(spec: NodeSpec): string {
   if (!spec.iptablesBanner) {
     deny('iptables-policies', 'not-installed', 'iptables is not in PATH')
     deny('iptables-rules', 'not-installed', 'iptables-save is not in PATH')
-  } else if (!spec.root) {
-    deny('iptables-policies', 'permission-denied', 'iptables -S needs root')
-    deny('iptables-rules', 'permission-denied', 'iptables-save needs root')
-  } else {
+  } else if (spec.root) {
     add('iptables-policies', ['-P INPUT ACCEPT', `-P FORWARD ${forwardDrop ? 'DROP' : 'ACCEPT'}`, '-P OUTPUT ACCEPT'].join('\n'))
-    const kube = spec.mode === 'iptables' ? 180 + (spec.seed % 400) : spec.mode === 'ipvs' ? 38 + (spec.seed % 9) : 6
+    const kube = spec.mode === 'iptables' ? 180 + (spec.seed % 400) : (spec.mode === 'ipvs' ? 38 + (spec.seed % 9) : 6)
     const total = kube + 12 + (spec.seed % 30) + (forwardDrop ? 24 : 0)
     const lines: string[] = []
     const version = iptables?.version ?? '1.4.21'
@@ -733,15 +745,15 @@ export function buildBundleText(spec: NodeSpec): string {
     if (hasLegacySave) lines.push(backend === 'legacy' ? `legacy total=${total} kube=${kube}` : `legacy total=${spec.seed % 5 === 0 ? 14 : 0} kube=${spec.seed % 5 === 0 ? 9 : 0}`)
     if (hasNftSave) lines.push(backend === 'nf_tables' ? `nft total=${total} kube=${kube}` : 'nft total=0 kube=0')
     add('iptables-rules', lines.join('\n'))
+  } else {
+    deny('iptables-policies', 'permission-denied', 'iptables -S needs root')
+    deny('iptables-rules', 'permission-denied', 'iptables-save needs root')
   }
 
   if (!spec.nftBanner) {
     deny('nft-tables', 'not-installed', 'nft is not in PATH')
     deny('nft-chains', 'not-installed', 'nft is not in PATH')
-  } else if (!spec.root) {
-    deny('nft-tables', 'permission-denied', 'nft list tables needs root')
-    deny('nft-chains', 'permission-denied', 'nft list ruleset needs root')
-  } else {
+  } else if (spec.root) {
     const tables = nftTables(spec, backend, forwardDrop)
     add('nft-tables', tables.map((table) => table.header).join('\n'))
     const chains: string[] = []
@@ -754,14 +766,17 @@ export function buildBundleText(spec: NodeSpec): string {
     }
 
     add('nft-chains', chains.join('\n'))
+  } else {
+    deny('nft-tables', 'permission-denied', 'nft list tables needs root')
+    deny('nft-chains', 'permission-denied', 'nft list ruleset needs root')
   }
 
   const [address, prefix] = spec.ipv4.split('/')
   const broadcast = broadcastOf(address, Number(prefix))
-  const addresses = [`2: eth0    inet ${address}/${prefix} brd ${broadcast} scope global dynamic eth0\\       valid_lft ${3000 + (spec.seed % 600)}sec preferred_lft ${3000 + (spec.seed % 600)}sec`]
-  if (spec.ipv6) addresses.push(`2: eth0    inet6 ${spec.ipv6} scope global dynamic mngtmpaddr noprefixroute \\       valid_lft 86398sec preferred_lft 14398sec`)
+  const addresses = [String.raw`2: eth0    inet ${address}/${prefix} brd ${broadcast} scope global dynamic eth0\       valid_lft ${3000 + (spec.seed % 600)}sec preferred_lft ${3000 + (spec.seed % 600)}sec`]
+  if (spec.ipv6) addresses.push(String.raw`2: eth0    inet6 ${spec.ipv6} scope global dynamic mngtmpaddr noprefixroute \       valid_lft 86398sec preferred_lft 14398sec`)
   addresses.push(...(spec.extraAddresses ?? []))
-  if (forwardDrop) addresses.push('3: docker0    inet 172.17.0.1/16 brd 172.17.255.255 scope global docker0\\       valid_lft forever preferred_lft forever')
+  if (forwardDrop) addresses.push(String.raw`3: docker0    inet 172.17.0.1/16 brd 172.17.255.255 scope global docker0\       valid_lft forever preferred_lft forever`)
   if (spec.mode === 'ipvs') addresses.push(...kubeIpvs0Addresses(spec))
   add('addresses', addresses.join('\n'))
 
@@ -853,7 +868,7 @@ export function writeCorpusBundles(dir: string): CorpusBundle[] {
 
       const services: Record<string, string> = systemd
         ? {
-            firewalld: elLike && index % 4 === 1 ? 'active' : elLike ? 'inactive' : 'inactive',
+            firewalld: elLike && index % 4 === 1 ? 'active' : (elLike ? 'inactive' : 'inactive'),
             ufw: os.id === 'ubuntu' && index % 5 === 2 ? 'active' : 'inactive',
             nftables: os.id === 'debian' && index % 7 === 3 ? 'active' : 'inactive',
             docker: index % 6 === 0 ? 'active' : 'inactive',
@@ -863,9 +878,9 @@ export function writeCorpusBundles(dir: string): CorpusBundle[] {
 
       const third = 1 + (index % 250)
       const extraAddresses: string[] = []
-      if (index % 10 === 4) extraAddresses.push(`3: eth1    inet 192.168.${10 + (index % 20)}.${third}/24 brd 192.168.${10 + (index % 20)}.255 scope global eth1\\       valid_lft forever preferred_lft forever`)
-      if (services.keepalived === 'active') extraAddresses.push(`2: eth0    inet 10.0.${index % 200}.250/32 scope global eth0\\       valid_lft forever preferred_lft forever`)
-      if (index % 7 === 2) extraAddresses.push(`5: flannel.1    inet 10.244.${third}.0/32 scope global flannel.1\\       valid_lft forever preferred_lft forever`, `6: cni0    inet 10.244.${third}.1/24 brd 10.244.${third}.255 scope global cni0\\       valid_lft forever preferred_lft forever`)
+      if (index % 10 === 4) extraAddresses.push(String.raw`3: eth1    inet 192.168.${10 + (index % 20)}.${third}/24 brd 192.168.${10 + (index % 20)}.255 scope global eth1\       valid_lft forever preferred_lft forever`)
+      if (services.keepalived === 'active') extraAddresses.push(String.raw`2: eth0    inet 10.0.${index % 200}.250/32 scope global eth0\       valid_lft forever preferred_lft forever`)
+      if (index % 7 === 2) extraAddresses.push(String.raw`5: flannel.1    inet 10.244.${third}.0/32 scope global flannel.1\       valid_lft forever preferred_lft forever`, String.raw`6: cni0    inet 10.244.${third}.1/24 brd 10.244.${third}.255 scope global cni0\       valid_lft forever preferred_lft forever`)
 
       const metrics: Record<string, string> = {}
       if (mode === 'iptables') {
@@ -890,7 +905,7 @@ export function writeCorpusBundles(dir: string): CorpusBundle[] {
         ...(tools.nft ? {nftBanner: banners.nft(tools.nft)} : {}),
         ...(iptablesBanner ? {iptablesBanner} : {}),
         mode,
-        runtime: os.id === 'k3os' ? 'k3s' : index % 11 === 7 ? 'host' : 'container',
+        runtime: os.id === 'k3os' ? 'k3s' : (index % 11 === 7 ? 'host' : 'container'),
         skipKernelCheck,
         services,
         serviceMethod: systemd ? 'systemctl' : 'proc',

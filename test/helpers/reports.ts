@@ -1,15 +1,15 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
+import type {AppliedWaiver, GatedFinding} from '../../src/contract/finding.js'
+import type {Report} from '../../src/contract/report.js'
 import {type GatePolicy, summarize} from '../../src/planner/verdict.js'
-import {type Report} from '../../src/contract/report.js'
 import {evaluateSnapshot} from '../../src/services/cluster-evaluation.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
-import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
-import {FIXTURES} from './paths.js'
-import {type GatedFinding, type AppliedWaiver} from '../../src/contract/finding.js'
 import {loadRecipes} from '../../src/services/recipe-catalog.js'
+import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
+import {FIXTURES} from './paths.js'
 
 const POLICY: GatePolicy = {failOn: 'blocker', allowIncomplete: false}
 

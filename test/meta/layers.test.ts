@@ -32,7 +32,7 @@ function importGraph(): Map<string, string[]> {
 
 /** The layer a file belongs to: its first folder under src/. */
 function layerOf(file: string): string {
-  return file.split('/')[1]
+  return file.split('/', 2)[1]
 }
 
 /** Strongly connected components with more than one member, or a member that imports itself (Tarjan). */
@@ -66,7 +66,7 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
       onStack.delete(member)
       component.push(member)
     } while (member !== node)
-    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort())
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.toSorted())
   }
 
   for (const node of graph.keys()) if (!index.has(node)) visit(node)

@@ -11,5 +11,6 @@ it('oclif.manifest.json matches the commands (rebuild with npm run build)', asyn
   const plugin = new Plugin({root: PACKAGE_ROOT, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true})
   await plugin.load()
   const committed = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'oclif.manifest.json'), 'utf8'))
-  assert.deepEqual(committed, JSON.parse(JSON.stringify(plugin.manifest)))
+  // As written to disk: a JSON round trip drops the undefined fields the file cannot hold.
+  assert.deepEqual(committed, JSON.parse(JSON.stringify(plugin.manifest))) // eslint-disable-line unicorn/prefer-structured-clone
 })

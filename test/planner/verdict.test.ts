@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import type {Finding} from '../../src/contract/finding.js'
 import {exitCodeOf, summarize, verdictOf} from '../../src/planner/verdict.js'
-import {type Finding} from '../../src/contract/finding.js'
 
 function finding(status: Finding['status'], severity: Finding['severity']): Finding {
   return {

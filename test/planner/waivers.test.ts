@@ -4,12 +4,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
+import type {GatedFinding} from '../../src/contract/finding.js'
+import type {Report} from '../../src/contract/report.js'
 import {applyWaivers} from '../../src/planner/waivers.js'
 import {readWaivers} from '../../src/services/waivers-file.js'
-import type {Report} from '../../src/contract/report.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
-import {type GatedFinding} from '../../src/contract/finding.js'
 
 /** Its kernel (4.18) fails node/kernel-version, a blocker: exit 3 without waivers. */
 const RHEL8_BUNDLE = join(FIXTURES, 'bundles', 'rhel-8.10-firewalld.facts')
@@ -45,8 +45,8 @@ describe('waivers file', () => {
     )
     await assert.rejects(readWaivers(path, RULES), (error: Error & {exitCode: number}) => {
       assert.equal(error.exitCode, 2)
-      assert.match(error.message, new RegExp(`${path}:6:5 waivers\\.1: unknown field "expiry"; did you mean "expires"\\?`))
-      assert.match(error.message, new RegExp(`${path}:8:5 waivers\\.2\\.reason must NOT have fewer than 8 characters`))
+      assert.match(error.message, new RegExp(String.raw`${path}:6:5 waivers\.1: unknown field "expiry"; did you mean "expires"\?`))
+      assert.match(error.message, new RegExp(String.raw`${path}:8:5 waivers\.2\.reason must NOT have fewer than 8 characters`))
       return true
     })
     const unknownRule = file('rule.yaml', ['waivers:', '  - rule: node/kernel-versoin', '    reason: Kernel upgrade booked', ''].join('\n'))

@@ -9,12 +9,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it, type TestContext} from 'node:test'
 
-import {renderJunit} from '../../src/report/junit.js'
+import type {Finding} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
 import {subjectPath} from '../../src/contract/subject.js'
+import {renderJunit} from '../../src/report/junit.js'
+import {ACTIVE_WAIVER, exampleClusterReport, exampleNodeReport, EXPIRED_WAIVER, firstFinding, waive} from '../helpers/reports.js'
 import {JUNIT_XSD} from '../helpers/schemas.js'
-import {ACTIVE_WAIVER, EXPIRED_WAIVER, exampleClusterReport, exampleNodeReport, firstFinding, waive} from '../helpers/reports.js'
-import {type Finding} from '../../src/contract/finding.js'
 
 const HAS_XMLLINT = spawnSync('xmllint', ['--version']).error === undefined
 

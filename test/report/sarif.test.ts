@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import type {GatedFinding} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
-import {renderSarif} from '../../src/report/sarif.js'
 import {findingKey, subjectPath} from '../../src/contract/subject.js'
+import {renderSarif} from '../../src/report/sarif.js'
+import {ACTIVE_WAIVER, exampleClusterReport, exampleNodeReport, EXPIRED_WAIVER, firstFinding, waive} from '../helpers/reports.js'
 import {SARIF_SCHEMA, validateSarif} from '../helpers/schemas.js'
-import {ACTIVE_WAIVER, EXPIRED_WAIVER, exampleClusterReport, exampleNodeReport, firstFinding, waive} from '../helpers/reports.js'
-import {type GatedFinding} from '../../src/contract/finding.js'
 
 const FINGERPRINT = 'kpxFindingKey/v1'
 

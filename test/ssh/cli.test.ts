@@ -12,8 +12,8 @@ import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
 import {runCli} from '../helpers/cli.js'
-import {freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 import {validateReport} from '../helpers/schemas.js'
+import {freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 
 const FLEET_SIZE = 20
 
@@ -78,8 +78,8 @@ describe('kpx-check node --ssh (CLI)', {skip: sshdUnavailable()}, () => {
     assert.ok(report!.nodes.every((node) => node.reachable && node.source === 'ssh'))
     // One machine behind every address: the shared hostname is qualified by the target.
     assert.deepEqual(
-      report!.nodes.map((node) => node.name).sort(),
-      sshd.addresses.map((address) => `${hostname()} (${login(address)})`).sort(),
+      report!.nodes.map((node) => node.name).toSorted(),
+      sshd.addresses.map((address) => `${hostname()} (${login(address)})`).toSorted(),
     )
   })
 

@@ -10,16 +10,16 @@ import {release, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
-import {UsageError} from '../../src/util/errors.js'
 import type {Report} from '../../src/contract/report.js'
-import {checkHostTemplate} from '../../src/sources/ssh/host-template.js'
-import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
-import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
-import {runCli} from '../helpers/cli.js'
-import {sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
-import {validateReport} from '../helpers/schemas.js'
 import {nodeTargets, unmatchedInventory} from '../../src/derive/ssh-targets.js'
+import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
+import {checkHostTemplate} from '../../src/sources/ssh/host-template.js'
+import {UsageError} from '../../src/util/errors.js'
+import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
+import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {runCli} from '../helpers/cli.js'
+import {validateReport} from '../helpers/schemas.js'
+import {sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 
 
 const NODES = ['aks-nodepool1-38290314-vmss000000', 'aks-nodepool1-38290314-vmss000001', 'aks-nodepool1-38290314-vmss000002']
@@ -128,7 +128,7 @@ describe('cluster --node-probe ssh against a real sshd', {skip: sshdUnavailable(
       assert.equal(entry.source, 'ssh')
       assert.equal(entry.reachable, true, entry.reason)
       assert.equal(entry.kernelRelease, release())
-      assert.match(entry.origin, new RegExp(`^${TEST_USER}@127\\.0\\.0\\.[23]:${sshd.port}$`))
+      assert.match(entry.origin, new RegExp(String.raw`^${TEST_USER}@127\.0\.0\.[23]:${sshd.port}$`))
     }
 
     assert.deepEqual(row(report, NODES[2]), {...row(report, NODES[2]), source: 'api', reachable: false, reason: 'no InternalIP to reach it over SSH'})

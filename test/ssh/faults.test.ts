@@ -5,16 +5,16 @@
  */
 import assert from 'node:assert/strict'
 import {readFileSync} from 'node:fs'
-import {createServer, type Server as TcpServer, type Socket} from 'node:net'
+import {createServer, type Socket, type Server as TcpServer} from 'node:net'
 import {after, before, describe, it} from 'node:test'
 
-import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
+import {probeNodesOverSsh} from '../../src/sources/node/node-probes.js'
+import type {SshProbeOptions} from '../../src/sources/ssh/options.js'
+import type {SshTarget} from '../../src/sources/ssh/target.js'
+import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {type FakeSshd, printBundle, startFakeSshd} from '../helpers/fake-sshd.js'
 import {FIXTURES} from '../helpers/paths.js'
-import {type SshProbeOptions} from '../../src/sources/ssh/options.js'
-import {type SshTarget} from '../../src/sources/ssh/target.js'
-import {probeNodesOverSsh} from '../../src/sources/node/node-probes.js'
 
 const BUNDLE = readFileSync(`${FIXTURES}/rules/kernel-version/pass.ubuntu-22.04-azure-5.15.facts`, 'utf8')
 
@@ -143,11 +143,11 @@ describe('SSH faults, one node at a time', () => {
     for (const one of probed) {
       assert.equal(one.reachable, false)
       // The bastion's host key is not in the node's known_hosts: that is the first thing refused.
-      assert.match(one.reason ?? '', new RegExp(`^host-key: jump host ops@127\\.0\\.0\\.1:${bastion.port}: not in `))
+      assert.match(one.reason ?? '', new RegExp(String.raw`^host-key: jump host ops@127\.0\.0\.1:${bastion.port}: not in `))
     }
 
     const withKeys = await probeNodesOverSsh([target(node, 'a')], options(node, {jump: [target(bastion, 'ops')], knownHostsFiles: [bastion.knownHosts]}))
-    assert.match(withKeys[0].reason ?? '', new RegExp(`^auth: jump host ops@127\\.0\\.0\\.1:${bastion.port}: the server accepted none of`))
+    assert.match(withKeys[0].reason ?? '', new RegExp(String.raw`^auth: jump host ops@127\.0\.0\.1:${bastion.port}: the server accepted none of`))
     assert.equal(node.calls.length, 0)
   })
 })

@@ -10,16 +10,16 @@ import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {UsageError} from '../../src/util/errors.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import type {FactSet} from '../../src/facts/fact-set.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
-import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {runCollectorLocally} from '../../src/sources/collector/local.js'
-import {allowSudo, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
-import {type SshProbeOptions} from '../../src/sources/ssh/options.js'
-import {type SshTarget} from '../../src/sources/ssh/target.js'
 import {probeNodesOverSsh} from '../../src/sources/node/node-probes.js'
+import type {SshProbeOptions} from '../../src/sources/ssh/options.js'
+import type {SshTarget} from '../../src/sources/ssh/target.js'
+import {UsageError} from '../../src/util/errors.js'
+import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
+import {allowSudo, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 
 const FLEET_SIZE = 20
 const skip = sshdUnavailable()
@@ -27,8 +27,8 @@ const skip = sshdUnavailable()
 /** Everything a rule can read: known values and the reasons for unknown ones. */
 function comparable(facts: FactSet) {
   return {
-    known: Object.fromEntries(facts.knownPaths().sort().map((path) => [path, facts.get(path)])),
-    unknown: Object.fromEntries(facts.unknownEntries().sort(([a], [b]) => a.localeCompare(b))),
+    known: Object.fromEntries(facts.knownPaths().toSorted().map((path) => [path, facts.get(path)])),
+    unknown: Object.fromEntries(facts.unknownEntries().toSorted(([a], [b]) => a.localeCompare(b))),
   }
 }
 
@@ -93,8 +93,8 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
       const wrong = join(sshd.dir, 'known_hosts.wrong')
       execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshd.dir, 'other_key')])
       writeFileSync(wrong, `[127.0.0.1]:${sshd.port} ${readFileSync(join(sshd.dir, 'other_key.pub'), 'utf8')}`)
-      const expected = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'other_key.pub')], {encoding: 'utf8'}).split(' ')[1]
-      const offered = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'host_ed25519.pub')], {encoding: 'utf8'}).split(' ')[1]
+      const expected = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'other_key.pub')], {encoding: 'utf8'}).split(' ', 2)[1]
+      const offered = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'host_ed25519.pub')], {encoding: 'utf8'}).split(' ', 2)[1]
       const [probed] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [wrong]})
       assert.equal(probed.reachable, false)
       assert.match(probed.reason ?? '', /^host-key: the server offered ED25519 SHA256:/)

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../../cli/base-command.js'
-import type {LoadedRule} from '../../engine/rule-loader.js'
+import type {LoadedRule} from '../../engine/rule-lint.js'
 import {renderTable} from '../../report/table.js'
 import {loadRuleCatalog} from '../../services/rule-catalog.js'
 
@@ -23,7 +23,7 @@ export default class Rules extends KpxCommand {
     const {flags} = await this.parse(Rules)
     const entries = (await loadRuleCatalog(flags.rules ?? []))
       .filter((rule) => !flags.scope || rule.scope === flags.scope)
-      .sort((a, b) => a.id.localeCompare(b.id))
+      .toSorted((a, b) => a.id.localeCompare(b.id))
       .map((rule) => ({
         id: rule.id,
         scope: rule.scope,

@@ -2,11 +2,11 @@ import {Args} from '@oclif/core'
 import {existsSync} from 'node:fs'
 
 import {KpxCommand} from '../../cli/base-command.js'
-import {ruleFiles} from '../../engine/rule-files.js'
-import {lintRuleFile} from '../../engine/rule-loader.js'
-import {type FileProblem, formatProblem} from '../../util/yaml-file.js'
-import {UsageError} from '../../util/errors.js'
 import {EXIT_CODES} from '../../contract/exit-codes.js'
+import {ruleFiles} from '../../services/rule-files.js'
+import {lintRuleFile} from '../../services/rule-loading.js'
+import {UsageError} from '../../util/errors.js'
+import {type FileProblem, formatProblem} from '../../util/yaml-file.js'
 
 export interface LintResult {
   files: string[]

@@ -29,7 +29,7 @@ export function parseProcIpVs(text: string): IpvsTable | undefined {
   let sawHeader = false
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue
-    if (/^IP Virtual Server version /.test(line) || /^Prot LocalAddress:Port/.test(line) || /^\s+-> RemoteAddress:Port/.test(line)) {
+    if (line.startsWith('IP Virtual Server version ') || line.startsWith('Prot LocalAddress:Port') || /^\s+-> RemoteAddress:Port/.test(line)) {
       sawHeader = true
       continue
     }

@@ -111,8 +111,8 @@ export function assessKernelSupport(evidence: KernelEvidence): KernelSupport {
     }
 
     const fromConfig = evidence.config ? configVerdict(feature, evidence.config) : 'silent'
-    if (fromConfig !== 'silent') status.set(feature.name, fromConfig)
-    else status.set(feature.name, moduleIndex ? 'missing' : 'undetermined')
+    if (fromConfig === 'silent') {status.set(feature.name, moduleIndex ? 'missing' : 'undetermined')}
+    else {status.set(feature.name, fromConfig)}
   }
 
   const named = (wanted: FeatureStatus) => NFT_KERNEL_FEATURES.map((feature) => feature.name).filter((name) => status.get(name) === wanted)
@@ -128,9 +128,9 @@ function nfTablesState(evidence: KernelEvidence, status: FeatureStatus | undefin
   if (status === 'missing') return 'missing'
   // A stub config may omit CONFIG_NF_TABLES yet list nft expressions, which depend on it: one
   // built in (=y) means nf_tables is built in; all modules means it is a module.
-  const nftValues = [...(evidence.config?.options ?? [])].filter(([name]) => name.startsWith('NFT_')).map(([, value]) => value)
-  if (nftValues.includes('y')) return 'builtin'
-  if (nftValues.includes('m')) return 'module'
+  const nftValues = new Set([...(evidence.config?.options ?? [])].filter(([name]) => name.startsWith('NFT_')).map(([, value]) => value))
+  if (nftValues.has('y')) return 'builtin'
+  if (nftValues.has('m')) return 'module'
   return undefined
 }
 

@@ -38,7 +38,7 @@ function parseSample(line: string): {name: string; value: number} | undefined {
   }
 
   const fields = rest.trim().split(/\s+/)
-  if (fields.length < 1 || fields.length > 2 || fields[0] === '') return undefined
+  if (fields.length === 0 || fields.length > 2 || fields[0] === '') return undefined
   const value = sampleValue(fields[0])
   return value === undefined ? undefined : {name, value}
 }

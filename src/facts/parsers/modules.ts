@@ -37,7 +37,7 @@ export function parseModulePaths(text: string): Set<string> | undefined {
   for (const rawLine of text.split('\n')) {
     const line = rawLine.trim()
     if (line === '' || line.startsWith('#')) continue
-    const path = line.split(':')[0].trim()
+    const path = line.split(':', 1)[0].trim()
     if (!/\.ko(?:\.[a-z0-9]+)?$/.test(path)) return undefined
     names.add(moduleName(path))
   }

@@ -48,7 +48,7 @@ const ASSIGNMENT = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/
  */
 export function parseEnvAssignments(text: string): Map<string, string> {
   const fields = new Map<string, string>()
-  for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+  for (const line of text.replaceAll(/\r\n?/g, '\n').split('\n')) {
     if (/^\s*(#|$)/.test(line)) continue
     const match = ASSIGNMENT.exec(line)
     if (!match) continue

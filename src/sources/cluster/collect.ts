@@ -17,9 +17,9 @@ export async function checkConnection(client: KubeClient): Promise<KubeObject> {
     const hint =
       error.code === 401
         ? 'The credentials were rejected: log in again or refresh the token (expired?).'
-        : error.code === 0
+        : (error.code === 0
           ? 'Check the server address, the network path, and the CA in the kubeconfig.'
-          : 'Check the kubeconfig context.'
+          : 'Check the kubeconfig context.')
     throw new UsageError(`cannot use the API server ${client.server} (context ${client.context}): ${error.message}`, [hint])
   }
 }

@@ -62,7 +62,7 @@ export function readSimpleKubeconfig(explicit: string | undefined, contextName: 
   }
 
   const headers: Record<string, string> = {}
-  const token = typeof user.token === 'string' ? user.token : typeof user.tokenFile === 'string' ? readFileSync(isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile), 'utf8').trim() : undefined
+  const token = typeof user.token === 'string' ? user.token : (typeof user.tokenFile === 'string' ? readFileSync(isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile), 'utf8').trim() : undefined)
   if (token) headers.Authorization = `Bearer ${token}`
   else if (typeof user.username === 'string') headers.Authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`
 

@@ -9,14 +9,14 @@
  */
 
 const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COLON = 0x3a
-const COMMA = 0x2c
+const BACKSLASH = 0x5C
+const COLON = 0x3A
+const COMMA = 0x2C
 const SPACE = 0x20
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
+const OPEN_ARRAY = 0x5B
+const CLOSE_ARRAY = 0x5D
+const OPEN_OBJECT = 0x7B
+const CLOSE_OBJECT = 0x7D
 
 /** Depths of a list: the list object is 1, its `items` array 2, each item 3. */
 const ITEM_DEPTH = 3
@@ -110,9 +110,7 @@ export class ItemArrayCounter {
       if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
         if (this.depth === 1 && code === OPEN_ARRAY && this.lastKey === 'items') this.inItems = true
         this.depth++
-      } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
-        if (--this.depth < 2) this.inItems = false
-      }
+      } else if ((code === CLOSE_ARRAY || code === CLOSE_OBJECT) && --this.depth < 2) this.inItems = false
     }
 
     this.keep(chunk.subarray(keepFrom))
@@ -125,7 +123,7 @@ export class ItemArrayCounter {
 
   private endString(): void {
     this.inString = false
-    this.lastString = this.text ? String.fromCharCode(...this.text) : ''
+    this.lastString = this.text ? String.fromCodePoint(...this.text) : ''
     this.text = undefined
     this.expecting = 'colon'
   }

@@ -26,7 +26,7 @@ export async function readFactsBundles(paths: readonly string[], readStdin: () =
       const entries = await readdir(path, {withFileTypes: true})
       const bundles = entries.filter((entry) => entry.isFile() && !entry.name.startsWith('.')).map((entry) => join(path, entry.name))
       if (bundles.length === 0) throw new UsageError(`--facts ${path}: the folder holds no bundle files`)
-      files.push(...bundles.sort())
+      files.push(...bundles.toSorted())
     } else {
       files.push(path)
     }

@@ -6,16 +6,16 @@
  * with the concurrency, not with the fleet.
  */
 import {readFileSync} from 'node:fs'
-import type {Duplex} from 'node:stream'
 import {userInfo} from 'node:os'
+import type {Duplex} from 'node:stream'
 
 import {COLLECTOR_SCRIPT} from '../../util/paths.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {type AuthPlan, Credentials} from './credentials.js'
 import {type Hop, JumpHosts} from './jump-hosts.js'
 import {KnownHosts} from './known-hosts.js'
-import {type RemoteCollectorRun, runRemoteCollector} from './remote-collector.js'
 import type {FleetProgress, SshProbeOptions} from './options.js'
+import {type RemoteCollectorRun, runRemoteCollector} from './remote-collector.js'
 import {type HostKeyRules, SshFailure, SshSession} from './session.js'
 import {SshConfig} from './ssh-config.js'
 import {DEFAULT_SSH_PORT, formatEndpoint, type SshEndpoint, type SshTarget} from './target.js'
@@ -51,7 +51,7 @@ export async function runCollectorOverSsh<Result>(targets: SshTarget[], options:
 
   const script = readFileSync(COLLECTOR_SCRIPT)
   const jumps = new JumpHosts(options.timeoutSeconds)
-  const results = new Array<Result>(targets.length)
+  const results = Array.from<Result>({length: targets.length})
   const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: plans.size}
   try {
     await forEachConcurrently([...plans.values()], options.concurrency, async (plan) => {

@@ -11,6 +11,6 @@ export function hostPatternMatcher(patterns: string[]): (name: string) => boolea
 }
 
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  const body = glob.replaceAll(/[.+^${}()|[\]\\]/g, String.raw`\$&`).replaceAll('*', '.*').replaceAll('?', '.')
   return new RegExp(`^${body}$`, 'i')
 }

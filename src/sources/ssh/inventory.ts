@@ -13,12 +13,12 @@
  * an `ansible_host` is an alias, and that alias names the node.
  */
 import {readFileSync} from 'node:fs'
-import {extname} from 'node:path'
 import {isIPv6} from 'node:net'
+import {extname} from 'node:path'
 import {isMap, isScalar, LineCounter, type Node, parseDocument, type YAMLMap} from 'yaml'
 
 import {UsageError} from '../../util/errors.js'
-import {checkHost, checkPort, checkUser, type SshTarget, splitTargetSpec} from './target.js'
+import {checkHost, checkPort, checkUser, splitTargetSpec, type SshTarget} from './target.js'
 
 interface Located {
   value: string
@@ -108,7 +108,7 @@ class Inventory {
     const depth = groupDepths(parents, this.file)
     return [...this.hosts.values()].map((host) => {
       // Ansible's order: shallow groups first, so a deeper group's variables win; the host's own last.
-      const groups = [...this.groupsOf(host.name, parents)].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))
+      const groups = [...this.groupsOf(host.name, parents)].toSorted((a, b) => depth(a) - depth(b) || a.localeCompare(b))
       const vars: Vars = new Map()
       for (const [key, value] of [...groups.flatMap((group) => [...(this.groups.get(group)?.vars ?? [])]), ...host.vars]) vars.set(ALIASES[key] ?? key, value)
       return this.target(host, vars)
@@ -236,7 +236,7 @@ function shellWords(text: string): string[] {
 }
 
 function unquote(text: string): string {
-  return text.replace(/"([^"]*)"|'([^']*)'/g, (_, double: string | undefined, single: string | undefined) => double ?? single ?? '')
+  return text.replaceAll(/"([^"]*)"|'([^']*)'/g, (_, double: string | undefined, single: string | undefined) => double ?? single ?? '')
 }
 
 /** `node[01:03]` → node01 node02 node03; `[a:c]` and a stride (`[0:10:5]`) work too. */
@@ -245,12 +245,12 @@ export function expandHostRange(pattern: string, where: string): string[] {
   if (!range) return [pattern]
   const [text, first, last, stride = '1'] = range
   const numeric = /^\d+$/.test(first)
-  const start = numeric ? Number(first) : first.charCodeAt(0)
-  const end = numeric ? Number(last) : last.charCodeAt(0)
+  const start = numeric ? Number(first) : first.codePointAt(0)!
+  const end = numeric ? Number(last) : last.codePointAt(0)!
   if (numeric !== /^\d+$/.test(last) || end < start || Number(stride) < 1) throw new UsageError(`${where}: "${text}" is not a valid host range`)
   const names: string[] = []
   for (let value = start; value <= end; value += Number(stride)) {
-    const item = numeric ? String(value).padStart(first.length, '0') : String.fromCharCode(value)
+    const item = numeric ? String(value).padStart(first.length, '0') : String.fromCodePoint(value)
     names.push(...expandHostRange(pattern.replace(text, item), where))
   }
 
@@ -266,7 +266,7 @@ function readYamlInventory(text: string, inventory: Inventory): void {
   const lineOf = (node: Node | null | undefined) => (node?.range ? lines.linePos(node.range[0]).line : 1)
   if (document.errors.length > 0) {
     const [error] = document.errors
-    throw new UsageError(`${inventory.where(error.linePos?.[0].line ?? 1)}: not a YAML inventory: ${error.message.split('\n')[0]}`)
+    throw new UsageError(`${inventory.where(error.linePos?.[0].line ?? 1)}: not a YAML inventory: ${error.message.split('\n', 1)[0]}`)
   }
 
   const mapping = (node: unknown, what: string, line: number): YAMLMap | undefined => {

@@ -78,7 +78,7 @@ export class KnownHosts {
     const name = knownHostsName(host, port)
     const known = new Set(this.lines.filter((line) => line.marker === undefined && line.matches(name)).map((line) => line.keyType))
     const isKnown = (algorithm: string) => known.has(algorithm.startsWith('rsa-sha2-') ? 'ssh-rsa' : algorithm)
-    return [...HOST_KEY_ALGORITHMS.filter(isKnown), ...HOST_KEY_ALGORITHMS.filter((algorithm) => !isKnown(algorithm))]
+    return [...HOST_KEY_ALGORITHMS.filter((algorithm) => isKnown(algorithm)), ...HOST_KEY_ALGORITHMS.filter((algorithm) => !isKnown(algorithm))]
   }
 
   /** Records a newly accepted key, in memory and at the end of the file (accept-new). */
@@ -99,7 +99,7 @@ function knownHostsName(host: string, port: number): string {
 function parseLine(text: string, where: string): KnownHostLine | undefined {
   const fields = text.trim().split(/\s+/)
   if (fields[0] === '' || fields[0].startsWith('#')) return undefined
-  const marker = fields[0] === '@revoked' ? 'revoked' : fields[0] === '@cert-authority' ? 'cert-authority' : undefined
+  const marker = fields[0] === '@revoked' ? 'revoked' : (fields[0] === '@cert-authority' ? 'cert-authority' : undefined)
   if (fields[0].startsWith('@') && !marker) return undefined
   const [hosts, keyType, base64] = marker ? fields.slice(1) : fields
   if (!hosts || !keyType || !base64) return undefined
@@ -133,8 +133,11 @@ export function fingerprint(key: Buffer): string {
 }
 
 /** `ED25519 SHA256:…`, as `ssh-keygen -l` shows a key. */
+/** How ssh-keygen -l names key types. */
+const KEY_KINDS: Record<string, string> = {'ssh-ed25519': 'ED25519', 'ssh-rsa': 'RSA'}
+
 export function describeKey(key: Buffer): string {
   const type = keyTypeOf(key)
-  const kind = type === 'ssh-ed25519' ? 'ED25519' : type.startsWith('ecdsa-') ? 'ECDSA' : type === 'ssh-rsa' ? 'RSA' : type
+  const kind = type.startsWith('ecdsa-') ? 'ECDSA' : (KEY_KINDS[type] ?? type)
   return `${kind} ${fingerprint(key)}`
 }

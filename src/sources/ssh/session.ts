@@ -196,15 +196,19 @@ export class SshSession {
     switch (error.code) {
       case 'ENOTFOUND':
       case 'EAI_AGAIN':
-      case 'EAI_NONAME':
+      case 'EAI_NONAME': {
         return new SshFailure('dns', `cannot resolve the host name (${error.code})`)
-      case 'ECONNREFUSED':
+      }
+      case 'ECONNREFUSED': {
         return new SshFailure('refused', 'nothing listens on the port (connection refused)')
-      case 'ETIMEDOUT':
+      }
+      case 'ETIMEDOUT': {
         return new SshFailure('timeout', `the TCP connection timed out ${this.phase}`)
+      }
       case 'ECONNRESET':
-      case 'EPIPE':
+      case 'EPIPE': {
         return new SshFailure('dropped', `the connection was reset ${this.phase}`)
+      }
       default:
     }
 

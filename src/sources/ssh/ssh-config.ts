@@ -122,7 +122,7 @@ function unquote(value: string): string {
 /** ssh_config(5) TOKENS: %h (remote host), %r (remote user), %d (home), %u (local user), %%. */
 function expandTokens(value: string, tokens: Record<string, string>): string {
   const all: Record<string, string> = {d: homedir(), u: userInfo().username, '%': '%', ...tokens}
-  return value.replace(/%(.)/g, (text, token: string) => all[token] ?? text)
+  return value.replaceAll(/%(.)/g, (text, token: string) => all[token] ?? text)
 }
 
 function expandPath(value: string, tokens: Record<string, string>): string {

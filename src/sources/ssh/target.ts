@@ -30,7 +30,7 @@ export interface SshEndpoint {
 export const DEFAULT_SSH_PORT = 22
 
 const DNS_LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?'
-const DNS_NAME = new RegExp(`^(?=.{1,253}$)${DNS_LABEL}(?:\\.${DNS_LABEL})*\\.?$`)
+const DNS_NAME = new RegExp(String.raw`^(?=.{1,253}$)${DNS_LABEL}(?:\.${DNS_LABEL})*\.?$`)
 // POSIX-portable user names (useradd's default pattern, plus upper case).
 const USER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/
 

@@ -1,14 +1,12 @@
 import {Ajv} from 'ajv'
-import {readFileSync} from 'node:fs'
-import {basename, extname, join, relative} from 'node:path'
+import {basename, extname} from 'node:path'
 
+import {UNKNOWN_REASONS} from '../contract/finding.js'
 import {factSpecs} from '../facts/catalog.js'
+import {type FileProblem, formatProblem, parseYamlFile} from '../util/yaml-file.js'
 import {celEnvironment} from './cel.js'
-import {ruleFiles} from './rule-files.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
 import {templateExpressions} from './templates.js'
-import {type FileProblem, formatProblem, parseYamlFile} from '../util/yaml-file.js'
-import {UNKNOWN_REASONS} from '../contract/finding.js'
 
 
 export interface LoadedRule extends RuleDefinition {
@@ -26,15 +24,15 @@ export class RuleLoadError extends Error {
 const ajv = new Ajv({allErrors: true, strict: false, verbose: true})
 const validateRuleFile = ajv.compile(RULE_FILE_SCHEMA)
 
-/** Parses, validates and type-checks one rule file; returns the rule or the problems found. */
-export function lintRuleFile(file: string, displayName = file): {problems: FileProblem[]; rule?: RuleDefinition} {
-  const parsed = parseYamlFile<RuleDefinition>(readFileSync(file, 'utf8'), displayName, validateRuleFile, 'rule')
+/** Parses, validates and type-checks the text of one rule file (its name must match the id); returns the rule or the problems found. */
+export function lintRule(text: string, file: string, displayName = file): {problems: FileProblem[]; rule?: RuleDefinition} {
+  const parsed = parseYamlFile<RuleDefinition>(text, displayName, validateRuleFile, 'rule')
   if (!parsed.file) return {problems: parsed.problems}
   const {value: rule, problemAt} = parsed.file
   const problems: FileProblem[] = []
   const report = (path: Array<number | string>, message: string) => problems.push(problemAt(path, message))
 
-  const expectedName = rule.id.split('/')[1]
+  const expectedName = rule.id.split('/', 2)[1]
   if (basename(file, extname(file)) !== expectedName) {
     report(['id'], `rule id "${rule.id}" must live in a file named ${expectedName}${extname(file)}`)
   }
@@ -63,9 +61,9 @@ export function lintRuleFile(file: string, displayName = file): {problems: FileP
   // Rules are pure functions of the facts they declare: the engine relies on it to evaluate a rule
   // once for all subjects whose declared facts are equal (thousands of alike nodes).
   const declared = new Set([...rule.needs, ...(rule.uses ?? [])])
-  const factPattern = new RegExp(`\\b(?:${[...new Set(factSpecs(rule.scope).map((spec) => spec.path.split('.')[0]))].join('|')})\\.[A-Za-z]+\\b`, 'g')
+  const factPattern = new RegExp(String.raw`\b(?:${[...new Set(factSpecs(rule.scope).map((spec) => spec.path.split('.', 1)[0]))].join('|')})\.[A-Za-z]+\b`, 'g')
   const checkDeclared = (path: Array<number | string>, text: string) => {
-    const undeclared = [...new Set(text.replaceAll(/"[^"]*"|'[^']*'/g, '""').match(factPattern) ?? [])].filter((fact) => knownFacts.has(fact) && !declared.has(fact))
+    const undeclared = [...new Set(text.replaceAll(/"[^"]*"|'[^']*'/g, '""').match(factPattern))].filter((fact) => knownFacts.has(fact) && !declared.has(fact))
     if (undeclared.length > 0) report(path, `reads ${undeclared.join(', ')}, which the rule does not list in needs or uses`)
   }
 
@@ -105,32 +103,6 @@ export function lintRuleFile(file: string, displayName = file): {problems: FileP
   return problems.length > 0 ? {problems} : {problems, rule}
 }
 
-/** Loads every rule under the given paths; any problem in any file fails the whole load. */
-export function loadRules(paths: Array<{label?: string; path: string}>): LoadedRule[] {
-  const problems: FileProblem[] = []
-  const rules: LoadedRule[] = []
-  const seen = new Map<string, string>()
-  for (const {label, path} of paths) {
-    for (const file of ruleFiles(path)) {
-      const displayName = label ? join(label, relative(path, file)) : file
-      const result = lintRuleFile(file, displayName)
-      problems.push(...result.problems)
-      if (!result.rule) continue
-      const earlier = seen.get(result.rule.id)
-      if (earlier) {
-        problems.push({file: displayName, line: 1, column: 1, message: `rule id "${result.rule.id}" is already defined in ${earlier}`})
-        continue
-      }
-
-      seen.set(result.rule.id, displayName)
-      rules.push({...result.rule, source: label ?? file})
-    }
-  }
-
-  if (problems.length > 0) throw new RuleLoadError(problems)
-  return rules
-}
-
 function firstLine(text = 'invalid expression'): string {
-  return text.split('\n')[0]
+  return text.split('\n', 1)[0]
 }

@@ -10,5 +10,5 @@ export function ruleFiles(path: string): string[] {
   return readdirSync(path, {recursive: true, withFileTypes: true})
     .filter((entry) => entry.isFile() && RULE_EXTENSIONS.has(extname(entry.name)))
     .map((entry) => join(entry.parentPath, entry.name))
-    .sort()
+    .toSorted()
 }

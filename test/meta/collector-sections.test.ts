@@ -1,0 +1,46 @@
+/**
+ * The collector, the fact catalogue and the node deriver agree on the bundle's sections: every
+ * section the real collector prints is one the catalogue reads facts from (or `unavailable`), and
+ * the deriver reads exactly the catalogue's sections.
+ */
+import assert from 'node:assert/strict'
+import {execFileSync} from 'node:child_process'
+import {describe, it} from 'node:test'
+
+import {type Bundle, parseBundle} from '../../src/facts/bundle.js'
+import {BUNDLE_SECTIONS} from '../../src/facts/catalog.js'
+import {deriveNodeFacts} from '../../src/facts/node-facts.js'
+import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
+
+/** A map that remembers which keys were asked for. */
+class RecordingMap<V> extends Map<string, V> {
+  readonly asked = new Set<string>()
+
+  override get(key: string): V | undefined {
+    this.asked.add(key)
+    return super.get(key)
+  }
+}
+
+describe('bundle sections', () => {
+  const text = execFileSync('sh', [COLLECTOR_SCRIPT], {encoding: 'utf8', timeout: 60_000, maxBuffer: 16 * 1024 * 1024})
+  const printed = [...text.matchAll(/^### ([a-z0-9-]+)$/gm)].map((match) => match[1])
+
+  it('the collector prints each section once, and `unavailable` last', () => {
+    assert.equal(new Set(printed).size, printed.length, printed.join(' '))
+    assert.equal(printed.at(-1), 'unavailable')
+  })
+
+  it('the collector prints exactly the sections the catalogue reads facts from', () => {
+    assert.deepEqual(printed.slice(0, -1).toSorted(), [...BUNDLE_SECTIONS].toSorted())
+  })
+
+  it('the node deriver reads exactly the sections of the catalogue', () => {
+    const parsed = parseBundle(text)
+    const sections = new RecordingMap(parsed.sections)
+    const unavailable = new RecordingMap(parsed.unavailable)
+    const bundle: Bundle = {sections, unavailable}
+    deriveNodeFacts(bundle, 'node')
+    assert.deepEqual([...new Set([...sections.asked, ...unavailable.asked])].toSorted(), [...BUNDLE_SECTIONS].toSorted())
+  })
+})
