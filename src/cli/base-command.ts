@@ -1,10 +1,11 @@
 import {Command} from '@oclif/core'
 
 import type {Report} from '../contract/report.js'
-import type {OutputTarget, ReportFormat} from '../report/formats.js'
+import {type ReportFormat} from '../report/formats.js'
 import {writeJson} from '../report/json.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
+import type {OutputTarget} from './output-targets.js'
 import {progressMode, progressRunner} from './progress.js'
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
@@ -44,7 +45,7 @@ export abstract class KpxCommand extends Command {
   protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
     process.exitCode = report.exitCode
     // The renderers bring the rule engine's modules along: loaded once the report is there.
-    const [{appendStepSummary, renderReport, writeOutputs}, {defaultColor}] = await Promise.all([import('../report/outputs.js'), import('../report/text.js')])
+    const [{appendStepSummary, writeOutputs}, {renderReport}, {defaultColor}] = await Promise.all([import('./outputs.js'), import('../report/render.js'), import('../report/text.js')])
     await writeOutputs(report, outputs)
     await appendStepSummary(report)
     if (this.jsonEnabled()) return report

@@ -2,9 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
+import {parseOutputs} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
-import {parseOutputs, type ReportFormat} from '../report/formats.js'
+import {type ReportFormat} from '../report/formats.js'
 import {runClusterCheck} from '../services/cluster-check.js'
 import {DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
 

@@ -2,9 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/check-flags.js'
+import {parseOutputs} from '../cli/output-targets.js'
 import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
-import {parseOutputs, type ReportFormat} from '../report/formats.js'
+import {type ReportFormat} from '../report/formats.js'
 import {runNodeCheck} from '../services/node-check.js'
 
 export default class Node extends KpxCommand {

@@ -1,34 +1,4 @@
-import {stat} from 'node:fs/promises'
-import {dirname} from 'node:path'
-
-import {UsageError} from '../util/errors.js'
-
-// What --format and --output accept; the renderers (outputs.ts) load only once a report is ready.
+// The formats a report renders to; the renderers (render.ts) load only once a report is ready.
 
 export const REPORT_FORMATS = ['text', 'json', 'markdown', 'junit', 'sarif'] as const
 export type ReportFormat = (typeof REPORT_FORMATS)[number]
-
-export interface OutputTarget {
-  format: ReportFormat
-  path: string
-}
-
-/** --output FORMAT=PATH values; md is accepted for markdown. Checked before any probing starts. */
-export async function parseOutputs(values: readonly string[]): Promise<OutputTarget[]> {
-  const targets: OutputTarget[] = []
-  for (const value of values) {
-    const match = /^([a-z]+)=(.+)$/.exec(value)
-    const format = match?.[1] === 'md' ? 'markdown' : match?.[1]
-    if (!match || !(REPORT_FORMATS as readonly string[]).includes(format!)) {
-      throw new UsageError(`--output ${value}: expected FORMAT=PATH with FORMAT one of ${REPORT_FORMATS.join(', ')}`, ['For example: --output sarif=kpx.sarif --output junit=junit.xml'])
-    }
-
-    const path = match[2]
-    const folder = await stat(dirname(path)).catch(() => {})
-    if (!folder?.isDirectory()) throw new UsageError(`--output ${value}: the folder ${dirname(path)} does not exist`)
-    if (targets.some((target) => target.path === path)) throw new UsageError(`--output ${value}: ${path} is already an output of this run`)
-    targets.push({format: format as ReportFormat, path})
-  }
-
-  return targets
-}

@@ -15,7 +15,7 @@ import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
 import type {GatePolicy} from '../../src/planner/verdict.js'
-import {renderReport} from '../../src/report/outputs.js'
+import {renderReport} from '../../src/report/render.js'
 import {evaluateSnapshot} from '../../src/services/cluster-evaluation.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
 import {loadRecipes} from '../../src/services/recipe-catalog.js'

@@ -1,40 +1,11 @@
+/** Where a report goes besides stdout: --output files and the GitHub Actions step summary. Loaded once the report exists. */
 import {appendFile, writeFile} from 'node:fs/promises'
 
 import type {Report} from '../contract/report.js'
+import {renderMarkdown} from '../report/markdown.js'
+import {renderReport} from '../report/render.js'
 import {UsageError} from '../util/errors.js'
-import type {OutputTarget, ReportFormat} from './formats.js'
-import {writeJson} from './json.js'
-import {renderJunit} from './junit.js'
-import {renderMarkdown} from './markdown.js'
-import {renderSarif} from './sarif.js'
-import {renderText} from './text.js'
-
-/** Every output renders the same report, so JSON, JUnit, SARIF and Markdown cannot disagree. */
-export function renderReport(report: Report, format: ReportFormat, options: {color?: boolean} = {}): string {
-  switch (format) {
-    case 'text': {
-      return `${renderText(report, {color: options.color ?? false})}\n`
-    }
-
-    case 'json': {
-      const chunks: string[] = []
-      writeJson(report, (chunk) => chunks.push(chunk))
-      return chunks.join('')
-    }
-
-    case 'markdown': {
-      return renderMarkdown(report)
-    }
-
-    case 'junit': {
-      return renderJunit(report)
-    }
-
-    case 'sarif': {
-      return renderSarif(report)
-    }
-  }
-}
+import type {OutputTarget} from './output-targets.js'
 
 /**
  * Writes every output; one that fails does not stop the others (kube-linter's rule), and the

@@ -1,0 +1,34 @@
+import type {Report} from '../contract/report.js'
+import type {ReportFormat} from './formats.js'
+import {writeJson} from './json.js'
+import {renderJunit} from './junit.js'
+import {renderMarkdown} from './markdown.js'
+import {renderSarif} from './sarif.js'
+import {renderText} from './text.js'
+
+/** Every output renders the same report, so JSON, JUnit, SARIF and Markdown cannot disagree. */
+export function renderReport(report: Report, format: ReportFormat, options: {color?: boolean} = {}): string {
+  switch (format) {
+    case 'text': {
+      return `${renderText(report, {color: options.color ?? false})}\n`
+    }
+
+    case 'json': {
+      const chunks: string[] = []
+      writeJson(report, (chunk) => chunks.push(chunk))
+      return chunks.join('')
+    }
+
+    case 'markdown': {
+      return renderMarkdown(report)
+    }
+
+    case 'junit': {
+      return renderJunit(report)
+    }
+
+    case 'sarif': {
+      return renderSarif(report)
+    }
+  }
+}
