@@ -5,8 +5,8 @@ import {EXIT_CODE_HELP} from '../contract/exit-codes.js'
 import type {Severity} from '../contract/finding.js'
 import type {GatePolicy} from '../planner/verdict.js'
 import {REPORT_FORMATS} from '../report/formats.js'
+import {type CheckOptions} from '../services/check-options.js'
 import type {ConnectionOptions} from '../services/cluster-reads.js'
-import type {CheckOptions} from '../services/gate-files.js'
 import {UsageError} from '../util/errors.js'
 
 /** Flags shared by the commands that evaluate rules and gate on the verdict. */

@@ -1,9 +1,8 @@
-import {Ajv} from 'ajv'
 import {basename, extname} from 'node:path'
 
 import {UNKNOWN_REASONS} from '../contract/finding.js'
 import {factSpecs} from '../facts/catalog.js'
-import {type FileProblem, formatProblem, parseYamlFile} from '../util/yaml-file.js'
+import {compileFileSchema, type FileProblem, formatProblem, parseYamlFile} from '../util/yaml-file.js'
 import {celEnvironment} from './cel.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
 import {templateExpressions} from './templates.js'
@@ -20,9 +19,7 @@ export class RuleLoadError extends Error {
   }
 }
 
-// verbose: errors carry their parent schema, so a misspelt field can be matched to the one meant.
-const ajv = new Ajv({allErrors: true, strict: false, verbose: true})
-const validateRuleFile = ajv.compile(RULE_FILE_SCHEMA)
+const validateRuleFile = compileFileSchema(RULE_FILE_SCHEMA)
 
 /** Parses, validates and type-checks the text of one rule file (its name must match the id); returns the rule or the problems found. */
 export function lintRule(text: string, file: string, displayName = file): {problems: FileProblem[]; rule?: RuleDefinition} {

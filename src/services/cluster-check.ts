@@ -1,9 +1,9 @@
 import type {Report} from '../contract/report.js'
 import {readSnapshot} from '../sources/cluster/snapshot-file.js'
+import {type CheckOptions} from './check-options.js'
 import type {ClusterEvaluationOptions} from './cluster-evaluation.js'
 import type {NodeProbeOptions, NodeProbeResult} from './cluster-node-probe.js'
 import {collectLive, type ConnectionOptions} from './cluster-reads.js'
-import type {CheckOptions} from './gate-files.js'
 import {runSilently, type StepRunner} from './progress.js'
 
 export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluationOptions, 'targetVersion'> {

@@ -11,8 +11,8 @@ import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport, type ReportInput} from '../planner/gate.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import {type CheckOptions} from './check-options.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
-import type {CheckOptions} from './gate-files.js'
 import {rulePlans} from './rule-catalog.js'
 
 export interface ClusterEvaluationOptions extends Pick<CheckOptions, 'policy' | 'severity' | 'skip'>, Pick<ReportInput, 'baseline' | 'waivers'> {

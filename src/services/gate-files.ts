@@ -2,26 +2,14 @@
  * --waivers and --baseline: read before any probing, so a mistake costs nothing. The waivers
  * reader (YAML, a JSON Schema) loads only when --waivers is given.
  */
-import {readFile} from 'node:fs/promises'
 
-import type {Severity} from '../contract/finding.js'
 import {type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
 import {findingKey} from '../contract/subject.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import type {Baseline} from '../planner/baseline.js'
 import type {ReportInput} from '../planner/gate.js'
-import type {GatePolicy} from '../planner/verdict.js'
 import {UsageError} from '../util/errors.js'
-
-/** What both checks take besides their sources: the rules, how to gate, and the gate's files. */
-export interface CheckOptions {
-  /** Extra rule files or folders (--rules). */
-  rulePaths: string[]
-  skip: string[]
-  severity: Map<string, Severity>
-  policy: GatePolicy
-  gateFiles?: GateFiles
-}
+import {readUserJson} from '../util/user-file.js'
 
 /** --waivers and --baseline, as given on the command line. */
 export interface GateFiles {
@@ -37,21 +25,13 @@ export async function readGateFiles(rules: readonly LoadedRule[], files: GateFil
   return {...(waivers ? {waivers: {file: waiversPath!, entries: waivers}} : {}), ...(baseline ? {baseline} : {})}
 }
 
+const BASELINE_HINT = ['Pass a report written earlier with --json or --output json=FILE.']
+
 export async function readBaseline(path: string): Promise<Baseline> {
-  let report: Partial<Report>
-  try {
-    report = JSON.parse(await readFile(path, 'utf8')) as Partial<Report>
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new UsageError(`--baseline ${path}: ${code === 'ENOENT' ? 'no such file' : (code ? (error as Error).message : `not JSON: ${(error as Error).message}`)}`, [
-      'Pass a report written earlier with --json or --output json=FILE.',
-    ])
-  }
+  const report = (await readUserJson('--baseline', path, BASELINE_HINT)) as Partial<Report>
 
   if (report.schemaVersion !== REPORT_SCHEMA_VERSION || !Array.isArray(report.findings)) {
-    throw new UsageError(`--baseline ${path}: not a kpx-check report (expected schemaVersion "${REPORT_SCHEMA_VERSION}" and findings)`, [
-      'Pass a report written earlier with --json or --output json=FILE.',
-    ])
+    throw new UsageError(`--baseline ${path}: not a kpx-check report (expected schemaVersion "${REPORT_SCHEMA_VERSION}" and findings)`, BASELINE_HINT)
   }
 
   const findings: Baseline['findings'] = new Map()

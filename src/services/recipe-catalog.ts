@@ -27,8 +27,8 @@ export async function loadRecipes(dir: string = BUILTIN_PLATFORMS_DIR): Promise<
  * that needs this loads them while the API reads run.
  */
 export async function lintRecipes(dir: string): Promise<Map<string, PlatformRecipe>> {
-  const [{Ajv}, {formatProblem, parseYamlFile}] = await Promise.all([import('ajv'), import('../util/yaml-file.js')])
-  const validateRecipeFile = new Ajv({allErrors: true, strict: false, verbose: true}).compile(RECIPE_FILE_SCHEMA)
+  const {compileFileSchema, formatProblem, parseYamlFile} = await import('../util/yaml-file.js')
+  const validateRecipeFile = compileFileSchema(RECIPE_FILE_SCHEMA)
   const problems: FileProblem[] = []
   const recipes = new Map<string, PlatformRecipe>()
   for (const path of recipeFiles(dir)) {

@@ -1,10 +1,9 @@
-import {Ajv} from 'ajv'
-import {readFile} from 'node:fs/promises'
 
 import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import type {Waiver} from '../planner/waivers.js'
 import {UsageError} from '../util/errors.js'
-import {formatProblem, parseYamlFile} from '../util/yaml-file.js'
+import {readUserFile} from '../util/user-file.js'
+import {compileFileSchema, formatProblem, parseYamlFile} from '../util/yaml-file.js'
 
 // Reading a --waivers file: YAML and a JSON Schema, loaded only when the flag is given.
 
@@ -32,7 +31,7 @@ export const WAIVERS_FILE_SCHEMA = {
   },
 } as const
 
-const validateWaiversFile = new Ajv({allErrors: true, strict: false, verbose: true}).compile(WAIVERS_FILE_SCHEMA)
+const validateWaiversFile = compileFileSchema(WAIVERS_FILE_SCHEMA)
 
 interface WaiverEntry {
   rule: string
@@ -43,13 +42,7 @@ interface WaiverEntry {
 
 /** Reads a waivers file; any mistake (unknown rule, bad date, unknown field) is a usage error naming FILE:LINE. */
 export async function readWaivers(path: string, ruleIds: ReadonlySet<string>): Promise<Waiver[]> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    throw new UsageError(`--waivers ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
-  }
-
+  const text = await readUserFile('--waivers', path)
   const parsed = parseYamlFile<{waivers: WaiverEntry[]}>(text, path, validateWaiversFile, 'waivers file')
   const problems = [...parsed.problems]
   const waivers: Waiver[] = []

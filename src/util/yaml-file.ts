@@ -1,4 +1,4 @@
-import type {ErrorObject, ValidateFunction} from 'ajv'
+import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
 import {type Document, isMap, isSeq, LineCounter, type Node, parseDocument} from 'yaml'
 
 /** A mistake in a YAML input file, located for an editor: `file:line:column message`. */
@@ -11,6 +11,14 @@ export interface FileProblem {
 
 export function formatProblem(problem: FileProblem): string {
   return `${problem.file}:${problem.line}:${problem.column} ${problem.message}`
+}
+
+/**
+ * The validator for an input file's JSON Schema: every error at once, each with its parent schema
+ * (verbose), so a misspelt field can be matched to the one meant.
+ */
+export function compileFileSchema(schema: object): ValidateFunction {
+  return new Ajv({allErrors: true, strict: false, verbose: true}).compile(schema)
 }
 
 /** A YAML file that parsed and matched its schema, with a way to locate problems found later. */

@@ -12,12 +12,12 @@
  * parent's, as in Ansible. A host listed in several groups is probed once. An inventory host with
  * an `ansible_host` is an alias, and that alias names the node.
  */
-import {readFileSync} from 'node:fs'
 import {isIPv6} from 'node:net'
 import {extname} from 'node:path'
 import {isMap, isScalar, LineCounter, type Node, parseDocument, type YAMLMap} from 'yaml'
 
 import {UsageError} from '../../util/errors.js'
+import {readUserFileSync} from '../../util/user-file.js'
 import {checkHost, checkPort, checkUser, splitTargetSpec, type SshTarget} from './target.js'
 
 interface Located {
@@ -43,13 +43,7 @@ interface InventoryGroup {
 const ALIASES: Record<string, string> = {ansible_ssh_host: 'ansible_host', ansible_ssh_user: 'ansible_user', ansible_ssh_port: 'ansible_port'}
 
 export function readInventory(file: string): SshTarget[] {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new UsageError(`--inventory ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
-  }
+  const text = readUserFileSync('--inventory', file)!
 
   return parseInventory(text, file)
 }

@@ -6,10 +6,9 @@
  * case-insensitive, and `Host` patterns take `*`, `?` and `!negation`. `Match` blocks and
  * `Include` are not supported: a `Match` block is skipped as a whole, an `Include` line ignored.
  */
-import {readFileSync} from 'node:fs'
 import {homedir, userInfo} from 'node:os'
 
-import {UsageError} from '../../util/errors.js'
+import {readUserFileSync} from '../../util/user-file.js'
 import {hostPatternMatcher} from './host-patterns.js'
 import {checkHost, checkPort, checkUser, parseTargetSpec, type SshTarget} from './target.js'
 
@@ -47,14 +46,8 @@ export class SshConfig {
 
   /** Reads a config file; a missing file is an empty configuration unless `required`. */
   static load(file: string, required: boolean): SshConfig {
-    let text: string
-    try {
-      text = readFileSync(file, 'utf8')
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT' && !required) return SshConfig.EMPTY
-      throw new UsageError(`--ssh-config ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
-    }
+    const text = readUserFileSync('--ssh-config', file, {optional: !required})
+    if (text === undefined) return SshConfig.EMPTY
 
     return new SshConfig(file, parseBlocks(text))
   }

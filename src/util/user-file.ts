@@ -1,0 +1,39 @@
+/** Files the user names on the command line: one way to read them, and one way to say they cannot be. */
+import {readFileSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
+
+import {UsageError} from './errors.js'
+
+/** `--flag PATH: no such file`, or the system's reason, with what to do. */
+function unreadable(flag: string, path: string, error: unknown, suggestions: readonly string[]): UsageError {
+  const code = (error as NodeJS.ErrnoException).code
+  return new UsageError(`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, [...suggestions])
+}
+
+export async function readUserFile(flag: string, path: string, suggestions: readonly string[] = []): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (error) {
+    throw unreadable(flag, path, error, suggestions)
+  }
+}
+
+/** The file's text; with `optional`, undefined when it does not exist. */
+export function readUserFileSync(flag: string, path: string, options: {optional?: boolean} = {}): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    if (options.optional && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw unreadable(flag, path, error, [])
+  }
+}
+
+/** A user's JSON file, parsed; text that is not JSON is a usage error too. */
+export async function readUserJson(flag: string, path: string, suggestions: readonly string[] = []): Promise<unknown> {
+  const text = await readUserFile(flag, path, suggestions)
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new UsageError(`${flag} ${path}: not JSON: ${(error as Error).message}`, [...suggestions])
+  }
+}
