@@ -208,6 +208,19 @@ header() {
   printf '### %s\n' "$1"
 }
 
+# nft_as_root SECTION : true when nft is there and we are root; else records why SECTION cannot be read.
+nft_as_root() {
+  if [ "$NFT" = no ]; then
+    unavailable "$1" not-installed
+    return 1
+  fi
+  if [ "$IS_ROOT" = no ]; then
+    unavailable "$1" permission-denied
+    return 1
+  fi
+  return 0
+}
+
 # body FILE : print FILE as a section body, ending with a newline.
 body() {
   [ -s "$1" ] || return 0
@@ -387,11 +400,7 @@ fi
 
 # --- nft-check: a kube-proxy-like ruleset in scratch tables, checked (-c) and never committed.
 header nft-check
-if [ "$NFT" = no ]; then
-  unavailable nft-check not-installed
-elif [ "$IS_ROOT" = no ]; then
-  unavailable nft-check permission-denied
-else
+if nft_as_root nft-check; then
   _probe="$SCRATCH/probe.nft"
   cat >"$_probe" <<'RULESET'
 table ip kpx-check-probe {
@@ -717,11 +726,7 @@ fi
 
 # --- nft-tables, nft-chains (root)
 header nft-tables
-if [ "$NFT" = no ]; then
-  unavailable nft-tables not-installed
-elif [ "$IS_ROOT" = no ]; then
-  unavailable nft-tables permission-denied
-else
+if nft_as_root nft-tables; then
   run "$OUT" "$ERR" nft list tables
   if [ "$RC" = 0 ]; then
     body "$OUT"
@@ -731,11 +736,7 @@ else
 fi
 
 header nft-chains
-if [ "$NFT" = no ]; then
-  unavailable nft-chains not-installed
-elif [ "$IS_ROOT" = no ]; then
-  unavailable nft-chains permission-denied
-else
+if nft_as_root nft-chains; then
   run "$TMPF" "$ERR" nft list ruleset
   if [ "$RC" = 0 ]; then
     grep -E '^table |^[[:space:]]+chain |^[[:space:]]+type [a-z]+ hook ' "$TMPF" >"$OUT" 2>/dev/null
