@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 
 import type {Severity} from '../contract/finding.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
-import type {RulePlan} from '../planner/plan.js'
+import {type RulePlan} from '../planner/plan-input.js'
 import {UsageError} from '../util/errors.js'
 import {BUILTIN_RULES_DIR} from '../util/paths.js'
 import {readBuildManifest} from './build-manifest.js'

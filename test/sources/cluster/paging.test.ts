@@ -4,11 +4,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
-import {collectLive} from '../../src/services/cluster-reads.js'
-import {nextPageLimit, PAGING} from '../../src/sources/cluster/kube-client.js'
-import type {ResourceOutcome} from '../../src/sources/cluster/snapshot.js'
-import {benchCluster} from '../bench/big-cluster.js'
-import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {collectLive} from '../../../src/services/cluster-reads.js'
+import {nextPageLimit, PAGING} from '../../../src/sources/cluster/kube-client.js'
+import type {ResourceOutcome} from '../../../src/sources/cluster/snapshot.js'
+import {benchCluster} from '../../bench/big-cluster.js'
+import {startApiServer, writeKubeconfig} from '../../helpers/apiserver.js'
 
 const itemsOf = (outcome: ResourceOutcome | undefined) => (outcome?.status === 'ok' ? outcome.items.length : -1)
 

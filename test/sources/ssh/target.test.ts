@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {formatEndpoint, parseTargetSpec} from '../../src/sources/ssh/target.js'
-import {UsageError} from '../../src/util/errors.js'
+import {formatEndpoint, parseTargetSpec} from '../../../src/sources/ssh/target.js'
+import {UsageError} from '../../../src/util/errors.js'
 
 describe('SSH target specs: [USER@]HOST[:PORT]', () => {
   const valid: Array<[string, object]> = [

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {ItemArrayCounter} from '../../src/sources/cluster/list-json.js'
-import {benchCluster} from '../bench/big-cluster.js'
-import {loadScenario} from '../helpers/apiserver-scenario.js'
+import {ItemArrayCounter} from '../../../src/sources/cluster/list-json.js'
+import {benchCluster} from '../../bench/big-cluster.js'
+import {loadScenario} from '../../helpers/apiserver-scenario.js'
 
 type Item = Record<string, unknown>
 const SLICES = '/apis/discovery.k8s.io/v1/endpointslices'

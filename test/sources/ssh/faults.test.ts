@@ -8,13 +8,13 @@ import {readFileSync} from 'node:fs'
 import {createServer, type Socket, type Server as TcpServer} from 'node:net'
 import {after, before, describe, it} from 'node:test'
 
-import {runNodeCheck} from '../../src/services/node-check.js'
-import {probeNodesOverSsh} from '../../src/sources/node/node-probes.js'
-import type {SshProbeOptions} from '../../src/sources/ssh/options.js'
-import type {SshTarget} from '../../src/sources/ssh/target.js'
-import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
-import {type FakeSshd, printBundle, startFakeSshd} from '../helpers/fake-sshd.js'
-import {FIXTURES} from '../helpers/paths.js'
+import {runNodeCheck} from '../../../src/services/node-check.js'
+import {probeNodesOverSsh} from '../../../src/sources/node/node-probes.js'
+import type {SshProbeOptions} from '../../../src/sources/ssh/options.js'
+import type {SshTarget} from '../../../src/sources/ssh/target.js'
+import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
+import {type FakeSshd, printBundle, startFakeSshd} from '../../helpers/fake-sshd.js'
+import {FIXTURES} from '../../helpers/paths.js'
 
 const BUNDLE = readFileSync(`${FIXTURES}/rules/kernel-version/pass.ubuntu-22.04-azure-5.15.facts`, 'utf8')
 

@@ -7,9 +7,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {KubeObject} from '../src/sources/cluster/snapshot.js'
-import {loadScenario, type Scenario, scenarioNames} from './helpers/apiserver-scenario.js'
-import {type ApiServer, type ApiServerOptions, OTHER_CONTEXT, startApiServer, writeKubeconfig} from './helpers/apiserver.js'
+import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
+import {loadScenario, type Scenario, scenarioNames} from './apiserver-scenario.js'
+import {type ApiServer, type ApiServerOptions, OTHER_CONTEXT, startApiServer, writeKubeconfig} from './apiserver.js'
 
 interface Reply {
   status: number
@@ -342,7 +342,8 @@ describe('test API server: faults', () => {
       await new Promise((resolve) => setTimeout(resolve, 20))
       const closing = performance.now()
       await server.close()
-      assert.ok(performance.now() - closing < 100)
+      // A close that waited for the hanging answer would never end; a loaded machine may still take a while.
+      assert.ok(performance.now() - closing < 2000)
       assert.ok((await hanging) instanceof Error)
       assert.ok((await pendingSlow) instanceof Error)
       assert.equal(server.requests.find((recorded) => recorded.path === '/api/v1/services')?.status, undefined)

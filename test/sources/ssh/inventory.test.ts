@@ -4,8 +4,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {parseInventory, readInventory} from '../../src/sources/ssh/inventory.js'
-import {UsageError} from '../../src/util/errors.js'
+import {parseInventory, readInventory} from '../../../src/sources/ssh/inventory.js'
+import {UsageError} from '../../../src/util/errors.js'
 
 const ini = (text: string) => parseInventory(text, 'hosts.ini')
 

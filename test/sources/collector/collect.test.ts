@@ -15,8 +15,8 @@ import {hostname, release, tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {type Bundle, parseBundle} from '../src/facts/bundle.js'
-import {COLLECTOR_SCRIPT} from '../src/util/paths.js'
+import {type Bundle, parseBundle} from '../../../src/facts/bundle.js'
+import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
 
 /** Every section of bundle format v1, in the order the collector prints them. */
 const SECTIONS = [

@@ -4,8 +4,8 @@ import {homedir, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {SshConfig} from '../../src/sources/ssh/ssh-config.js'
-import {UsageError} from '../../src/util/errors.js'
+import {SshConfig} from '../../../src/sources/ssh/ssh-config.js'
+import {UsageError} from '../../../src/util/errors.js'
 
 describe('~/.ssh/config', () => {
   let dir: string

@@ -5,8 +5,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {describeKey, fingerprint, KnownHosts} from '../../src/sources/ssh/known-hosts.js'
-import {generateKeyPair} from '../helpers/fake-sshd.js'
+import {describeKey, fingerprint, KnownHosts} from '../../../src/sources/ssh/known-hosts.js'
+import {generateKeyPair} from '../../helpers/fake-sshd.js'
 
 /** A fresh public key blob, as a server offers it. */
 function hostKey(type: 'ecdsa' | 'ed25519' = 'ed25519'): {blob: Buffer; line: string} {

@@ -1,0 +1,88 @@
+/** The steps the findings call for: a fix per failed rule, a way to find out per undecided one. */
+import type {GatedFinding} from '../contract/finding.js'
+import type {NodeGroup, PlanStep, PlanSubject} from '../contract/report.js'
+import {groupByRule} from '../engine/evaluate.js'
+import type {RulePlan} from './plan-input.js'
+
+/**
+ * One step per rule with failures (its remediation, for the subjects it failed on). Rules that could
+ * not decide get a step saying how to find out; those that only a node shell can decide share one.
+ */
+export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup[], rulePlans: ReadonlyMap<string, RulePlan>, clusterRun: boolean): PlanStep[] {
+  const steps: Array<PlanStep & {urgency: number}> = []
+  const shellOnly: GatedFinding[] = []
+  for (const [rule, ofRule] of groupByRule(findings)) {
+    const failed = ofRule.filter((finding) => finding.status === 'fail')
+    if (failed.length === 0 && ofRule.every((finding) => finding.reason === 'not-collected')) {
+      shellOnly.push(...ofRule)
+      continue
+    }
+
+    const concerned = failed.length > 0 ? failed : ofRule
+    const phase = rulePlans.get(rule)?.phase ?? 'prerequisites'
+    steps.push({
+      urgency: Math.min(...concerned.map((finding) => urgencyOf(finding))),
+      id: `${phase}/${rule.replace('/', '-')}`,
+      phase,
+      title: `${failed.length > 0 ? 'Fix' : 'Find out'}: ${concerned[0].title}`,
+      why: whyOf(concerned),
+      rules: [rule],
+      subjects: planSubjects(concerned, nodeGroups),
+      actions: failed.length > 0 ? [...new Set(concerned.flatMap((finding) => finding.remediation))] : [concerned[0].message],
+      commands: failed.length > 0 ? [] : probeCommands(clusterRun),
+      verify: [`kpx-check ${clusterRun ? 'cluster' : 'node'} reports ${rule} passed`],
+      undo: [],
+    })
+  }
+
+  if (shellOnly.length > 0) {
+    const rules = [...groupByRule(shellOnly).keys()]
+    steps.push({
+      urgency: Math.min(...shellOnly.map((finding) => urgencyOf(finding))),
+      id: 'prerequisites/probe-nodes',
+      phase: 'prerequisites',
+      title: 'Find out what only the nodes can show (nft, kernel features, firewalls, IPVS users)',
+      why: `${rules.length} check(s) need a shell on the nodes, which the Kubernetes API does not give: their answer is not known yet.`,
+      rules,
+      subjects: [{kind: 'Cluster', name: 'cluster'}],
+      actions: ['Run the read-only collector on the nodes, over SSH or from offline bundles, and evaluate it with the cluster.'],
+      commands: probeCommands(clusterRun),
+      verify: ['The checks listed here are no longer unknown'],
+      undo: [],
+    })
+  }
+
+  // Blockers first: they decide whether the switch can happen at all.
+  return steps.toSorted((a, b) => a.urgency - b.urgency).map(({urgency: _urgency, ...step}) => step)
+}
+
+/** Failed blockers, then blockers nobody could check, then failed warnings, then the other unknowns. */
+function urgencyOf(finding: GatedFinding): number {
+  const blocker = finding.severity === 'blocker'
+  if (finding.status === 'fail') return blocker ? 0 : 2
+  return blocker ? 1 : 3
+}
+
+/** The first finding's message, after the subjects it stands for (a cluster-wide finding needs none). */
+function whyOf(findings: GatedFinding[]): string {
+  const nodes = findings.filter((finding) => finding.subject.kind === 'Node').length
+  const others = findings.filter((finding) => finding.subject.kind !== 'Node' && finding.subject.kind !== 'Cluster')
+  const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...others.map((finding) => `${finding.subject.kind} ${finding.subject.name}`)]
+  return subjects.length > 0 ? `${subjects.join(', ')}: ${findings[0].message}` : findings[0].message
+}
+
+/** Node findings become the node groups they fall in (with only those nodes); the others stay as they are. */
+function planSubjects(findings: GatedFinding[], nodeGroups: NodeGroup[]): PlanSubject[] {
+  const nodes = new Set(findings.filter((finding) => finding.subject.kind === 'Node').map((finding) => finding.subject.name))
+  const groups = nodeGroups
+    .map((group) => ({kind: 'NodeGroup', name: group.name, members: group.nodes.filter((node) => nodes.has(node))}))
+    .filter((group) => group.members.length > 0)
+  const others = findings.filter((finding) => finding.subject.kind !== 'Node').map((finding) => ({kind: finding.subject.kind, name: finding.subject.name}))
+  return [...groups, ...others]
+}
+
+function probeCommands(clusterRun: boolean): string[] {
+  return clusterRun
+    ? ['kpx-check cluster --node-probe ssh --ssh-user USER --sudo', '# or, on air-gapped nodes: kpx-check collect | ssh NODE sudo sh > facts/NODE.facts, then kpx-check node --facts facts/']
+    : ['sudo kpx-check node', '# or: kpx-check node --ssh USER@NODE --sudo']
+}

@@ -1,0 +1,147 @@
+/** The platform's switch: its recipe's steps that apply to this cluster, with the cluster's own names filled in. */
+import semver from 'semver'
+import {stringify as stringifyYaml} from 'yaml'
+
+import type {GatedFinding} from '../contract/finding.js'
+import type {ClusterSummary, NodeGroup, NodeReport, PlanStep} from '../contract/report.js'
+import type {Component} from '../derive/components.js'
+import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
+import {type ClusterPlanInput, needsStep, type RulePlan} from './plan-input.js'
+import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
+
+/** The recipe's steps whose conditions hold, filled with the cluster's names and the new configuration. */
+export function switchSteps(cluster: ClusterPlanInput, input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeReport[]; rulePlans: ReadonlyMap<string, RulePlan>}): PlanStep[] {
+  const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
+  const additions = configAdditions(input.findings, input.rulePlans)
+  const variables = planVariables(cluster, input.nodeGroups, controlPlane, additions)
+  const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
+  return recipeSteps(cluster.recipes, recipeFor(cluster.summary, cluster.recipes))
+    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
+    .map(
+      (step): PlanStep => ({
+        id: `${step.phase}/${step.id}`,
+        phase: step.phase,
+        title: fill([step.title]).join(' '),
+        why: step.why,
+        rules: [],
+        subjects: step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}],
+        actions: [],
+        commands: fill(step.commands),
+        verify: fill(step.verify),
+        undo: fill(step.undo),
+      }),
+    )
+}
+
+/** The platform's recipe; self-managed clusters kpx-check cannot name get the plain DaemonSet recipe. */
+export function recipeFor(summary: ClusterSummary, recipes: ReadonlyMap<string, PlatformRecipe>): PlatformRecipe {
+  return recipes.get(summary.platform ?? '') ?? recipes.get('generic')!
+}
+
+function holds(condition: RecipeCondition, cluster: ClusterPlanInput): boolean {
+  const {kubeProxy} = cluster
+  switch (condition) {
+    case 'from-ipvs': {
+      return kubeProxy.mode === 'ipvs'
+    }
+
+    case 'from-iptables': {
+      return kubeProxy.mode === 'iptables'
+    }
+
+    case 'carry-over': {
+      return carriedSettings(kubeProxy).length > 0
+    }
+
+    case 'old-kube-proxy': {
+      const version = semver.coerce(kubeProxy.version ?? '')
+      return version !== null && semver.lt(version, '1.29.0')
+    }
+
+    case 'calico-operator-iptables': {
+      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.daemonSet.namespace === 'calico-system')
+    }
+
+    case 'calico-manifest-iptables': {
+      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.daemonSet.namespace !== 'calico-system')
+    }
+
+    case 'flannel-iptables': {
+      return cniToSwitch(cluster).some((cni) => cni.name === 'flannel')
+    }
+  }
+}
+
+/**
+ * CNIs whose own dataplane must move to nftables with kube-proxy: Calico on its iptables dataplane
+ * (the operator's runs in calico-system) and flannel without EnableNFTables.
+ */
+function cniToSwitch(cluster: ClusterPlanInput): Component[] {
+  return cluster.cnis.filter((cni) => (cni.name === 'calico' && cni.dataplane === 'Iptables') || (cni.name === 'flannel' && cni.dataplane === 'iptables'))
+}
+
+/** nftables counterparts of the iptables/ipvs settings in use (KubeProxyConfiguration v1alpha1). */
+const NFTABLES_COUNTERPART: Record<string, string> = {
+  masqueradeAll: 'masqueradeAll',
+  masqueradeBit: 'masqueradeBit',
+  syncPeriod: 'syncPeriod',
+  minSyncPeriod: 'minSyncPeriod',
+}
+
+/** The carried-over settings that have an nftables counterpart, as [field, value]. */
+function carriedSettings(kubeProxy: KubeProxyConfig): Array<[string, unknown]> {
+  return kubeProxy.carryOver.flatMap(({field, value}) => {
+    const counterpart = NFTABLES_COUNTERPART[field.replace(/^(?:iptables|ipvs)\./, '')]
+    return counterpart ? [[counterpart, value] as [string, unknown]] : []
+  })
+}
+
+/** The configuration the failed rules ask the new KubeProxyConfiguration to have (conntrack, nodePortAddresses, …). */
+function configAdditions(findings: readonly GatedFinding[], rulePlans: ReadonlyMap<string, RulePlan>): Record<string, unknown> {
+  const failed = new Set(findings.filter((finding) => needsStep(finding) && finding.status === 'fail').map((finding) => finding.rule))
+  return Object.assign({}, ...[...failed].toSorted().map((rule) => rulePlans.get(rule)?.config ?? {}))
+}
+
+function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>, additions: Record<string, unknown>): Record<PlanVariable, string> {
+  const {kubeProxy, summary} = cluster
+  const daemonSet = kubeProxy.daemonSet ?? {namespace: 'kube-system', name: 'kube-proxy'}
+  const configMap = kubeProxy.configMap ?? {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'}
+  const carried = carriedSettings(kubeProxy)
+  const config = {mode: 'nftables', ...(carried.length > 0 ? {nftables: Object.fromEntries(carried)} : {}), ...additions}
+  // The canary is a worker of the largest group with nothing failing, so that it stands for many
+  // and a failure there spares the control plane.
+  const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).toSorted((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
+  const canaryNode = canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
+  const cnis = cniToSwitch(cluster)
+  const calico = cnis.find((cni) => cni.name === 'calico')?.daemonSet
+  const flannel = cnis.find((cni) => cni.name === 'flannel')?.daemonSet
+  // Pods restarted together on each node: kube-proxy, and the CNI agents whose dataplane follows it
+  // (the Calico operator rolls its own pods, so only a manifest install's are listed).
+  const switchPods = [daemonSet.name, ...(calico && calico.namespace !== 'calico-system' ? [calico.name] : []), ...(flannel ? [flannel.name] : [])]
+  return {
+    kubeProxyNamespace: daemonSet.namespace,
+    kubeProxyDaemonSet: daemonSet.name,
+    switchPods: switchPods.join('|'),
+    calicoNamespace: calico?.namespace ?? 'kube-system',
+    calicoDaemonSet: calico?.name ?? 'calico-node',
+    flannelNamespace: flannel?.namespace ?? 'kube-flannel',
+    flannelDaemonSet: flannel?.name ?? 'kube-flannel-ds',
+    configMapNamespace: configMap.namespace,
+    configMapName: configMap.name,
+    configMapKey: configMap.key,
+    canaryNode: canaryNode ?? 'NODE',
+    fromMode: summary.proxyMode === 'ipvs' ? 'ipvs' : 'iptables',
+    kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
+    nftablesConfig: stringifyYaml(config).trimEnd(),
+  }
+}
+
+/** Replaces {{variables}}; a multi-line value repeats the text before it on each line (comment markers, indentation). */
+function fillLine(line: string, variables: Record<PlanVariable, string>): string[] {
+  const multiLine = /^(.*?){{\s*(\w+)\s*}}(.*)$/.exec(line)
+  if (multiLine && variables[multiLine[2] as PlanVariable]?.includes('\n')) {
+    return variables[multiLine[2] as PlanVariable].split('\n').map((part) => `${multiLine[1]}${part}${multiLine[3]}`)
+  }
+
+  return [line.replaceAll(/{{\s*(\w+)\s*}}/g, (_match, name: string) => variables[name as PlanVariable])]
+}
