@@ -8,7 +8,7 @@ import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
 import {type Baseline, compareWithBaseline} from './baseline.js'
 import {type ClusterPlanInput, type RulePlan} from './plan-input.js'
 import {buildPlan} from './plan.js'
-import {exitCodeOf, type GatePolicy, summarize, verdictOf} from './verdict.js'
+import {countFindings, exitCodeOf, type GatePolicy, verdictOf} from './verdict.js'
 import {applyWaivers, type Waiver} from './waivers.js'
 
 export interface ReportInput {
@@ -33,7 +33,7 @@ const STATUS_ORDER = {fail: 0, unknown: 1, pass: 2, skip: 3} as const
 const SEVERITY_ORDER = {blocker: 0, warning: 1, info: 2} as const
 
 /** Findings in reading order: failures first, most severe first, then by rule and subject. */
-export function sortFindings(findings: GatedFinding[]): GatedFinding[] {
+function sortFindings(findings: readonly GatedFinding[]): GatedFinding[] {
   return findings.toSorted(
     (a, b) =>
       STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
@@ -56,9 +56,9 @@ export function buildReport(input: ReportInput): Report {
   if (input.waivers) ({findings, summary: waivers} = applyWaivers(findings, input.waivers.entries, input.waivers.file, now))
   if (input.baseline) ({findings, summary: baseline} = compareWithBaseline(findings, input.baseline))
 
-  const summary = summarize(findings)
+  const summary = countFindings(findings)
   const verdict = verdictOf(summary)
-  const gated = input.baseline ? summarize(findings.filter((finding) => finding.baseline !== 'existing')) : summary
+  const gated = input.baseline ? countFindings(findings.filter((finding) => finding.baseline !== 'existing')) : summary
   const nodes = [...input.nodes].toSorted((a, b) => a.name.localeCompare(b.name))
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -74,7 +74,7 @@ export function buildReport(input: ReportInput): Report {
     },
     ...(input.cluster ? {cluster: input.cluster.summary} : {}),
     nodes,
-    findings: sortFindings([...findings]),
+    findings: sortFindings(findings),
     ...(waivers ? {waivers} : {}),
     ...(baseline ? {baseline} : {}),
     plan: buildPlan({findings, nodes, rulePlans: input.rulePlans, ...(input.cluster ? {cluster: input.cluster} : {})}),

@@ -13,7 +13,7 @@ export function isWaived(finding: GatedFinding): boolean {
   return finding.waiver !== undefined && !finding.waiver.expired
 }
 
-export function summarize(findings: readonly GatedFinding[]): Summary {
+export function countFindings(findings: readonly GatedFinding[]): Summary {
   const summary: Summary = {blockers: 0, warnings: 0, info: 0, unknown: 0, unknownBlockers: 0, passed: 0, skipped: 0, waived: 0}
   for (const finding of findings) {
     if (isWaived(finding)) {

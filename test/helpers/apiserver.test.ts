@@ -339,7 +339,9 @@ describe('test API server: faults', () => {
       await assert.rejects(get(server, '/api/v1/services', {timeoutMs: 100}), /timed out/)
       const hanging = get(server, '/api/v1/services').catch((error: Error) => error)
       const pendingSlow = get(server, '/api/v1/nodes').catch((error: Error) => error)
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      // Both requests are in (received, so their connections are the server's to close): then close.
+      const received = (path: string) => server.requests.filter((recorded) => recorded.path === path).length
+      while (received('/api/v1/services') < 2 || received('/api/v1/nodes') < 2) await new Promise((resolve) => setTimeout(resolve, 5))
       const closing = performance.now()
       await server.close()
       // A close that waited for the hanging answer would never end; a loaded machine may still take a while.

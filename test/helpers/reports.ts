@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import type {AppliedWaiver, GatedFinding} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
-import {type GatePolicy, summarize} from '../../src/planner/verdict.js'
+import {countFindings, type GatePolicy} from '../../src/planner/verdict.js'
 import {evaluateSnapshot} from '../../src/services/cluster-evaluation.js'
 import {runNodeCheck} from '../../src/services/node-check.js'
 import {loadRecipes} from '../../src/services/recipe-catalog.js'
@@ -44,7 +44,7 @@ export function waive(report: Report, waivers: Array<[GatedFinding, AppliedWaive
     expired: waivers.filter(([, waiver]) => waiver.expired).length,
     unused: [],
   }
-  report.summary = summarize(report.findings)
+  report.summary = countFindings(report.findings)
 }
 
 /** The first finding with this status (and severity) in the report: the tests pick real findings to mark. */

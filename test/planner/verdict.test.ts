@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import type {Finding} from '../../src/contract/finding.js'
-import {exitCodeOf, summarize, verdictOf} from '../../src/planner/verdict.js'
+import {countFindings, exitCodeOf, verdictOf} from '../../src/planner/verdict.js'
 
 function finding(status: Finding['status'], severity: Finding['severity']): Finding {
   return {
@@ -35,7 +35,7 @@ describe('verdict and exit code', () => {
   ]
   for (const [name, findings, policy, verdict, exit] of cases) {
     it(`${name}: ${verdict}, exit ${exit}`, () => {
-      const summary = summarize(findings)
+      const summary = countFindings(findings)
       assert.equal(verdictOf(summary), verdict)
       assert.equal(exitCodeOf(verdictOf(summary), summary, policy), exit)
     })

@@ -40,10 +40,10 @@ interface NodePlan extends Hop {
  * configuration line that cannot be used.
  */
 export async function runCollectorOverSsh<Result>(targets: SshTarget[], options: SshProbeOptions, toResult: (run: SshCollectorRun) => Result): Promise<Result[]> {
-  const planner = new Planner(options)
+  const resolver = new TargetResolver(options)
   const plans = new Map<string, NodePlan>()
   for (const [index, target] of targets.entries()) {
-    const plan = planner.plan(target)
+    const plan = resolver.resolve(target)
     const earlier = plans.get(plan.origin)
     if (earlier) earlier.indices.push(index)
     else plans.set(plan.origin, {...plan, indices: [index]})
@@ -70,7 +70,7 @@ export async function runCollectorOverSsh<Result>(targets: SshTarget[], options:
 }
 
 /** Resolves targets and jump hosts through ~/.ssh/config and the defaults, and picks their keys. */
-class Planner {
+class TargetResolver {
   private readonly config: SshConfig
   private readonly credentials: Credentials
   private readonly hostKeys: HostKeyRules
@@ -81,7 +81,7 @@ class Planner {
     this.hostKeys = {knownHosts: KnownHosts.load(options.knownHostsFiles), policy: options.hostKeyPolicy, files: options.knownHostsFiles}
   }
 
-  plan(target: SshTarget): Omit<NodePlan, 'indices'> {
+  resolve(target: SshTarget): Omit<NodePlan, 'indices'> {
     const {hop, proxyJump} = this.hop(target)
     const chain = this.options.jump.length > 0 ? this.options.jump : proxyJump
     return {...hop, target, jump: chain.map((jump) => this.hop(jump).hop)}
