@@ -2,7 +2,7 @@ import semver from 'semver'
 
 import type {UnknownReason} from '../contract/finding.js'
 import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
-import {FactSet} from '../facts/fact-set.js'
+import {FactSet, type UnknownFact} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
 import type {ResourceName} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../sources/cluster/snapshot.js'
@@ -20,9 +20,14 @@ export interface ClusterModel {
   /** The CNIs, as rule subjects and as found. */
   components: Array<{component: Component; facts: FactSet; name: string}>
   kubeProxy: KubeProxyConfig
+  /** Subject kinds whose list could not be read, with why: their rules are unknown, not evaluated over none. */
+  unreadableKinds: Map<string, {clusterFacts: FactSet; why: UnknownFact}>
 }
 
 const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
+
+/** Why facts read from a resource are unknown, by how its read failed. */
+const FAILURE_REASONS = {forbidden: 'permission-denied', unauthorized: 'permission-denied', malformed: 'malformed-response', error: 'failed'} as const
 
 class Resources {
   constructor(private readonly snapshot: ClusterSnapshot) {}
@@ -37,7 +42,7 @@ class Resources {
     const outcome: ResourceOutcome | undefined = this.snapshot.resources[name]
     if (!outcome) return {reason: 'not-collected', detail: `${name} are not in this snapshot`}
     if (outcome.status === 'ok') return undefined
-    return {reason: outcome.status === 'forbidden' || outcome.status === 'unauthorized' ? 'permission-denied' : 'failed', detail: outcome.message}
+    return {reason: FAILURE_REASONS[outcome.status], detail: outcome.message}
   }
 
   /** Sets facts from resources, or marks them unknown with the first failed resource's reason. */
@@ -92,6 +97,15 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
       .filter((component) => component.role === 'cni')
       .map((component) => ({name: namespaced(component.daemonSet), component, facts: componentFacts(cluster, component)})),
     kubeProxy: kubeProxy.config,
+    unreadableKinds: new Map(
+      (
+        [
+          ['Node', resources.failure('nodes')],
+          ['Service', resources.failure('services')],
+          ['DaemonSet', resources.failure('daemonSets')],
+        ] as const
+      ).flatMap(([kind, failure]) => (failure ? [[kind, {why: failure, clusterFacts: cluster}]] : [])),
+    ),
   }
 }
 

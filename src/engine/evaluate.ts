@@ -1,7 +1,7 @@
 import semver from 'semver'
 
 import type {FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
-import type {FactSet} from '../facts/fact-set.js'
+import type {FactSet, UnknownFact} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
 import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
 import type {LoadedRule} from './rule-lint.js'
@@ -21,6 +21,11 @@ export interface EvaluationOptions {
    * unknown on every node the API describes, for the same reason; one finding says so for all of them.
    */
   summariseUnknown?: ReadonlySet<UnknownReason>
+  /**
+   * Subject kinds whose list could not be read (Node, Service, DaemonSet), with why: a rule about them
+   * is unknown with that reason, never a pass or a skip over no subjects.
+   */
+  unreadableKinds?: ReadonlyMap<string, {clusterFacts: FactSet; why: UnknownFact}>
 }
 
 type Activation = Record<string, unknown>
@@ -124,6 +129,15 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     if (options.skip?.has(rule.id)) continue
     const kind = subjectKindOf(rule)
     const data = celData(rule.data ?? {})
+    const unreadable = options.unreadableKinds?.get(kind)
+    if (unreadable) {
+      // The rule may not apply at all (its Kubernetes versions, its skip conditions over the cluster's facts).
+      const cluster: Subject = {kind: 'Cluster', name: 'cluster', facts: unreadable.clusterFacts}
+      const onCluster = evaluateRule(rule, cluster, {...activationOf(cluster, rule.scope), data}, options)
+      findings.push(onCluster.status === 'skip' ? onCluster : unknownForEvery(rule, kind, unreadable.why, options))
+      continue
+    }
+
     // A rule reads only the facts it declares (rules lint enforces it), so subjects whose declared
     // facts are equal get the same finding: evaluate once for each group of them.
     const declared = [...rule.needs, ...(rule.uses ?? [])]
@@ -148,6 +162,25 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
   }
 
   return [...findings, ...foldedUnknowns]
+}
+
+/** A rule whose subjects could not be listed: one unknown finding about the cluster, with the rule's own words for the reason. */
+function unknownForEvery(rule: LoadedRule, kind: string, why: UnknownFact, options: EvaluationOptions): Finding {
+  // The rule's per-reason words speak of its facts on a subject (root on a node); here no subject is known.
+  const missing = {fact: `${kind.toLowerCase()} list`, reason: why.reason, detail: why.detail}
+  return {
+    rule: rule.id,
+    title: rule.title,
+    status: 'unknown',
+    severity: options.severity?.get(rule.id) ?? rule.severity,
+    confidence: rule.confidence ?? 'verified',
+    subject: {kind: 'Cluster', name: 'cluster'},
+    message: `No ${kind} could be listed: ${renderUnknown(rule, rule.unknown.message, {}, missing)}`,
+    evidence: {},
+    remediation: [],
+    reason: why.reason,
+    references: rule.references,
+  }
 }
 
 /** Subjects (by their index among the rule's subjects) whose declared facts are equal, and their finding. */

@@ -13,7 +13,7 @@ import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeStep
 export function switchSteps(cluster: ClusterPlanInput, input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeReport[]; rulePlans: ReadonlyMap<string, RulePlan>}): PlanStep[] {
   const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
   const additions = configAdditions(input.findings, input.rulePlans)
-  const variables = planVariables(cluster, input.nodeGroups, controlPlane, additions)
+  const {variables, refused} = planVariables(cluster, input.nodeGroups, controlPlane, additions)
   const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
   return recipeSteps(cluster.recipes, recipeFor(cluster.summary, cluster.recipes))
     .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
@@ -25,7 +25,7 @@ export function switchSteps(cluster: ClusterPlanInput, input: {findings: readonl
         why: step.why,
         rules: [],
         subjects: step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}],
-        actions: [],
+        actions: refusalNotes([step.title, ...step.commands, ...(step.verify ?? []), ...(step.undo ?? [])], refused),
         commands: fill(step.commands),
         verify: fill(step.verify),
         undo: fill(step.undo),
@@ -102,7 +102,38 @@ function configAdditions(findings: readonly GatedFinding[], rulePlans: ReadonlyM
   return Object.assign({}, ...[...failed].toSorted().map((rule) => rulePlans.get(rule)?.config ?? {}))
 }
 
-function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], controlPlane: ReadonlySet<string>, additions: Record<string, unknown>): Record<PlanVariable, string> {
+/**
+ * What the cluster may name objects, as Kubernetes validates names: a value that matches is safe in a
+ * shell command as it is (letters, digits, `-`, `.`, `_`); one that does not (a hostile snapshot, a
+ * server that does not validate) is left out of the commands.
+ */
+const NAME_RULES = {
+  label: /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/,
+  subdomain: /^(?=.{1,253}$)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/,
+  configKey: /^[-._a-zA-Z0-9]{1,253}$/,
+  version: /^\d{1,3}\.\d{1,3}(?:\.\d{1,5})?$/,
+} as const
+
+/** A cluster value that did not pass its name rule: the commands say `placeholder` instead. */
+interface Refusal {
+  variable: PlanVariable
+  value: string
+  placeholder: string
+}
+
+/** What to tell the reader of a step whose commands lost a value to its name rule. */
+function refusalNotes(lines: readonly string[], refused: readonly Refusal[]): string[] {
+  return refused
+    .filter(({variable}) => lines.some((line) => new RegExp(String.raw`{{\s*${variable}\s*}}`).test(line)))
+    .map(({value, placeholder}) => `The cluster names an object ${JSON.stringify(value)}, which is not a valid Kubernetes name: the commands say ${placeholder} instead; put the real name there by hand.`)
+}
+
+function planVariables(
+  cluster: ClusterPlanInput,
+  nodeGroups: NodeGroup[],
+  controlPlane: ReadonlySet<string>,
+  additions: Record<string, unknown>,
+): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
   const {kubeProxy, summary} = cluster
   const daemonSet = kubeProxy.daemonSet ?? {namespace: 'kube-system', name: 'kube-proxy'}
   const configMap = kubeProxy.configMap ?? {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'}
@@ -118,7 +149,7 @@ function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], contr
   // Pods restarted together on each node: kube-proxy, and the CNI agents whose dataplane follows it
   // (the Calico operator rolls its own pods, so only a manifest install's are listed).
   const switchPods = [daemonSet.name, ...(calico && calico.namespace !== 'calico-system' ? [calico.name] : []), ...(flannel ? [flannel.name] : [])]
-  return {
+  const values: Record<PlanVariable, string> = {
     kubeProxyNamespace: daemonSet.namespace,
     kubeProxyDaemonSet: daemonSet.name,
     switchPods: switchPods.join('|'),
@@ -134,6 +165,31 @@ function planVariables(cluster: ClusterPlanInput, nodeGroups: NodeGroup[], contr
     kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
     nftablesConfig: stringifyYaml(config).trimEnd(),
   }
+  const rules: Partial<Record<PlanVariable, {placeholder: string; rule: RegExp}>> = {
+    kubeProxyNamespace: {rule: NAME_RULES.label, placeholder: 'NAMESPACE'},
+    kubeProxyDaemonSet: {rule: NAME_RULES.subdomain, placeholder: 'DAEMONSET'},
+    calicoNamespace: {rule: NAME_RULES.label, placeholder: 'NAMESPACE'},
+    calicoDaemonSet: {rule: NAME_RULES.subdomain, placeholder: 'DAEMONSET'},
+    flannelNamespace: {rule: NAME_RULES.label, placeholder: 'NAMESPACE'},
+    flannelDaemonSet: {rule: NAME_RULES.subdomain, placeholder: 'DAEMONSET'},
+    configMapNamespace: {rule: NAME_RULES.label, placeholder: 'NAMESPACE'},
+    configMapName: {rule: NAME_RULES.subdomain, placeholder: 'CONFIGMAP'},
+    configMapKey: {rule: NAME_RULES.configKey, placeholder: 'KEY'},
+    canaryNode: {rule: NAME_RULES.subdomain, placeholder: 'NODE'},
+    kubernetesVersion: {rule: NAME_RULES.version, placeholder: 'VERSION'},
+  }
+  const refused: Refusal[] = []
+  for (const [variable, check] of Object.entries(rules) as Array<[PlanVariable, {placeholder: string; rule: RegExp}]>) {
+    if (check.rule.test(values[variable]) || values[variable] === check.placeholder) continue
+    refused.push({variable, value: values[variable], placeholder: check.placeholder})
+    values[variable] = check.placeholder
+  }
+
+  // The pods restarted with kube-proxy are matched by their DaemonSets' names: only valid ones.
+  const validPods = switchPods.filter((name) => NAME_RULES.subdomain.test(name))
+  if (validPods.length < switchPods.length) refused.push({variable: 'switchPods', value: switchPods.join('|'), placeholder: validPods.join('|') || 'kube-proxy'})
+  values.switchPods = validPods.join('|') || 'kube-proxy'
+  return {variables: values, refused}
 }
 
 /** Replaces {{variables}}; a multi-line value repeats the text before it on each line (comment markers, indentation). */

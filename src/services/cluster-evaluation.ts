@@ -41,6 +41,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     // by one, except what only a node shell could tell (not-collected): the same on every node.
     summarise: new Set(['Service', 'Node']),
     summariseUnknown: new Set(['not-collected']),
+    unreadableKinds: model.unreadableKinds,
   })
   return buildReport({
     nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes)),

@@ -12,7 +12,8 @@
  *   resource or a custom resource whose CRD is not installed → the real 404 "the server could not
  *   find the requested resource".
  * - Faults per path: 403 Forbidden, 500/503 or 429 with Retry-After (for the first N requests or
- *   all), slow answers, no answer at all.
+ *   all), slow answers, no answer at all, a 200 with any body (malformed pages, endless paging), the
+ *   connection cut halfway through the body, a body sent a few bytes at a time.
  * - Only GET: anything else → 405. Every request is recorded (method, path, query, status).
  *
  * Objects come from a scenario (apiserver-scenario.ts: a folder of test/fixtures/clusters, or a
@@ -55,7 +56,10 @@ export type Fault = {
   /** How many matching requests it applies to; then the server answers normally. Default: all. */
   times?: number
 } & (
+  | {kind: 'body'; body: string}
+  | {kind: 'drip'; bytesPerSecond: number}
   | {kind: 'error'; status?: 500 | 503}
+  | {kind: 'reset'}
   | {kind: 'forbidden'}
   | {kind: 'hang'}
   | {kind: 'slow'; delayMs: number}
@@ -160,6 +164,8 @@ interface Answer {
   /** A page of a list comes in pieces, written in turn rather than joined (11 MB join: 50 ms). */
   body: Buffer[] | string
   headers?: Record<string, string>
+  /** How the body goes out: whole (default), cut off halfway with the connection, or a few bytes at a time. */
+  delivery?: {bytesPerSecond: number; kind: 'drip'} | {kind: 'reset'}
 }
 
 const REASONS: Record<number, string> = {
@@ -465,8 +471,18 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       case 'forbidden': {
         return forbidden(route, user, record.path)
       }
+      case 'body': {
+        return {status: 200, body: fault.body}
+      }
     }
 
+    const result = routeAnswer(route, url)
+    if (fault?.kind === 'reset') return {...result, delivery: {kind: 'reset'}}
+    if (fault?.kind === 'drip') return {...result, delivery: {kind: 'drip', bytesPerSecond: fault.bytesPerSecond}}
+    return result
+  }
+
+  const routeAnswer = (route: Route, url: URL): Answer => {
     switch (route.kind) {
       case 'document': {
         return {status: 200, body: route.body}
@@ -494,9 +510,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         const pieces = typeof result.body === 'string' ? [Buffer.from(result.body)] : result.body
         const length = pieces.reduce((total, piece) => total + piece.length, 0)
         response.writeHead(result.status, {'Content-Type': 'application/json', 'Content-Length': String(length), ...result.headers})
-        response.cork()
-        for (const piece of pieces) response.write(piece)
-        response.end()
+        if (result.delivery?.kind === 'reset') {
+          const body = Buffer.concat(pieces)
+          response.write(body.subarray(0, Math.floor(body.length / 2)), () => response.socket?.destroy())
+        } else if (result.delivery?.kind === 'drip') {
+          drip(response, Buffer.concat(pieces), result.delivery.bytesPerSecond, abort.signal)
+        } else {
+          response.cork()
+          for (const piece of pieces) response.write(piece)
+          response.end()
+        }
       },
       (error: Error) => {
         // A `slow` answer cut short by close() has nobody left to answer.
@@ -520,6 +543,26 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return new Promise((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** Writes the body a few bytes at a time, until it is all out or the server closes. */
+function drip(response: ServerResponse, body: Buffer, bytesPerSecond: number, signal: AbortSignal): void {
+  let sent = 0
+  const timer = setInterval(() => {
+    if (signal.aborted || response.destroyed) {
+      clearInterval(timer)
+      return
+    }
+
+    const next = body.subarray(sent, sent + Math.max(1, Math.round(bytesPerSecond / 10)))
+    sent += next.length
+    if (sent >= body.length) {
+      clearInterval(timer)
+      response.end(next)
+    } else {
+      response.write(next)
+    }
+  }, 100)
 }
 
 // --- kubeconfig -----------------------------------------------------------------------------------

@@ -48,13 +48,14 @@ export async function collectResource(client: KubeClient, resource: Resource): P
     if (error.code === 404 && resource.kind === 'list') return {status: 'ok', items: []} // the API group is not served
     if (error.code === 403) return {status: 'forbidden', message: `${error.message} (needs: ${permissionOf(resource)})`}
     if (error.code === 401) return {status: 'unauthorized', message: error.message}
+    if (error.reason === 'MalformedResponse') return {status: 'malformed', message: error.message}
     return {status: 'error', message: error.message}
   }
 }
 
 async function getIfPresent(client: KubeClient, path: string): Promise<Record<string, unknown> | undefined> {
   try {
-    return await client.get<Record<string, unknown>>(path)
+    return await client.get(path)
   } catch (error) {
     if (error instanceof ApiError && error.code === 404) return undefined
     throw error

@@ -2,6 +2,7 @@ import type {IncomingMessage} from 'node:http'
 import https from 'node:https'
 
 import {UsageError} from '../../util/errors.js'
+import {describeJson, isObject} from '../../util/json-value.js'
 import {readSimpleKubeconfig} from './kubeconfig.js'
 import {ItemArrayCounter} from './list-json.js'
 import type {CountedField} from './resources.js'
@@ -87,28 +88,36 @@ export class KubeClient {
     this.agent.destroy()
   }
 
-  /** GET a path, parsed; retries 429 and 5xx with backoff (Retry-After when given). */
-  async get<T>(path: string): Promise<T> {
-    return (await this.getParsed<T>(path)).value
+  /** GET one object, parsed; retries 429 and 5xx with backoff (Retry-After when given). Anything but a JSON object is malformed. */
+  async get(path: string): Promise<Record<string, unknown>> {
+    const {value} = await this.getParsed<unknown>(path)
+    if (!isObject(value)) throw malformed(path, `expected an object, found ${describeJson(value)}`)
+    return value
   }
 
   /**
    * Every item of a list, page by page (limit + continue); `each` sees each page's items as they come.
    * With `countOnly`, each item's array under that field comes as its length (list-json.ts).
    */
-  async list<T>(path: string, query: Record<string, string>, each: (items: T[]) => void, countOnly?: CountedField): Promise<void> {
+  async list(path: string, query: Record<string, string>, each: (items: Array<Record<string, unknown>>) => void, countOnly?: CountedField): Promise<void> {
     let continueToken = ''
+    const tokens = new Set<string>()
     const length: PagedLength = {received: 0, parsed: 0}
     let items = 0
-    do {
+    for (let pages = 1; ; pages++) {
       const params = new URLSearchParams({...query, limit: String(nextPageLimit(length, items)), ...(continueToken ? {continue: continueToken} : {})})
-      const page = await this.getParsed<{items?: T[]; metadata?: {continue?: string}}>(`${path}?${params}`, countOnly)
-      each(page.value.items ?? [])
+      const page = await this.getParsed<unknown>(`${path}?${params}`, countOnly)
+      const checked = listPage(page.value, path)
+      each(checked.items)
       length.received += page.length.received
       length.parsed += page.length.parsed
-      items += page.value.items?.length ?? 0
-      continueToken = page.value.metadata?.continue ?? ''
-    } while (continueToken)
+      items += checked.items.length
+      continueToken = checked.continueToken
+      if (!continueToken) return
+      if (tokens.has(continueToken)) throw malformed(path, 'the server sent the same continue token twice, which would page forever')
+      if (items > LIST_CAP.items || pages >= LIST_CAP.pages) throw malformed(path, `more than ${LIST_CAP.items.toLocaleString('en')} items or ${LIST_CAP.pages.toLocaleString('en')} pages: kpx-check stops reading such a list`)
+      tokens.add(continueToken)
+    }
   }
 
   /** GET a path: its parsed body, and the body's length as received and as parsed (`countOnly` arrays counted). */
@@ -129,14 +138,15 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
-      const request = https.get(`${this.server}${path}`, {agent: this.agent, headers: this.headers, timeout: this.timeoutMs}, (response) => {
+      const request = https.get(`${this.server}${path}`, {agent: this.agent, headers: this.headers}, (response) => {
         readBody(response, countOnly).then(({body, received}) => {
+          clearTimeout(deadline)
           const code = response.statusCode ?? 0
           if (code >= 200 && code < 300) {
             try {
               resolve({value: JSON.parse(body) as T, length: {received, parsed: body.length}})
             } catch {
-              reject(new ApiError(code, `${path}: the server answered with something that is not JSON`))
+              reject(malformed(path, 'the server answered with something that is not JSON'))
             }
 
             return
@@ -146,12 +156,40 @@ export class KubeClient {
           const retryAfter = Number(response.headers['retry-after'])
           if (Number.isFinite(retryAfter) && retryAfter > 0) Object.assign(error, {retryAfterMs: Math.min(retryAfter, 10) * 1000})
           reject(error)
-        }, fail)
+        }, (error: unknown) => {
+          clearTimeout(deadline)
+          fail(new ApiError(0, `${path}: the connection broke before the answer was complete (${(error as Error).message})`, 'Transport'))
+        })
       })
-      request.on('timeout', () => request.destroy(new ApiError(0, `no answer within ${this.timeoutMs / 1000}s (--request-timeout)`, 'Timeout')))
+      // The whole answer, not only each wait for a byte, must come within --request-timeout.
+      const deadline = setTimeout(() => request.destroy(new ApiError(0, `no answer within ${this.timeoutMs / 1000}s (--request-timeout)`, 'Timeout')), this.timeoutMs)
+      request.on('close', () => clearTimeout(deadline))
       request.on('error', (error) => fail(error instanceof ApiError ? error : new ApiError(0, transportMessage(error), 'Transport')))
     })
   }
+}
+
+/** Bounds on one list, so a server that pages forever cannot make kpx-check read forever. */
+export const LIST_CAP = {items: 1_000_000, pages: 5000} as const
+
+/** An answer that is not what the API promises: the resource is unreadable, as a 403 makes it. */
+function malformed(path: string, why: string): ApiError {
+  return new ApiError(0, `${path}: malformed answer: ${why}`, 'MalformedResponse')
+}
+
+/** A list page as the API defines it: an object, its `items` an array of objects with `metadata`, `metadata.continue` a string when set. */
+function listPage(value: unknown, path: string): {continueToken: string; items: Array<Record<string, unknown>>} {
+  if (!isObject(value)) throw malformed(path, `expected a list object, found ${describeJson(value)}`)
+  const {items, metadata} = value
+  if (!Array.isArray(items)) throw malformed(path, `"items" is ${describeJson(items)}, not an array`)
+  for (const [index, item] of items.entries()) {
+    if (!isObject(item) || !isObject(item.metadata)) throw malformed(path, `items[${index}] is not an object with metadata`)
+  }
+
+  if (metadata !== undefined && !isObject(metadata)) throw malformed(path, `"metadata" is ${describeJson(metadata)}`)
+  const token = metadata?.continue
+  if (token !== undefined && typeof token !== 'string') throw malformed(path, `"metadata.continue" is ${describeJson(token)}, not a string`)
+  return {items: items as Array<Record<string, unknown>>, continueToken: token ?? ''}
 }
 
 /** Where the API server is and how to authenticate, however the kubeconfig was read. */
@@ -240,6 +278,10 @@ async function accessWithClientNode(options: ConnectOptions): Promise<Access> {
 function readBody(response: IncomingMessage, countOnly?: CountedField): Promise<{body: string; received: number}> {
   return new Promise((resolve, reject) => {
     response.on('error', reject)
+    // A connection that ends before the body is complete: what came is not the answer.
+    response.on('close', () => {
+      if (!response.complete) reject(new Error('cut short'))
+    })
     if (countOnly) {
       const counter = new ItemArrayCounter(countOnly.field, countOnly.as)
       response.on('data', (chunk: Buffer) => counter.write(chunk))

@@ -17,10 +17,11 @@ export interface KubeObject {
 
 /**
  * What one read of the API gave. A 404 on a named object (a CRD that is not installed, a ConfigMap
- * that does not exist) is an `ok` without that object: a fact, not an error.
+ * that does not exist) is an `ok` without that object: a fact, not an error. `malformed`: the server
+ * answered with something that is not what the API defines (not JSON, `items` not a list, …).
  */
 export type ResourceOutcome =
-  | {status: 'error' | 'forbidden' | 'unauthorized'; message: string}
+  | {status: 'error' | 'forbidden' | 'malformed' | 'unauthorized'; message: string}
   | {status: 'ok'; items: KubeObject[]}
 
 /** Everything the cluster checks read, live or from `kpx-check snapshot -o FILE`. */
