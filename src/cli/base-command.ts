@@ -3,6 +3,7 @@ import {Command} from '@oclif/core'
 import type {Report} from '../contract/report.js'
 import {type ReportFormat} from '../report/formats.js'
 import {writeJson} from '../report/json.js'
+import {printable} from '../report/printable.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
 import type {OutputTarget} from './output-targets.js'
@@ -67,7 +68,9 @@ export abstract class KpxCommand extends Command {
       return
     }
 
-    if (error instanceof UsageError) this.error(error.message, {exit: exitCode, suggestions: error.suggestions})
+    // A message may quote a file, a name or an answer from a server: shown with its controls visible.
+    if (error instanceof UsageError) this.error(printable(error.message), {exit: exitCode, suggestions: error.suggestions.map((line) => printable(line))})
+    error.message = printable(error.message)
     return super.catch(error)
   }
 }

@@ -2,6 +2,7 @@
  * How a run shows progress. stdout carries only the result, so progress always goes to stderr:
  * nothing with --json, a live task list on a terminal, plain lines otherwise (CI logs).
  */
+import {printable} from '../report/printable.js'
 import {type ProgressStep, type ProgressTask, runSilently, type StepRunner} from '../services/progress.js'
 
 export type ProgressMode = 'lines' | 'live' | 'silent'
@@ -67,17 +68,17 @@ function statusShownAs(mode: 'lines' | 'live', task: {output: string; title: str
         return task.title
       },
       set title(title: string) {
-        task.title = title
+        task.title = printable(title)
       },
       get output() {
         return task.output
       },
       set output(output: string) {
-        task.output = output
+        task.output = printable(output)
       },
       status(text) {
-        latest = text
-        if (mode === 'live') task.title = `${baseTitle}: ${text}`
+        latest = printable(text)
+        if (mode === 'live') task.title = `${baseTitle}: ${latest}`
       },
     },
     stop: () => clearInterval(ticker),

@@ -5,6 +5,7 @@ import type {Report} from '../contract/report.js'
 import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
+import {printableCopy} from './printable.js'
 import {renderTable} from './table.js'
 
 /** How many subjects of one rule to list before summarising the rest (fleets have hundreds). */
@@ -21,7 +22,9 @@ export function defaultColor(): boolean {
   return !process.env.NO_COLOR && Boolean(process.stdout.isTTY)
 }
 
-export function renderText(report: Report, options: TextOptions = {}): string {
+export function renderText(untrusted: Report, options: TextOptions = {}): string {
+  // Every string in the report may come from a cluster, a node or a file: shown with its controls visible.
+  const report = printableCopy(untrusted)
   const chalk = new Chalk({level: (options.color ?? defaultColor()) ? 1 : 0})
   const verdictColor = {go: chalk.green, 'no-go': chalk.red, incomplete: chalk.yellow}[report.verdict]
   const {summary} = report

@@ -112,3 +112,44 @@ describe('kpx-check cluster --snapshot with contents no read could give', () => 
     })
   }
 })
+
+describe('plan commands from hostile names', () => {
+  it('a node named to run a command is kept out of every command, and the step says so', async () => {
+    const text = readFileSync(join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json'), 'utf8')
+    const hostile = 'n1$(touch PWN);id'
+    const file = join(workdir, 'hostile-names.snapshot.json')
+    // Every node is renamed, so the canary is one of them; the kube-proxy DaemonSet's namespace too.
+    writeFileSync(file, text.replaceAll('node1.taikang1.local', hostile).replaceAll('node2.taikang1.local', `${hostile}2`).replaceAll('master1.taikang1.local', `${hostile}3`))
+    const {code, stdout} = await runCli(['cluster', '--snapshot', file, '--json'])
+    assert.notEqual(code, 1)
+    const report = JSON.parse(stdout) as Report
+    const commands = report.plan.steps.flatMap((step) => [...step.commands, ...step.verify, ...step.undo])
+    assert.ok(commands.length > 0)
+    assert.deepEqual(commands.filter((command) => command.includes('touch') || command.includes('PWN')), [])
+    const canary = report.plan.steps.find((step) => step.id === 'canary/canary-node')!
+    assert.ok(canary.commands.some((command) => command.includes('spec.nodeName=NODE')), canary.commands.join('\n'))
+    assert.ok(canary.actions.some((action) => action.includes(JSON.stringify(hostile).slice(1, -1)) && action.includes('NODE')), canary.actions.join('\n'))
+  })
+})
+
+describe('text from the cluster, shown', () => {
+  it('control characters in node fields and the context reach neither the terminal nor the Markdown raw', async () => {
+    const snapshot = JSON.parse(readFileSync(join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json'), 'utf8')) as {
+      resources: {nodes: {items: Array<{status: {nodeInfo: {kernelVersion: string; osImage: string}}}>}}
+      source: {context?: string}
+    }
+    const [node] = snapshot.resources.nodes.items
+    node.status.nodeInfo.osImage = 'Ubuntu\u001B]0;owned\u0007\u001B[2J 22.04\nfake row'
+    node.status.nodeInfo.kernelVersion = '5.15.0\u009B31m-evil\u202E'
+    snapshot.source.context = 'prod\u001B]8;;https://example.invalid\u0007click\u001B]8;;\u0007'
+    const file = join(workdir, 'control-characters.snapshot.json')
+    writeFileSync(file, JSON.stringify(snapshot))
+    for (const format of ['text', 'markdown']) {
+      const {code, stdout} = await runCli(['cluster', '--snapshot', file, '--format', format])
+      assert.ok(code === 3 || code === 5, `exit ${code}`)
+      // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+      assert.deepEqual(stdout.match(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202E]/gu), null, `${format}: a control character got through`)
+      assert.ok(stdout.includes(String.raw`Ubuntu\x1B]0;owned\x07\x1B[2J 22.04\nfake row`), format)
+    }
+  })
+})

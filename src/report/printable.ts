@@ -1,0 +1,31 @@
+/**
+ * Text from a cluster, a node or a file, made safe to show on a terminal or in a document: control
+ * characters (C0, DEL, C1) and the Unicode controls that reorder or hide text become visible escapes
+ * (`\x1B`, `\u202E`, `\n`), so nothing read can move the cursor, retitle a window, clear a screen, break a
+ * table row or hide a word. One pass over each string: linear in its length.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/gu
+
+/** The controls that have a short name everyone reads. */
+const NAMED: Record<string, string> = {'\n': String.raw`\n`, '\r': String.raw`\r`, '\t': String.raw`\t`}
+
+export function printable(text: string): string {
+  return text.replaceAll(CONTROL, (char) => {
+    const named = NAMED[char]
+    if (named) return named
+    const code = char.codePointAt(0)!
+    return code <= 0xFF ? String.raw`\x${code.toString(16).toUpperCase().padStart(2, '0')}` : String.raw`\u${code.toString(16).toUpperCase().padStart(4, '0')}`
+  })
+}
+
+/** A copy of a value with every string in it made printable; what renders it can then print it as it is. */
+export function printableCopy<T>(value: T): T {
+  if (typeof value === 'string') return printable(value) as T
+  if (Array.isArray(value)) return value.map((item: unknown) => printableCopy(item)) as T
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [printable(key), printableCopy(item)])) as T
+  }
+
+  return value
+}
