@@ -28,12 +28,17 @@ export default class Rbac extends KpxCommand {
   }
 }
 
+/** JSON strings are YAML strings: whatever a flag holds stays one scalar. */
+function quoted(value: string): string {
+  return JSON.stringify(value)
+}
+
 function subjectOf(flags: {group?: string; 'service-account'?: string; user?: string}): string {
   if (flags['service-account']) {
-    const [namespace, name] = flags['service-account'].split('/')
-    return `  - kind: ServiceAccount\n    name: ${name}\n    namespace: ${namespace}`
+    const [namespace, name] = flags['service-account'].split('/', 2)
+    return `  - kind: ServiceAccount\n    name: ${quoted(name ?? '')}\n    namespace: ${quoted(namespace)}`
   }
 
-  if (flags.group) return `  - kind: Group\n    name: ${flags.group}\n    apiGroup: rbac.authorization.k8s.io`
-  return `  - kind: User\n    name: ${flags.user ?? 'REPLACE-ME'}\n    apiGroup: rbac.authorization.k8s.io`
+  if (flags.group) return `  - kind: Group\n    name: ${quoted(flags.group)}\n    apiGroup: rbac.authorization.k8s.io`
+  return `  - kind: User\n    name: ${quoted(flags.user ?? 'REPLACE-ME')}\n    apiGroup: rbac.authorization.k8s.io`
 }

@@ -1,5 +1,8 @@
 import {RESOURCES} from './resources.js'
 
+/** The one namespace every cluster has, where Roles can be bound without creating anything. */
+const ALWAYS_THERE = 'kube-system'
+
 /** The manifest, derived from the table of what the probe reads, so the two cannot drift apart. */
 export function rbacManifest(name: string, subject: string): string {
   const clusterRules: string[] = ['  - nonResourceURLs: ["/version"]\n    verbs: ["get"]']
@@ -13,7 +16,15 @@ export function rbacManifest(name: string, subject: string): string {
     } else if (resource.objects.every((object) => !object.namespace)) {
       clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${resource.objects.map((object) => `"${object.name}"`).join(', ')}]\n    verbs: ["get"]`)
     } else {
-      for (const namespace of new Set(resource.objects.map((object) => object.namespace!))) {
+      // A Role lives in a namespace that must exist; kube-system always does. A name read in any other
+      // namespace (kube-flannel) goes into the ClusterRole, still by name, so the manifest applies anywhere.
+      const elsewhere = resource.objects.filter((object) => object.namespace !== ALWAYS_THERE)
+      if (elsewhere.length > 0) {
+        const names = [...new Set(elsewhere.map((object) => `"${object.name}"`))]
+        clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${names.join(', ')}]\n    verbs: ["get"]`)
+      }
+
+      for (const namespace of new Set(resource.objects.filter((object) => object.namespace === ALWAYS_THERE).map((object) => object.namespace!))) {
         const names = resource.objects.filter((object) => object.namespace === namespace).map((object) => `"${object.name}"`)
         namespaced.set(namespace, [
           ...(namespaced.get(namespace) ?? []),
