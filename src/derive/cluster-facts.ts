@@ -7,7 +7,7 @@ import {parseKernelVersion} from '../facts/parsers/kernel.js'
 import type {ResourceName} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../sources/cluster/snapshot.js'
 import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
-import {describeSetting, type KubeProxyConfig, kubeProxySettings, parseKubeProxyConfiguration} from './kube-proxy-config.js'
+import {describeSetting, type KubeProxyConfig, kubeProxySettings, MAX_CONFIG_LENGTH, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {parseOsImage} from './os-image.js'
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -191,9 +191,17 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
     return {runtime: 'container', skipKernelCheck, config: {...UNKNOWN_CONFIG, mode: 'unknown', version, daemonSet: owner}}
   }
 
-  const settings = kubeProxySettings(configText ? parseKubeProxyConfiguration(configText) : undefined, argv)
-  const mode = settings.mode === '' ? 'iptables' : settings.mode
   const source = configText ? {namespace: configMap?.metadata?.namespace ?? '', name: configMap?.metadata?.name ?? '', key: configKey!} : null
+  const parsed = configText ? parseKubeProxyConfiguration(configText) : undefined
+  if (source && !parsed) {
+    // A configuration kpx-check cannot read says nothing about the mode: not iptables by default.
+    const where = `ConfigMap ${namespaced(source)} key ${source.key}`
+    cluster.unknownAll(['cluster.proxyMode', ...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], 'unparseable', `${where} is not a KubeProxyConfiguration kpx-check can read (YAML, at most ${MAX_CONFIG_LENGTH / 1024} KiB)`)
+    return {runtime: 'container', skipKernelCheck, config: {...UNKNOWN_CONFIG, mode: 'unknown', version, daemonSet: owner}}
+  }
+
+  const settings = kubeProxySettings(parsed, argv)
+  const mode = settings.mode === '' ? 'iptables' : settings.mode
   cluster
     .set('cluster.proxyMode', mode)
     .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (argv.some((arg) => arg.startsWith('--proxy-mode')) ? ' and flags' : '') : 'flags')

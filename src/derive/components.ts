@@ -141,7 +141,7 @@ function refine(component: Component, containers: Container[], inputs: Component
 
     case 'antrea': {
       const agentConf = configData(inputs.configMaps, 'antrea-config')['antrea-agent.conf'] ?? ''
-      component.replacesKubeProxy = /^\s*proxyAll:\s*true/m.test(agentConf)
+      component.replacesKubeProxy = /^[ \t]*proxyAll:[ \t]*true/m.test(agentConf)
       break
     }
 

@@ -96,8 +96,15 @@ const FLAG_FIELDS: Record<string, string> = {
   'feature-gates': 'featureGates',
 }
 
-/** Parses a KubeProxyConfiguration document; undefined when it is not one. */
+/**
+ * The largest configuration parsed. Real ones are a few KB; the YAML parser's time grows faster than
+ * its input on some text (runs of quotes), so a ConfigMap value can bound the work it costs.
+ */
+export const MAX_CONFIG_LENGTH = 32 * 1024
+
+/** Parses a KubeProxyConfiguration document; undefined when it is not one, or longer than MAX_CONFIG_LENGTH. */
 export function parseKubeProxyConfiguration(text: string): Raw | undefined {
+  if (text.length > MAX_CONFIG_LENGTH) return undefined
   try {
     const config = parseYaml(text) as Raw
     return config && typeof config === 'object' && (config.kind === 'KubeProxyConfiguration' || 'mode' in config) ? config : undefined

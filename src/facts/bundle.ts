@@ -90,8 +90,11 @@ function parseUnavailable(text: string): Map<string, UnknownFact> {
   return unavailable
 }
 
+/** The text without its trailing newlines; a loop, since /\n+$/ backtracks over every run of newlines. */
 function trimTrailingNewlines(text: string): string {
-  return text.replace(/\n+$/, '')
+  let end = text.length
+  while (end > 0 && text[end - 1] === '\n') end--
+  return text.slice(0, end)
 }
 
 function truncate(text: string): string {

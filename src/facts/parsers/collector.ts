@@ -10,8 +10,8 @@ export interface CollectorInfo {
 export function parseCollectorInfo(text: string): CollectorInfo | undefined {
   const values = new Map<string, string>()
   for (const line of text.split('\n')) {
-    const match = /^\s*([a-z][a-z0-9_-]*)=(.*?)\s*$/.exec(line)
-    if (match) values.set(match[1], match[2])
+    const match = /^\s*([a-z][a-z0-9_-]*)=(.*)$/.exec(line)
+    if (match) values.set(match[1], match[2].trimEnd())
   }
 
   if (values.size === 0) return undefined

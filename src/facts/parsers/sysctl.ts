@@ -4,8 +4,8 @@
 export function parseSysctl(text: string): Map<string, string> {
   const values = new Map<string, string>()
   for (const line of text.split('\n')) {
-    const match = /^\s*([A-Za-z0-9_][A-Za-z0-9_.\-/]*)\s*=\s*(.*?)\s*$/.exec(line)
-    if (match) values.set(match[1].replaceAll('/', '.'), match[2])
+    const match = /^\s*([A-Za-z0-9_][A-Za-z0-9_.\-/]*)\s*=(.*)$/.exec(line)
+    if (match) values.set(match[1].replaceAll('/', '.'), match[2].trim())
   }
 
   return values

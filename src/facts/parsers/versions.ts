@@ -50,7 +50,7 @@ function leadingComponents(text: string): string[] | undefined {
 
 /** `nftables v1.0.6 (Lester Gooch #5)` → `1.0.6`; undefined when the text is not an nft banner. */
 export function parseNftVersion(text: string): string | undefined {
-  return /^\s*nftables v(\d+(?:\.\d+)+)\b/m.exec(text)?.[1]
+  return /^[ \t]*nftables v(\d+(?:\.\d+)+)\b/m.exec(text)?.[1]
 }
 
 export type IptablesBackend = 'legacy' | 'nf_tables'
@@ -66,7 +66,7 @@ export interface IptablesVersion {
  * the banners of the companion tools (`iptables-restore v1.8.7 (legacy)`, `iptables-legacy …`).
  */
 export function parseIptablesVersion(text: string): IptablesVersion | undefined {
-  const match = /^\s*ip6?tables(?:-[a-z-]+)? v(\d+(?:\.\d+)+)(?: \((legacy|nf_tables)\))?/m.exec(text)
+  const match = /^[ \t]*ip6?tables(?:-[a-z-]+)? v(\d+(?:\.\d+)+)(?: \((legacy|nf_tables)\))?/m.exec(text)
   if (!match) return undefined
   return {version: match[1], backend: (match[2] as IptablesBackend | undefined) ?? 'legacy'}
 }

@@ -91,10 +91,10 @@ function parseBlocks(text: string): Block[] {
   const blocks: Block[] = [{options: []}]
   let skipping = false
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
-    const match = /^\s*([A-Za-z]+)(?:\s*=\s*|\s+)(.*?)\s*$/.exec(raw)
+    const match = /^\s*([A-Za-z]+)(?:\s*=\s*|\s+)(.*)$/.exec(raw)
     if (!match || raw.trimStart().startsWith('#')) continue
     const keyword = match[1].toLowerCase()
-    const value = unquote(match[2])
+    const value = unquote(match[2].trimEnd())
     if (keyword === 'host') {
       blocks.push({matches: hostPatternMatcher(value.split(/\s+/).filter(Boolean)), options: []})
       skipping = false
