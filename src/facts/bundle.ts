@@ -35,44 +35,49 @@ export class BundleError extends Error {
 
 const SECTION_LINE = /^### ([a-z0-9][a-z0-9-]*)\s*$/
 
-export function parseBundle(text: string): Bundle {
-  const lines = text.replaceAll('\r\n', '\n').split('\n')
-  const first = lines.findIndex((line) => line.trim() !== '')
-  if (first === -1) throw new BundleError('the bundle is empty', 1)
-  if (lines[first].trim() !== BUNDLE_HEADER) {
-    throw new BundleError(
-      `expected the first line to be "${BUNDLE_HEADER}", found "${truncate(lines[first].trim())}"`,
-      first + 1,
-    )
-  }
-
+/**
+ * Reads a bundle in one pass over its text: it jumps from section header to section header, and the
+ * bodies are slices of the text, never arrays of lines, so a bundle costs about its length to read.
+ */
+export function parseBundle(input: string): Bundle {
+  const text = input.includes('\r\n') ? input.replaceAll('\r\n', '\n') : input
+  const lineOf = (position: number) => text.slice(0, position).split('\n').length
+  const headerEnd = firstLineEnd(text)
   const sections = new Map<string, string>()
-  let current: string | undefined
-  let body: string[] = []
-  const flush = () => {
-    if (current !== undefined) sections.set(current, trimTrailingNewlines(body.join('\n')))
+  let at = headerAt(text, Math.min(headerEnd + 1, text.length))
+  const preamble = text.slice(headerEnd + 1, at === -1 ? text.length : at)
+  if (preamble.trim() !== '') throw new BundleError('text before the first "### <section>" line', lineOf(headerEnd + 1 + preamble.search(/\S/)))
+  while (at !== -1) {
+    const newline = text.indexOf('\n', at)
+    const end = newline === -1 ? text.length : newline
+    const line = text.slice(at, end)
+    const match = SECTION_LINE.exec(line)
+    if (!match) throw new BundleError(`malformed section header "${truncate(line)}"`, lineOf(at))
+    if (sections.has(match[1])) throw new BundleError(`section "${match[1]}" appears twice`, lineOf(at))
+    const next = newline === -1 ? -1 : headerAt(text, newline + 1)
+    sections.set(match[1], newline === -1 ? '' : trimTrailingNewlines(text.slice(newline + 1, next === -1 ? text.length : next - 1)))
+    at = next
   }
 
-  for (let index = first + 1; index < lines.length; index++) {
-    const line = lines[index]
-    if (line.startsWith('### ')) {
-      const match = SECTION_LINE.exec(line)
-      if (!match) throw new BundleError(`malformed section header "${truncate(line)}"`, index + 1)
-      if (sections.has(match[1]) || current === match[1]) {
-        throw new BundleError(`section "${match[1]}" appears twice`, index + 1)
-      }
-      flush()
-      current = match[1]
-      body = []
-    } else if (current === undefined) {
-      if (line.trim() !== '') throw new BundleError('text before the first "### <section>" line', index + 1)
-    } else {
-      body.push(line)
-    }
-  }
-
-  flush()
   return {sections, unavailable: parseUnavailable(sections.get('unavailable') ?? '')}
+}
+
+/** Where the bundle's first line, which must be the bundle header, ends (blank lines before it are allowed). */
+function firstLineEnd(text: string): number {
+  const start = text.search(/\S/)
+  if (start === -1) throw new BundleError('the bundle is empty', 1)
+  const newline = text.indexOf('\n', start)
+  const end = newline === -1 ? text.length : newline
+  const line = text.slice(text.lastIndexOf('\n', start) + 1, end).trim()
+  if (line !== BUNDLE_HEADER) throw new BundleError(`expected the first line to be "${BUNDLE_HEADER}", found "${truncate(line)}"`, text.slice(0, start).split('\n').length)
+  return end
+}
+
+/** The start of the first line at or after `from` (a line start) that begins with "### "; -1 when none does. */
+function headerAt(text: string, from: number): number {
+  if (text.startsWith('### ', from)) return from
+  const found = text.indexOf('\n### ', from)
+  return found === -1 ? -1 : found + 1
 }
 
 function parseUnavailable(text: string): Map<string, UnknownFact> {

@@ -1,0 +1,31 @@
+/**
+ * `npm run bench`, last part: the worst case of parsing untrusted input. Each row is one 16 MiB facts
+ * bundle whose every section holds the same adversarial text (runs that backtracking expressions
+ * would retry at every length), run through `kpx-check node --facts FILE --json` as a user would.
+ */
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {BUNDLE_SECTIONS} from '../../src/facts/catalog.js'
+import {RUN_JS} from '../helpers/paths.js'
+import {measure} from './measure.js'
+
+const BUNDLE_BYTES = 16 * 1024 * 1024
+const PIECES = ['\n', ' ', 'x=', '1.', '### a', '\t\n', 'table ip t {']
+
+const dir = mkdtempSync(join(tmpdir(), 'kpx-bench-adversarial-'))
+console.log(`kpx-check node --facts on a 16 MiB adversarial bundle; Node ${process.version}`)
+console.log('every section is                 wall ms  peak RSS MB  exit')
+try {
+  for (const piece of PIECES) {
+    const perSection = Math.floor(BUNDLE_BYTES / BUNDLE_SECTIONS.length)
+    const body = piece.repeat(Math.ceil(perSection / piece.length)).slice(0, perSection) + '\u0000!'
+    const file = join(dir, 'adversarial.facts')
+    writeFileSync(file, ['# kpx-check node facts v1', ...BUNDLE_SECTIONS.flatMap((section) => [`### ${section}`, body.replaceAll(/^### /gm, ' ### ')])].join('\n'))
+    const run = await measure(process.execPath, [RUN_JS, 'node', '--facts', file, '--json'])
+    console.log(`${JSON.stringify(piece).padEnd(32)} ${String(Math.round(run.wallMs)).padStart(7)}  ${String(Math.round(run.peakRssMb)).padStart(11)}  ${run.exitCode}`)
+  }
+} finally {
+  rmSync(dir, {recursive: true, force: true})
+}
