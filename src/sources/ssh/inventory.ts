@@ -233,22 +233,47 @@ function unquote(text: string): string {
   return text.replaceAll(/"([^"]*)"|'([^']*)'/g, (_, double: string | undefined, single: string | undefined) => double ?? single ?? '')
 }
 
-/** `node[01:03]` → node01 node02 node03; `[a:c]` and a stride (`[0:10:5]`) work too. */
+/** The most hosts one inventory pattern may stand for: Ansible's ranges can name millions by mistake. */
+export const MAX_HOSTS_PER_PATTERN = 10_000
+
+/**
+ * `node[01:03]` → node01 node02 node03; `[a:c]` and a stride (`[0:10:5]`) work too, and several
+ * ranges in one pattern multiply. A pattern of more than MAX_HOSTS_PER_PATTERN hosts is refused
+ * before any is made.
+ */
 export function expandHostRange(pattern: string, where: string): string[] {
-  const range = /\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]/.exec(pattern)
-  if (!range) return [pattern]
+  const ranges = [...pattern.matchAll(/\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]/g)].map((range) => rangeItems(range, where))
+  const count = ranges.reduce((total, items) => total * items.count, 1)
+  if (count > MAX_HOSTS_PER_PATTERN) {
+    throw new UsageError(`${where}: "${pattern}" stands for ${count.toLocaleString('en')} hosts; at most ${MAX_HOSTS_PER_PATTERN.toLocaleString('en')} per line`)
+  }
+
+  let names = ['']
+  let rest = pattern
+  for (const range of ranges) {
+    const at = rest.indexOf(range.text)
+    const literal = rest.slice(0, at)
+    rest = rest.slice(at + range.text.length)
+    names = names.flatMap((name) => range.items().map((item) => `${name}${literal}${item}`))
+  }
+
+  return names.map((name) => `${name}${rest}`)
+}
+
+/** One `[first:last(:stride)]` range: how many items, and the items. */
+function rangeItems(range: RegExpMatchArray, where: string): {count: number; items: () => string[]; text: string} {
   const [text, first, last, stride = '1'] = range
   const numeric = /^\d+$/.test(first)
   const start = numeric ? Number(first) : first.codePointAt(0)!
   const end = numeric ? Number(last) : last.codePointAt(0)!
-  if (numeric !== /^\d+$/.test(last) || end < start || Number(stride) < 1) throw new UsageError(`${where}: "${text}" is not a valid host range`)
-  const names: string[] = []
-  for (let value = start; value <= end; value += Number(stride)) {
-    const item = numeric ? String(value).padStart(first.length, '0') : String.fromCodePoint(value)
-    names.push(...expandHostRange(pattern.replace(text, item), where))
-  }
-
-  return names
+  const step = Number(stride)
+  if (numeric !== /^\d+$/.test(last) || end < start || step < 1) throw new UsageError(`${where}: "${text}" is not a valid host range`)
+  const count = Math.floor((end - start) / step) + 1
+  const items = () => Array.from({length: count}, (_, index) => {
+    const value = start + index * step
+    return numeric ? String(value).padStart(first.length, '0') : String.fromCodePoint(value)
+  })
+  return {count, items, text}
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,20 @@ import {UsageError} from '../../../src/util/errors.js'
 const ini = (text: string) => parseInventory(text, 'hosts.ini')
 
 describe('inventories', () => {
+  it('refuses a range of more hosts than it would ever probe, naming the line, before making any', () => {
+    for (const pattern of ['node[00000001:99999999].example', 'a[1:1000]b[1:1000]c[1:1000]']) {
+      const started = performance.now()
+      assert.throws(
+        () => parseInventory(`[nodes]\n${pattern}\n`, 'hosts.ini'),
+        (error: unknown) => error instanceof UsageError && error.message.startsWith('hosts.ini:2: ') && /stands for [\d,]+ hosts; at most 10,000 per line/.test(error.message),
+      )
+      assert.ok(performance.now() - started < 1000, pattern)
+    }
+
+    assert.equal(parseInventory('[nodes]\nn[1:100]x[a:j]\n', 'hosts.ini').length, 1000)
+    assert.deepEqual(parseInventory('[nodes]\nn[1:2]-[a:b]\n', 'hosts.ini').map((target) => target.host), ['n1-a', 'n1-b', 'n2-a', 'n2-b'])
+  })
+
   it('reads a plain list of [USER@]HOST[:PORT] lines with comments', () => {
     const targets = parseInventory('# workers\nroot@10.0.0.11\n\n10.0.0.12:2222   # the odd one\nadmin@node-3.example.com:22\n', 'nodes.txt')
     assert.deepEqual(targets, [
