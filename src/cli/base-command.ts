@@ -3,7 +3,7 @@ import {Command} from '@oclif/core'
 import type {Report} from '../contract/report.js'
 import {type ReportFormat} from '../report/formats.js'
 import {writeJson} from '../report/json.js'
-import {printable} from '../report/printable.js'
+import {printableLines} from '../report/printable.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
 import type {OutputTarget} from './output-targets.js'
@@ -69,8 +69,8 @@ export abstract class KpxCommand extends Command {
     }
 
     // A message may quote a file, a name or an answer from a server: shown with its controls visible.
-    if (error instanceof UsageError) this.error(printable(error.message), {exit: exitCode, suggestions: error.suggestions.map((line) => printable(line))})
-    error.message = printable(error.message)
+    if (error instanceof UsageError) this.error(printableLines(error.message), {exit: exitCode, suggestions: error.suggestions.map((line) => printableLines(line))})
+    error.message = printableLines(error.message)
     return super.catch(error)
   }
 }

@@ -19,6 +19,11 @@ export function printable(text: string): string {
   })
 }
 
+/** Printable, line by line: for messages whose own line breaks are meant (errors listing problems). */
+export function printableLines(text: string): string {
+  return text.split('\n').map((line) => printable(line)).join('\n')
+}
+
 /** A copy of a value with every string in it made printable; what renders it can then print it as it is. */
 export function printableCopy<T>(value: T): T {
   if (typeof value === 'string') return printable(value) as T

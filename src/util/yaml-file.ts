@@ -44,7 +44,14 @@ export function parseYamlFile<T>(text: string, displayName: string, validate: Va
     return {problems: document.errors.map((error) => at(error.pos[0], `YAML: ${error.message.split('\n', 1)[0]}`))}
   }
 
-  const value = document.toJS() as T
+  let value: T
+  try {
+    value = document.toJS() as T
+  } catch (error) {
+    // The yaml package refuses documents whose aliases would multiply (a "billion laughs").
+    return {problems: [at(0, `YAML: ${(error as Error).message.split('\n', 1)[0]}`)]}
+  }
+
   if (!validate(value)) return {problems: (validate.errors ?? []).map((error) => schemaProblem(error, rootName, document, at))}
   return {file: {value, problemAt: (path, message) => at(offsetOf(document, path), message)}, problems: []}
 }
