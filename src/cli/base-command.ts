@@ -1,5 +1,6 @@
 import {Command} from '@oclif/core'
 
+import {EXIT_CODES} from '../contract/exit-codes.js'
 import type {Report} from '../contract/report.js'
 import {type ReportFormat} from '../report/formats.js'
 import {writeJson} from '../report/json.js'
@@ -47,11 +48,22 @@ export abstract class KpxCommand extends Command {
     process.exitCode = report.exitCode
     // The renderers bring the rule engine's modules along: loaded once the report is there.
     const [{appendStepSummary, writeOutputs}, {renderReport}, {defaultColor}] = await Promise.all([import('./outputs.js'), import('../report/render.js'), import('../report/text.js')])
-    await writeOutputs(report, outputs)
-    await appendStepSummary(report)
-    if (this.jsonEnabled()) return report
-    if (format === 'json') this.logJson(report)
-    else process.stdout.write(renderReport(report, format, {color: format === 'text' && defaultColor()}))
+    if (!this.jsonEnabled()) {
+      if (format === 'json') this.logJson(report)
+      else process.stdout.write(renderReport(report, format, {color: format === 'text' && defaultColor()}))
+    }
+
+    // The report is out first; a file that could not be written is then said, and exit 2 wins over the
+    // verdict's code: a pipeline that reads that file must not go on without it.
+    try {
+      await writeOutputs(report, outputs)
+      await appendStepSummary(report)
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error
+      process.stderr.write(`kpx-check: ${printableLines(error.message)}\n`)
+      process.exitCode = EXIT_CODES.usageError
+    }
+
     return report
   }
 

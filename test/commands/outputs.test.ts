@@ -132,6 +132,17 @@ describe('--output and --format mistakes', () => {
     assert.match(missing.stderr, /the folder .*no\/such does not exist/)
   })
 
+  it('an --output that cannot be written: the report is still printed, the failure said, and exit 2 wins', async () => {
+    const folder = mkdtempSync(join(workdir, 'taken-'))
+    for (const args of [['--format', 'text'], ['--json']]) {
+      // The path is a folder: the write fails after the checks before the run passed.
+      const {code, stdout, stderr} = await runCli(['cluster', '--snapshot', snapshot, '--output', `junit=${folder}`, ...args])
+      assert.equal(code, 2)
+      assert.match(stderr, /could not write --output junit=/)
+      assert.ok(args[0] === '--json' ? (JSON.parse(stdout) as Report).verdict === 'incomplete' : stdout.startsWith('INCOMPLETE'), stdout.slice(0, 200))
+    }
+  })
+
   it('--format json prints the same report as --json, and --format sarif prints SARIF', async () => {
     const json = await runCli(['cluster', '--snapshot', snapshot, '--format', 'json'])
     const viaFlag = await runCli(['cluster', '--snapshot', snapshot, '--json'])
