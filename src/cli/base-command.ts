@@ -1,4 +1,5 @@
 import {Command} from '@oclif/core'
+import {fstatSync, writeFileSync} from 'node:fs'
 
 import {EXIT_CODES} from '../contract/exit-codes.js'
 import type {Report} from '../contract/report.js'
@@ -9,6 +10,12 @@ import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
 import type {OutputTarget} from './output-targets.js'
 import {progressMode, progressRunner} from './progress.js'
+
+/** stdout redirected to a file or a device (not a terminal, pipe or socket). */
+function stdoutIsFile(): boolean {
+  const stat = fstatSync(1)
+  return stat.isFile() || (stat.isCharacterDevice() && !process.stdout.isTTY)
+}
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
@@ -27,7 +34,7 @@ export abstract class KpxCommand extends Command {
     let pending: string[] = []
     let size = 0
     const flush = () => {
-      process.stdout.write(pending.join(''))
+      this.writeStdout(pending.join(''))
       pending = []
       size = 0
     }
@@ -50,7 +57,7 @@ export abstract class KpxCommand extends Command {
     const [{appendStepSummary, writeOutputs}, {renderReport}, {defaultColor}] = await Promise.all([import('./outputs.js'), import('../report/render.js'), import('../report/text.js')])
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(report)
-      else process.stdout.write(renderReport(report, format, {color: format === 'text' && defaultColor()}))
+      else this.writeStdout(renderReport(report, format, {color: format === 'text' && defaultColor()}))
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
@@ -65,6 +72,26 @@ export abstract class KpxCommand extends Command {
     }
 
     return report
+  }
+
+  /** Set once stdout has failed: nothing more is written there. */
+  private stdoutFailed = false
+
+  /**
+   * Writes the result to stdout. Redirected to a file or a device, it is written here, synchronously, so that a
+   * full disk is said in one line on stderr with exit 2 and nothing more is tried (Node's stream would
+   * raise it where nothing can catch it). A pipe closed early (`| head`) is oclif's to ignore.
+   */
+  protected writeStdout(text: string): void {
+    if (this.stdoutFailed) return
+    try {
+      if (stdoutIsFile()) writeFileSync(1, text)
+      else process.stdout.write(text)
+    } catch (error) {
+      this.stdoutFailed = true
+      process.stderr.write(`kpx-check: cannot write to standard output: ${(error as Error).message}\n`)
+      process.exitCode = EXIT_CODES.usageError
+    }
   }
 
   /** How this run shows progress on stderr: not at all with --json, live on a terminal, in lines in logs. */

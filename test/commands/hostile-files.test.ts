@@ -1,12 +1,13 @@
 /** Files a user points kpx-check at, made to exhaust it: each ends in exit 2 naming the file, never exit 1. */
 import assert from 'node:assert/strict'
-import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {runCli} from '../helpers/cli.js'
-import {FIXTURES} from '../helpers/paths.js'
+import {FIXTURES, RUN_JS} from '../helpers/paths.js'
 
 /** Nine aliases of nine of nine …: a few hundred bytes that would expand to millions of nodes ("billion laughs"). */
 const ALIAS_BOMB = [
@@ -34,5 +35,23 @@ describe('hostile input files', () => {
       assert.equal(code, 2, stderr)
       assert.match(stderr, /\.yaml:1:1 YAML: Excessive alias count/)
     }
+  })
+})
+
+describe('a reader that goes away', () => {
+  it('stdout closed after the first chunk: the verdict exit code, and no stack trace', async () => {
+    const bundles = join(dir, 'many')
+    mkdirSync(bundles)
+    const text = readFileSync(join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), 'utf8')
+    for (let index = 0; index < 300; index++) writeFileSync(join(bundles, `n${index}.facts`), text.replace(/^### hostname\n.*$/m, `### hostname\nnode-${index}`))
+    const child = spawn(process.execPath, [RUN_JS, 'node', '--facts', bundles, '--format', 'json'], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.stdout.once('data', () => child.stdout.destroy())
+    const code = await new Promise<null | number>((resolve) => child.on('close', resolve))
+    const full = await runCli(['node', '--facts', bundles, '--format', 'json'])
+    assert.ok(full.stdout.length > 1 << 20, 'the report is larger than a pipe holds')
+    assert.equal(code, full.code)
+    assert.doesNotMatch(stderr, /EPIPE|at .*\.js:\d+/)
   })
 })
