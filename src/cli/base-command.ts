@@ -76,6 +76,8 @@ export abstract class KpxCommand extends Command {
 
   /** Set once stdout has failed: nothing more is written there. */
   private stdoutFailed = false
+  /** Whether stdout goes to a file or a device, looked at once (the JSON comes in many chunks). */
+  private stdoutToFile?: boolean
 
   /**
    * Writes the result to stdout. Redirected to a file or a device, it is written here, synchronously, so that a
@@ -85,7 +87,8 @@ export abstract class KpxCommand extends Command {
   protected writeStdout(text: string): void {
     if (this.stdoutFailed) return
     try {
-      if (stdoutIsFile()) writeFileSync(1, text)
+      this.stdoutToFile ??= stdoutIsFile()
+      if (this.stdoutToFile) writeFileSync(1, text)
       else process.stdout.write(text)
     } catch (error) {
       this.stdoutFailed = true

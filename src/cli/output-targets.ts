@@ -1,9 +1,7 @@
 /** --output FORMAT=PATH: checked before anything is read, so a typo costs nothing. */
-import {stat} from 'node:fs/promises'
-import {dirname} from 'node:path'
-
 import {REPORT_FORMATS, type ReportFormat} from '../report/formats.js'
 import {UsageError} from '../util/errors.js'
+import {checkOutputFolder} from '../util/user-file.js'
 
 export interface OutputTarget {
   format: ReportFormat
@@ -21,8 +19,7 @@ export async function parseOutputs(values: readonly string[]): Promise<OutputTar
     }
 
     const path = match[2]
-    const folder = await stat(dirname(path)).catch(() => {})
-    if (!folder?.isDirectory()) throw new UsageError(`--output ${value}: the folder ${dirname(path)} does not exist`)
+    await checkOutputFolder(`--output ${value}`, path)
     if (targets.some((target) => target.path === path)) throw new UsageError(`--output ${value}: ${path} is already an output of this run`)
     targets.push({format: format as ReportFormat, path})
   }

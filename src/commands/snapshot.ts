@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {KpxCommand} from '../cli/base-command.js'
 import {connectionFlags, connectionOptions} from '../cli/check-flags.js'
 import {type SnapshotResult, writeSnapshot} from '../services/cluster-reads.js'
+import {checkOutputFolder} from '../util/user-file.js'
 
 export default class Snapshot extends KpxCommand {
   static summary = 'Save what the cluster checks read from the API to a file, to evaluate offline with `cluster --snapshot`.'
@@ -21,6 +22,8 @@ export default class Snapshot extends KpxCommand {
 
   async run(): Promise<SnapshotResult> {
     const {flags} = await this.parse(Snapshot)
+    // Checked before the cluster is read: reading 5,000 nodes for a file that cannot be written wastes minutes.
+    await checkOutputFolder(`--output ${flags.output}`, flags.output)
     const result = await writeSnapshot(connectionOptions(flags), flags.output, this.progress())
     if (!this.jsonEnabled()) this.logToStderr(`Wrote ${flags.output}`)
     return result

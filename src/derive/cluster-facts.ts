@@ -21,7 +21,7 @@ export interface ClusterModel {
   components: Array<{component: Component; facts: FactSet; name: string}>
   kubeProxy: KubeProxyConfig
   /** Subject kinds whose list could not be read, with why: their rules are unknown, not evaluated over none. */
-  unreadableKinds: Map<string, {clusterFacts: FactSet; why: UnknownFact}>
+  unreadableKinds: Map<string, UnknownFact>
 }
 
 const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
@@ -104,7 +104,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
           ['Service', resources.failure('services')],
           ['DaemonSet', resources.failure('daemonSets')],
         ] as const
-      ).flatMap(([kind, failure]) => (failure ? [[kind, {why: failure, clusterFacts: cluster}]] : [])),
+      ).flatMap(([kind, failure]) => (failure ? [[kind, failure]] : [])),
     ),
   }
 }

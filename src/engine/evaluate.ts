@@ -25,7 +25,7 @@ export interface EvaluationOptions {
    * Subject kinds whose list could not be read (Node, Service, DaemonSet), with why: a rule about them
    * is unknown with that reason, never a pass or a skip over no subjects.
    */
-  unreadableKinds?: ReadonlyMap<string, {clusterFacts: FactSet; why: UnknownFact}>
+  unreadableKinds?: ReadonlyMap<string, UnknownFact>
 }
 
 type Activation = Record<string, unknown>
@@ -132,9 +132,9 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     const unreadable = options.unreadableKinds?.get(kind)
     if (unreadable) {
       // The rule may not apply at all (its Kubernetes versions, its skip conditions over the cluster's facts).
-      const cluster: Subject = {kind: 'Cluster', name: 'cluster', facts: unreadable.clusterFacts}
-      const onCluster = evaluateRule(rule, cluster, {...activationOf(cluster, rule.scope), data}, options)
-      findings.push(onCluster.status === 'skip' ? onCluster : unknownForEvery(rule, kind, unreadable.why, options))
+      const cluster = subjectsByKind.get('Cluster')?.[0]
+      const onCluster = cluster && evaluateRule(rule, cluster, {...activationOf(cluster, rule.scope), data}, options)
+      findings.push(onCluster?.status === 'skip' ? onCluster : unknownForEvery(rule, kind, unreadable, options))
       continue
     }
 

@@ -149,7 +149,10 @@ export const KUBE_PROXY_FALLBACK_FACTS: readonly NodeFactPath[] = NODE_FACTS.fil
 /** The bundle sections node facts are read from. */
 export const BUNDLE_SECTIONS: readonly string[] = [...new Set(NODE_FACTS.flatMap((spec) => spec.sections))]
 
+/** Each section's node facts, worked out once: the deriver asks for them for every section of every bundle. */
+const FACTS_BY_SECTION = new Map(BUNDLE_SECTIONS.map((section) => [section, NODE_FACTS.filter((spec) => (spec.sections as readonly string[]).includes(section)).map((spec) => spec.path)]))
+
 /** The node facts read from one bundle section (a section that cannot be read makes them unknown). */
-export function factsOfSection(section: string): NodeFactPath[] {
-  return NODE_FACTS.filter((spec) => (spec.sections as readonly string[]).includes(section)).map((spec) => spec.path)
+export function factsOfSection(section: string): readonly NodeFactPath[] {
+  return FACTS_BY_SECTION.get(section) ?? []
 }

@@ -376,8 +376,8 @@ function deriveKubeProxy(facts: FactSet, sections: Sections): void {
     for (const [name, path, exported] of METRICS) {
       const value = metrics.get(name)
       if (value === undefined) facts.unknown(path, 'not-present', `kube-proxy does not export ${name} (${exported})`)
-      else if (Number.isFinite(value)) {facts.set(path, Math.round(value))}
-      else {facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)}
+      else if (Number.isFinite(value)) facts.set(path, Math.round(value))
+      else facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
     }
   })
 }

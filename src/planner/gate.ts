@@ -59,7 +59,7 @@ export function buildReport(input: ReportInput): Report {
   const summary = countFindings(findings)
   const verdict = verdictOf(summary)
   const gated = input.baseline ? countFindings(findings.filter((finding) => finding.baseline !== 'existing')) : summary
-  const nodes = [...input.nodes].toSorted((a, b) => a.name.localeCompare(b.name))
+  const nodes = input.nodes.toSorted((a, b) => a.name.localeCompare(b.name))
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: {name: TOOL_NAME, version: TOOL_VERSION},
@@ -69,7 +69,7 @@ export function buildReport(input: ReportInput): Report {
     summary,
     rules: {
       evaluated: input.evaluatedRules,
-      skipped: [...input.skippedRules].toSorted(),
+      skipped: input.skippedRules.toSorted(),
       severityOverrides: Object.fromEntries(input.severityOverrides),
     },
     ...(input.cluster ? {cluster: input.cluster.summary} : {}),

@@ -114,6 +114,9 @@ const NAME_RULES = {
   version: /^\d{1,3}\.\d{1,3}(?:\.\d{1,5})?$/,
 } as const
 
+/** A `{{variable}}` in a recipe line. */
+const VARIABLE = /{{\s*(\w+)\s*}}/g
+
 /** A cluster value that did not pass its name rule: the commands say `placeholder` instead. */
 interface Refusal {
   variable: PlanVariable
@@ -123,8 +126,9 @@ interface Refusal {
 
 /** What to tell the reader of a step whose commands lost a value to its name rule. */
 function refusalNotes(lines: readonly string[], refused: readonly Refusal[]): string[] {
+  const used = new Set(lines.flatMap((line) => [...line.matchAll(VARIABLE)].map((match) => match[1])))
   return refused
-    .filter(({variable}) => lines.some((line) => new RegExp(String.raw`{{\s*${variable}\s*}}`).test(line)))
+    .filter(({variable}) => used.has(variable))
     .map(({value, placeholder}) => `The cluster names an object ${JSON.stringify(value)}, which is not a valid Kubernetes name: the commands say ${placeholder} instead; put the real name there by hand.`)
 }
 
@@ -199,5 +203,5 @@ function fillLine(line: string, variables: Record<PlanVariable, string>): string
     return variables[multiLine[2] as PlanVariable].split('\n').map((part) => `${multiLine[1]}${part}${multiLine[3]}`)
   }
 
-  return [line.replaceAll(/{{\s*(\w+)\s*}}/g, (_match, name: string) => variables[name as PlanVariable])]
+  return [line.replaceAll(VARIABLE, (_match, name: string) => variables[name as PlanVariable])]
 }

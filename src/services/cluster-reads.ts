@@ -1,10 +1,8 @@
-import {stat, writeFile} from 'node:fs/promises'
-import {dirname} from 'node:path'
+import {writeFile} from 'node:fs/promises'
 
 import {checkConnection, collectResource, emptySnapshot, LISTED_RESOURCES} from '../sources/cluster/collect.js'
 import {type ConnectOptions, KubeClient} from '../sources/cluster/kube-client.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
-import {UsageError} from '../util/errors.js'
 import {forEachConcurrently} from '../util/pool.js'
 import {runSilently, type StepRunner} from './progress.js'
 
@@ -56,9 +54,6 @@ export interface SnapshotResult {
 
 /** `kpx-check snapshot`: reads the cluster and writes the snapshot to `file`. */
 export async function writeSnapshot(connection: ConnectionOptions, file: string, progress: StepRunner = runSilently): Promise<SnapshotResult> {
-  // Checked before the cluster is read: reading 5,000 nodes for a file that cannot be written wastes minutes.
-  const folder = await stat(dirname(file)).catch(() => {})
-  if (!folder?.isDirectory()) throw new UsageError(`--output ${file}: the folder ${dirname(file)} does not exist`)
   const snapshot = await collectLive(connection, progress)
   await writeFile(file, `${JSON.stringify(snapshot, null, 1)}\n`)
   const resources = Object.fromEntries(

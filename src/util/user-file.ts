@@ -1,6 +1,7 @@
 /** Files the user names on the command line: one way to read them, and one way to say they cannot be. */
 import {readFileSync} from 'node:fs'
-import {readFile} from 'node:fs/promises'
+import {readFile, stat} from 'node:fs/promises'
+import {dirname} from 'node:path'
 
 import {UsageError} from './errors.js'
 
@@ -36,4 +37,10 @@ export async function readUserJson(flag: string, path: string, suggestions: read
   } catch (error) {
     throw new UsageError(`${flag} ${path}: not JSON: ${(error as Error).message}`, [...suggestions])
   }
+}
+
+/** A file kpx-check will write must have a folder to go in: checked before any work, so a typo costs nothing. */
+export async function checkOutputFolder(where: string, path: string): Promise<void> {
+  const folder = await stat(dirname(path)).catch(() => {})
+  if (!folder?.isDirectory()) throw new UsageError(`${where}: the folder ${dirname(path)} does not exist`)
 }

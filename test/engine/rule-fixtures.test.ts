@@ -31,7 +31,7 @@ function subjectsOf(rule: LoadedRule, file: string): Subject[] {
 
 function telling(findings: Finding[]): Finding {
   assert.ok(findings.length > 0, 'the rule produced no finding')
-  return [...findings].toSorted((a, b) => STATUS_WEIGHT[a.status] - STATUS_WEIGHT[b.status])[0]
+  return findings.toSorted((a, b) => STATUS_WEIGHT[a.status] - STATUS_WEIGHT[b.status])[0]
 }
 const rules = await loadRuleCatalog([])
 

@@ -337,7 +337,7 @@ function nearestBanner(banners: ReadonlyArray<{version: string; text: string}>, 
     })
     .toSorted((a, b) => Math.abs((parseDottedVersion(a.version)?.[2] ?? 0) - patch) - Math.abs((parseDottedVersion(b.version)?.[2] ?? 0) - patch) || compareVersions(a.version, b.version))
   if (sameMinor.length > 0) return sameMinor[0].text
-  const sorted = [...banners].toSorted((a, b) => compareVersions(a.version, b.version))
+  const sorted = banners.toSorted((a, b) => compareVersions(a.version, b.version))
   return sorted.findLast((banner) => compareVersions(banner.version, version) < 0)?.text ?? sorted[0]?.text
 }
 

@@ -111,8 +111,8 @@ export function assessKernelSupport(evidence: KernelEvidence): KernelSupport {
     }
 
     const fromConfig = evidence.config ? configVerdict(feature, evidence.config) : 'silent'
-    if (fromConfig === 'silent') {status.set(feature.name, moduleIndex ? 'missing' : 'undetermined')}
-    else {status.set(feature.name, fromConfig)}
+    if (fromConfig === 'silent') status.set(feature.name, moduleIndex ? 'missing' : 'undetermined')
+    else status.set(feature.name, fromConfig)
   }
 
   const named = (wanted: FeatureStatus) => NFT_KERNEL_FEATURES.map((feature) => feature.name).filter((name) => status.get(name) === wanted)

@@ -1,37 +1,34 @@
-import {RESOURCES} from './resources.js'
+import {type Resource, RESOURCES} from './resources.js'
 
 /** The one namespace every cluster has, where Roles can be bound without creating anything. */
 const ALWAYS_THERE = 'kube-system'
+
+/** One rule of a Role or ClusterRole: the resource, the verb, and the object names it is limited to. */
+function ruleYaml(resource: Resource, verb: 'get' | 'list', names?: readonly string[]): string {
+  const limited = names ? `\n    resourceNames: [${[...new Set(names)].map((name) => `"${name}"`).join(', ')}]` : ''
+  return `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]${limited}\n    verbs: ["${verb}"]`
+}
 
 /** The manifest, derived from the table of what the probe reads, so the two cannot drift apart. */
 export function rbacManifest(name: string, subject: string): string {
   const clusterRules: string[] = ['  - nonResourceURLs: ["/version"]\n    verbs: ["get"]']
   const namespaced = new Map<string, string[]>()
+  const addNamespaced = (namespace: string, rule: string) => namespaced.set(namespace, [...(namespaced.get(namespace) ?? []), rule])
   for (const resource of RESOURCES) {
     if (resource.name === 'version') continue
-    if (resource.kind === 'list' && !resource.namespace) {
-      clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    verbs: ["list"]`)
-    } else if (resource.kind === 'list') {
-      namespaced.set(resource.namespace!, [...(namespaced.get(resource.namespace!) ?? []), `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    verbs: ["list"]`])
-    } else if (resource.objects.every((object) => !object.namespace)) {
-      clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${resource.objects.map((object) => `"${object.name}"`).join(', ')}]\n    verbs: ["get"]`)
-    } else {
-      // A Role lives in a namespace that must exist; kube-system always does. A name read in any other
-      // namespace (kube-flannel) goes into the ClusterRole, still by name, so the manifest applies anywhere.
-      const elsewhere = resource.objects.filter((object) => object.namespace !== ALWAYS_THERE)
-      if (elsewhere.length > 0) {
-        const names = [...new Set(elsewhere.map((object) => `"${object.name}"`))]
-        clusterRules.push(`  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${names.join(', ')}]\n    verbs: ["get"]`)
-      }
-
-      for (const namespace of new Set(resource.objects.filter((object) => object.namespace === ALWAYS_THERE).map((object) => object.namespace!))) {
-        const names = resource.objects.filter((object) => object.namespace === namespace).map((object) => `"${object.name}"`)
-        namespaced.set(namespace, [
-          ...(namespaced.get(namespace) ?? []),
-          `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]\n    resourceNames: [${names.join(', ')}]\n    verbs: ["get"]`,
-        ])
-      }
+    if (resource.kind === 'list') {
+      if (resource.namespace) addNamespaced(resource.namespace, ruleYaml(resource, 'list'))
+      else clusterRules.push(ruleYaml(resource, 'list'))
+      continue
     }
+
+    // A Role lives in a namespace that must exist; kube-system always does. A name read in any other
+    // namespace (kube-flannel), or in none, goes into the ClusterRole, still by name, so the manifest
+    // applies anywhere.
+    const inKubeSystem = resource.objects.filter((object) => object.namespace === ALWAYS_THERE)
+    const elsewhere = resource.objects.filter((object) => object.namespace !== ALWAYS_THERE)
+    if (elsewhere.length > 0) clusterRules.push(ruleYaml(resource, 'get', elsewhere.map((object) => object.name)))
+    if (inKubeSystem.length > 0) addNamespaced(ALWAYS_THERE, ruleYaml(resource, 'get', inKubeSystem.map((object) => object.name)))
   }
 
   const documents = [

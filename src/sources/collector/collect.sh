@@ -839,6 +839,15 @@ proxy_flag_ok() {
   esac
   return 1
 }
+
+# keep_k3s_arg VALUE : keeps --kube-proxy-arg=VALUE when the kube-proxy flag inside it is one the checks read.
+keep_k3s_arg() {
+  _inner=${1%%=*}
+  _inner=${_inner#-}
+  _inner=${_inner#-}
+  if proxy_flag_ok "$_inner"; then PARGS="$PARGS --kube-proxy-arg=$1"; fi
+}
+
 proxy_args() {
   PARGS=
   _want=
@@ -852,12 +861,7 @@ proxy_args() {
       _name=$_want
       _want=
       case $_name in
-        kube-proxy-arg)
-          _inner=${_arg%%=*}
-          _inner=${_inner#-}
-          _inner=${_inner#-}
-          proxy_flag_ok "$_inner" && PARGS="$PARGS --$_name=$_arg"
-          ;;
+        kube-proxy-arg) keep_k3s_arg "$_arg" ;;
         *) PARGS="$PARGS --$_name=$_arg" ;;
       esac
       continue
@@ -878,12 +882,7 @@ proxy_args() {
     case $_arg in
       *=*)
         case $_name in
-          kube-proxy-arg)
-            _inner=${_val%%=*}
-            _inner=${_inner#-}
-            _inner=${_inner#-}
-            proxy_flag_ok "$_inner" && PARGS="$PARGS --$_name=$_val"
-            ;;
+          kube-proxy-arg) keep_k3s_arg "$_val" ;;
           *) proxy_flag_ok "$_name" && PARGS="$PARGS --$_name=$_val" ;;
         esac
         ;;
