@@ -14,6 +14,11 @@ export interface PlatformRecipe {
   confidence: Confidence
   /** How the switch works on this platform, in a sentence (the plan summary quotes it). */
   summary: string
+  /**
+   * Shell text its steps (and those of recipes extending it) insert as `{{name}}`, filled like the
+   * steps: one piece of script used in several commands, such as restarting a node's pods and waiting for them.
+   */
+  snippets?: Record<string, string>
   steps: RecipeStep[]
   references: RuleReference[]
 }
@@ -25,6 +30,7 @@ export interface RecipeStep {
   why: string
   /** The step applies only when all these hold (see RECIPE_CONDITIONS). */
   when?: RecipeCondition[]
+  /** One runnable command an element: a loop or a block over several lines stays one element. */
   commands: string[]
   verify?: string[]
   undo?: string[]
@@ -67,6 +73,7 @@ export const RECIPE_FILE_SCHEMA = {
     extends: {type: 'string'},
     confidence: {enum: [...CONFIDENCES]},
     summary: {type: 'string', minLength: 1},
+    snippets: {type: 'object', propertyNames: {pattern: '^[a-z][A-Za-z]*$'}, additionalProperties: {type: 'string', minLength: 1}},
     steps: {
       type: 'array',
       items: {
@@ -88,6 +95,11 @@ export const RECIPE_FILE_SCHEMA = {
     references: REFERENCES_SCHEMA,
   },
 } as const
+
+/** The snippets a recipe's steps can insert: its own and those it inherits, its own first. */
+export function recipeSnippets(recipes: ReadonlyMap<string, PlatformRecipe>, recipe: PlatformRecipe): Record<string, string> {
+  return {...(recipe.extends ? recipeSnippets(recipes, recipes.get(recipe.extends)!) : {}), ...recipe.snippets}
+}
 
 /** A recipe's steps with those it inherits, the inherited first unless replaced by id. */
 export function recipeSteps(recipes: ReadonlyMap<string, PlatformRecipe>, recipe: PlatformRecipe): RecipeStep[] {

@@ -7,30 +7,33 @@ import type {ClusterSummary, NodeGroup, NodeReport, PlanStep} from '../contract/
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import {type ClusterPlanInput, needsStep, type RulePlan} from './plan-input.js'
-import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSteps} from './recipes.js'
+import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSnippets, recipeSteps} from './recipes.js'
 
 /** The recipe's steps whose conditions hold, filled with the cluster's names and the new configuration. */
 export function switchSteps(cluster: ClusterPlanInput, input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeReport[]; rulePlans: ReadonlyMap<string, RulePlan>}): PlanStep[] {
   const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
   const additions = configAdditions(input.findings, input.rulePlans)
   const {variables, refused} = planVariables(cluster, input.nodeGroups, controlPlane, additions)
-  const fill = (lines: readonly string[] = []) => lines.flatMap((line) => fillLine(line, variables))
-  return recipeSteps(cluster.recipes, recipeFor(cluster.summary, cluster.recipes))
+  const recipe = recipeFor(cluster.summary, cluster.recipes)
+  const snippets = recipeSnippets(cluster.recipes, recipe)
+  return recipeSteps(cluster.recipes, recipe)
     .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
-    .map(
-      (step): PlanStep => ({
+    .map((step): PlanStep => {
+      const [title, commands, verify, undo] = [[step.title], step.commands, step.verify ?? [], step.undo ?? []].map((texts) => texts.map((text) => fillText(text, snippets)))
+      const fill = (texts: readonly string[]) => texts.map((text) => fillText(text, variables))
+      return {
         id: `${step.phase}/${step.id}`,
         phase: step.phase,
-        title: fill([step.title]).join(' '),
+        title: fill(title).join(' '),
         why: step.why,
         rules: [],
         subjects: step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}],
-        actions: refusalNotes([step.title, ...step.commands, ...(step.verify ?? []), ...(step.undo ?? [])], refused),
-        commands: fill(step.commands),
-        verify: fill(step.verify),
-        undo: fill(step.undo),
-      }),
-    )
+        actions: refusalNotes([...title, ...commands, ...verify, ...undo], refused),
+        commands: fill(commands),
+        verify: fill(verify),
+        undo: fill(undo),
+      }
+    })
 }
 
 /** The platform's recipe; self-managed clusters kpx-check cannot name get the plain DaemonSet recipe. */
@@ -196,12 +199,20 @@ function planVariables(
   return {variables: values, refused}
 }
 
-/** Replaces {{variables}}; a multi-line value repeats the text before it on each line (comment markers, indentation). */
-function fillLine(line: string, variables: Record<PlanVariable, string>): string[] {
+/** Replaces the {{names}} that `values` has in each line of a text, and leaves the others for a later pass. */
+function fillText(text: string, values: Readonly<Record<string, string>>): string {
+  return text
+    .split('\n')
+    .flatMap((line) => fillLine(line, values))
+    .join('\n')
+}
+
+/** A multi-line value repeats the text before and after it on each of its lines (comment markers, indentation). */
+function fillLine(line: string, values: Readonly<Record<string, string>>): string[] {
   const multiLine = /^(.*?){{\s*(\w+)\s*}}(.*)$/.exec(line)
-  if (multiLine && variables[multiLine[2] as PlanVariable]?.includes('\n')) {
-    return variables[multiLine[2] as PlanVariable].split('\n').map((part) => `${multiLine[1]}${part}${multiLine[3]}`)
+  if (multiLine && values[multiLine[2]]?.includes('\n')) {
+    return values[multiLine[2]].split('\n').map((part) => `${multiLine[1]}${part}${multiLine[3]}`)
   }
 
-  return [line.replaceAll(VARIABLE, (_match, name: string) => variables[name as PlanVariable])]
+  return [line.replaceAll(VARIABLE, (match, name: string) => values[name] ?? match)]
 }

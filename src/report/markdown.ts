@@ -2,7 +2,7 @@ import type {GatedFinding} from '../contract/finding.js'
 import type {PlanStep, Report} from '../contract/report.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import {printableCopy} from './printable.js'
+import {printableReport} from './printable.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
@@ -14,7 +14,7 @@ const VERDICT_TITLE = {go: 'GO', 'no-go': 'NO-GO', incomplete: 'INCOMPLETE'} as 
  * blocks, the node groups, and the plan with its commands.
  */
 export function renderMarkdown(untrusted: Report): string {
-  const report = printableCopy(untrusted)
+  const report = printableReport(untrusted)
   const {summary} = report
   const out = [
     `# kpx-check: ${VERDICT_TITLE[report.verdict]} for kube-proxy nftables mode`,

@@ -1,3 +1,5 @@
+import type {Report} from '../contract/report.js'
+
 /**
  * Text from a cluster, a node or a file, made safe to show on a terminal or in a document: control
  * characters (C0, DEL, C1) and the Unicode controls that reorder or hide text become visible escapes
@@ -33,4 +35,17 @@ export function printableCopy<T>(value: T): T {
   }
 
   return value
+}
+
+/**
+ * A report with every string made printable; the plan's commands keep their own line breaks, since a
+ * loop is one command over several lines (they are kpx-check's recipes, filled with validated names).
+ */
+export function printableReport(report: Report): Report {
+  const copy = printableCopy(report)
+  copy.plan.steps = copy.plan.steps.map((step, index) => {
+    const original = report.plan.steps[index]
+    return {...step, commands: original.commands.map(printableLines), verify: original.verify.map(printableLines), undo: original.undo.map(printableLines)}
+  })
+  return copy
 }

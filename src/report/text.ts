@@ -5,7 +5,7 @@ import type {Report} from '../contract/report.js'
 import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import {printableCopy} from './printable.js'
+import {printableReport} from './printable.js'
 import {renderTable} from './table.js'
 
 /** How many subjects of one rule to list before summarising the rest (fleets have hundreds). */
@@ -24,7 +24,7 @@ export function defaultColor(): boolean {
 
 export function renderText(untrusted: Report, options: TextOptions = {}): string {
   // Every string in the report may come from a cluster, a node or a file: shown with its controls visible.
-  const report = printableCopy(untrusted)
+  const report = printableReport(untrusted)
   const chalk = new Chalk({level: (options.color ?? defaultColor()) ? 1 : 0})
   const verdictColor = {go: chalk.green, 'no-go': chalk.red, incomplete: chalk.yellow}[report.verdict]
   const {summary} = report
@@ -86,12 +86,18 @@ function planLines(report: Report, chalk: ChalkInstance): string[] {
   for (const [index, step] of plan.steps.entries()) {
     lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`, chalk.dim(`     ${step.why}`))
     for (const action of step.actions) lines.push(`     → ${action}`)
-    for (const command of step.commands) lines.push(chalk.cyan(`     ${command.startsWith('#') ? command : `$ ${command}`}`))
+    for (const command of step.commands) lines.push(...shellLines(command, '     ').map((line) => chalk.cyan(line)))
     for (const check of step.verify) lines.push(`     ${chalk.green('✓')} ${check}`)
-    if (step.undo.length > 0) lines.push(chalk.dim('     undo:'), ...step.undo.map((command) => chalk.dim(`       ${command}`)))
+    if (step.undo.length > 0) lines.push(chalk.dim('     undo:'), ...step.undo.flatMap((command) => shellLines(command, '       ', '')).map((line) => chalk.dim(line)))
   }
 
   return lines
+}
+
+/** A command as a prompt shows it: `$ ` before its first line (not before a comment), its other lines under it. */
+function shellLines(command: string, indent: string, shellPrompt = '$ '): string[] {
+  const prompt = command.startsWith('#') ? '' : shellPrompt
+  return command.split('\n').map((line, index) => `${indent}${index === 0 ? prompt : ' '.repeat(prompt.length)}${line}`)
 }
 
 /** What --waivers and --baseline did to the counts and the exit code. */

@@ -2,9 +2,9 @@
 import {readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
-import {PLAN_VARIABLES, type PlatformRecipe, RECIPE_FILE_SCHEMA} from '../planner/recipes.js'
+import {PLAN_VARIABLES, type PlatformRecipe, RECIPE_FILE_SCHEMA, recipeSnippets} from '../planner/recipes.js'
 import {BUILTIN_PLATFORMS_DIR} from '../util/paths.js'
-import type {FileProblem} from '../util/yaml-file.js'
+import type {FileProblem, ValidYamlFile} from '../util/yaml-file.js'
 import {readBuildManifest} from './build-manifest.js'
 
 /** The recipe files of a folder, sorted. */
@@ -31,6 +31,7 @@ export async function lintRecipes(dir: string): Promise<Map<string, PlatformReci
   const validateRecipeFile = compileFileSchema(RECIPE_FILE_SCHEMA)
   const problems: FileProblem[] = []
   const recipes = new Map<string, PlatformRecipe>()
+  const files = new Map<string, ValidYamlFile<PlatformRecipe>>()
   for (const path of recipeFiles(dir)) {
     const name = basename(path)
     const parsed = parseYamlFile<PlatformRecipe>(readFileSync(path, 'utf8'), join('platforms', name), validateRecipeFile, 'recipe')
@@ -38,27 +39,38 @@ export async function lintRecipes(dir: string): Promise<Map<string, PlatformReci
     if (!parsed.file) continue
     const recipe = parsed.file.value
     if (`${recipe.platform}.yaml` !== name) problems.push(parsed.file.problemAt(['platform'], `platform "${recipe.platform}" must live in ${recipe.platform}.yaml`))
-    for (const [index, step] of recipe.steps.entries()) {
-      const texts: Array<[Array<number | string>, string]> = [
-        [['steps', index, 'title'], step.title],
-        ...(['commands', 'verify', 'undo'] as const).flatMap((field) => (step[field] ?? []).map((text, line): [Array<number | string>, string] => [['steps', index, field, line], text])),
-      ]
-      for (const [where, text] of texts) {
-        for (const variable of text.matchAll(/{{\s*([^}]*?)\s*}}/g)) {
-          if (!(PLAN_VARIABLES as readonly string[]).includes(variable[1])) {
-            problems.push(parsed.file.problemAt(where, `unknown variable {{${variable[1]}}}; one of ${PLAN_VARIABLES.join(', ')}`))
-          }
-        }
-      }
-    }
-
     recipes.set(recipe.platform, recipe)
+    files.set(recipe.platform, parsed.file)
   }
 
   for (const recipe of recipes.values()) {
-    if (recipe.extends !== undefined && !recipes.has(recipe.extends)) problems.push({file: `platforms/${recipe.platform}.yaml`, line: 1, column: 1, message: `extends unknown recipe "${recipe.extends}"`})
+    if (recipe.extends !== undefined && !recipes.has(recipe.extends)) {
+      problems.push({file: `platforms/${recipe.platform}.yaml`, line: 1, column: 1, message: `extends unknown recipe "${recipe.extends}"`})
+    } else {
+      problems.push(...variableProblems(recipe, files.get(recipe.platform)!, recipeSnippets(recipes, recipe)))
+    }
   }
 
   if (problems.length > 0) throw new Error(`invalid platform recipes:\n${problems.map((problem) => formatProblem(problem)).join('\n')}`)
   return recipes
+}
+
+/** {{names}} that are neither a plan variable nor a snippet the recipe has; snippets name plan variables only. */
+function variableProblems(recipe: PlatformRecipe, file: ValidYamlFile<PlatformRecipe>, snippets: Record<string, string>): FileProblem[] {
+  type Text = {where: Array<number | string>; text: string; known: readonly string[]}
+  const inSteps = [...PLAN_VARIABLES, ...Object.keys(snippets)]
+  const texts: Text[] = [
+    ...Object.entries(recipe.snippets ?? {}).map(([name, text]) => ({where: ['snippets', name], text, known: PLAN_VARIABLES})),
+    ...recipe.steps.flatMap((step, index) => [
+      {where: ['steps', index, 'title'], text: step.title, known: inSteps},
+      ...(['commands', 'verify', 'undo'] as const).flatMap((field) => (step[field] ?? []).map((text, line) => ({where: ['steps', index, field, line], text, known: inSteps}))),
+    ]),
+  ]
+  const shadowing = Object.keys(recipe.snippets ?? {}).filter((name) => (PLAN_VARIABLES as readonly string[]).includes(name))
+  return [
+    ...shadowing.map((name) => file.problemAt(['snippets', name], `snippet {{${name}}} has the name of a plan variable`)),
+    ...texts.flatMap(({where, text, known}) =>
+      [...text.matchAll(/{{\s*([^}]*?)\s*}}/g)].filter((variable) => !known.includes(variable[1])).map((variable) => file.problemAt(where, `unknown variable {{${variable[1]}}}; one of ${known.join(', ')}`)),
+    ),
+  ]
 }
