@@ -37,6 +37,8 @@ export function printableCopy<T>(value: T): T {
   return value
 }
 
+const printableCommands = (commands: string[]) => commands.map((command) => printableLines(command))
+
 /**
  * A report with every string made printable; the plan's commands keep their own line breaks, since a
  * loop is one command over several lines (they are kpx-check's recipes, filled with validated names).
@@ -45,7 +47,7 @@ export function printableReport(report: Report): Report {
   const copy = printableCopy(report)
   copy.plan.steps = copy.plan.steps.map((step, index) => {
     const original = report.plan.steps[index]
-    return {...step, commands: original.commands.map(printableLines), verify: original.verify.map(printableLines), undo: original.undo.map(printableLines)}
+    return {...step, commands: printableCommands(original.commands), verify: printableCommands(original.verify), undo: printableCommands(original.undo)}
   })
   return copy
 }

@@ -86,18 +86,18 @@ function planLines(report: Report, chalk: ChalkInstance): string[] {
   for (const [index, step] of plan.steps.entries()) {
     lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`, chalk.dim(`     ${step.why}`))
     for (const action of step.actions) lines.push(`     → ${action}`)
-    for (const command of step.commands) lines.push(...shellLines(command, '     ').map((line) => chalk.cyan(line)))
+    for (const command of step.commands) lines.push(...shellLines(command, 5).map((line) => chalk.cyan(line)))
     for (const check of step.verify) lines.push(`     ${chalk.green('✓')} ${check}`)
-    if (step.undo.length > 0) lines.push(chalk.dim('     undo:'), ...step.undo.flatMap((command) => shellLines(command, '       ', '')).map((line) => chalk.dim(line)))
+    if (step.undo.length > 0) lines.push(chalk.dim('     undo:'), ...step.undo.flatMap((command) => shellLines(command, 7, '')).map((line) => chalk.dim(line)))
   }
 
   return lines
 }
 
 /** A command as a prompt shows it: `$ ` before its first line (not before a comment), its other lines under it. */
-function shellLines(command: string, indent: string, shellPrompt = '$ '): string[] {
+function shellLines(command: string, indent: number, shellPrompt = '$ '): string[] {
   const prompt = command.startsWith('#') ? '' : shellPrompt
-  return command.split('\n').map((line, index) => `${indent}${index === 0 ? prompt : ' '.repeat(prompt.length)}${line}`)
+  return command.split('\n').map((line, index) => `${' '.repeat(indent)}${index === 0 ? prompt : ' '.repeat(prompt.length)}${line}`)
 }
 
 /** What --waivers and --baseline did to the counts and the exit code. */

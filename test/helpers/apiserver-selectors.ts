@@ -5,6 +5,8 @@ export interface Selectable {
   name: string
   namespace: string
   labels: Record<string, string>
+  /** The values of the field labels its kind supports besides metadata's (a Pod's spec.nodeName). */
+  fields: Record<string, string>
 }
 
 export type Matcher = (object: Selectable) => boolean
@@ -70,18 +72,18 @@ function splitRequirements(selector: string): string[] {
 }
 
 /** The fields every resource can be selected by. */
-const SELECTABLE_FIELDS: Record<string, (object: Selectable) => string> = {
+const METADATA_FIELDS: Record<string, (object: Selectable) => string> = {
   'metadata.name': (object) => object.name,
   'metadata.namespace': (object) => object.namespace,
 }
 
-/** `metadata.name=x`, `metadata.namespace!=y`, joined by commas. */
-export function fieldSelector(selector: string): Matcher {
+/** `metadata.name=x`, `spec.nodeName!=y`, joined by commas; `kindFields` are the other field labels the kind supports. */
+export function fieldSelector(selector: string, kindFields: readonly string[] = []): Matcher {
   const requirements = splitRequirements(selector).map((requirement): Matcher => {
     const match = /^([^!=]+?)\s*(==|=|!=)\s*(.*)$/.exec(requirement)
     if (!match) throw new SelectorError(`invalid selector: '${selector}'; can't understand '${requirement}'`)
     const [, field, operator, value] = match
-    const read = SELECTABLE_FIELDS[field]
+    const read = METADATA_FIELDS[field] ?? (kindFields.includes(field) ? (object: Selectable) => object.fields[field] ?? '' : undefined)
     if (!read) throw new SelectorError(`field label not supported: ${field}`)
     return operator === '!=' ? (object) => read(object) !== value : (object) => read(object) === value
   })

@@ -209,13 +209,44 @@ describe('test API server: selectors', () => {
   })
 
   it('answers a selector it cannot read with 400', async () => {
-    for (const query of ['labelSelector=a%20%3D%3D%3D%20b', 'fieldSelector=spec.nodeName%3Dx']) {
-      const {status, body} = await get(server(), `/api/v1/pods?${query}`)
-      assert.equal(status, 400, query)
+    for (const path of ['/api/v1/pods?labelSelector=a%20%3D%3D%3D%20b', '/api/v1/services?fieldSelector=spec.nodeName%3Dx', '/api/v1/pods?fieldSelector=spec.hostname%3Dx']) {
+      const {status, body} = await get(server(), path)
+      assert.equal(status, 400, path)
       assert.equal(body.reason, 'BadRequest')
     }
 
-    assert.equal((await get(server(), '/api/v1/pods?fieldSelector=spec.nodeName%3Dx')).body.message, 'field label not supported: spec.nodeName')
+    assert.equal((await get(server(), '/api/v1/services?fieldSelector=spec.nodeName%3Dx')).body.message, 'field label not supported: spec.nodeName')
+  })
+})
+
+describe('test API server: Pods by node, deleted and brought back', () => {
+  const server = serve({scenario: 'kubeadm-calico'})
+  const onNode = async (node: string) => names((await get(server(), `/api/v1/namespaces/kube-system/pods?fieldSelector=spec.nodeName%3D${node}`)).body)
+
+  it('selects Pods by spec.nodeName and status.phase, as the real server does', async () => {
+    assert.deepEqual(await onNode('k8s-worker-01'), ['kube-proxy-kd9f4'])
+    assert.deepEqual(names((await get(server(), '/api/v1/pods?fieldSelector=status.phase%21%3DRunning')).body), [])
+  })
+
+  it('deletes a Pod, and a DaemonSet brings back a Ready one on the same node under a new name', async () => {
+    const deleted = await get(server(), '/api/v1/namespaces/kube-system/pods/kube-proxy-kd9f4', {method: 'DELETE'})
+    assert.equal(deleted.status, 200)
+    assert.equal(deleted.body.metadata.name, 'kube-proxy-kd9f4')
+    assert.equal((await get(server(), '/api/v1/namespaces/kube-system/pods/kube-proxy-kd9f4')).status, 404)
+    const onWorker = await onNode('k8s-worker-01')
+    assert.equal(onWorker.length, 1)
+    const replacement = String(onWorker[0])
+    assert.match(replacement, /^kube-proxy-[0-9a-f]{5}$/)
+    const pod = (await get(server(), `/api/v1/namespaces/kube-system/pods/${replacement}`)).body
+    assert.equal(pod.spec.nodeName, 'k8s-worker-01')
+    assert.equal(pod.status.conditions.find((condition: {type: string}) => condition.type === 'Ready').status, 'True')
+    assert.deepEqual(pod.status.containerStatuses.map((status: {restartCount: number}) => status.restartCount), [0])
+  })
+
+  it('allows no other write: DELETE of anything but a Pod, PATCH and POST are 405', async () => {
+    for (const [method, path] of [['DELETE', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['PATCH', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['POST', '/api/v1/namespaces/kube-system/pods']]) {
+      assert.equal((await get(server(), path, {method})).status, 405, `${method} ${path}`)
+    }
   })
 })
 

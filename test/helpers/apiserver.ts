@@ -7,14 +7,18 @@
  * - Lists, cluster-wide (/api/v1/services) or in a namespace (/api/v1/namespaces/<ns>/pods), as
  *   real `<Kind>List` objects sorted by namespace/name like etcd, with `limit` and opaque
  *   `continue` tokens (`metadata.continue`, `remainingItemCount`), `labelSelector` (=, ==, !=, in,
- *   notin, key, !key) and `fieldSelector` (metadata.name, metadata.namespace).
+ *   notin, key, !key) and `fieldSelector` (metadata.name, metadata.namespace; a Pod's spec.nodeName and status.phase).
+ * - DELETE of a Pod (anything else but GET → 405). A Pod a DaemonSet owns comes back as its
+ *   controller and the node's kubelet would bring it: a new name on the same node, Running and Ready
+ *   (the server stands in for both, as no kubelet runs here). A watch (`?watch=true`) sees no change
+ *   and ends after its timeout (5 s at most); a Pod's log is empty.
  * - Gets by name. A missing object → 404 NotFound Status with `details: {name, kind}`; an unknown
  *   resource or a custom resource whose CRD is not installed → the real 404 "the server could not
  *   find the requested resource".
  * - Faults per path: 403 Forbidden, 500/503 or 429 with Retry-After (for the first N requests or
  *   all), slow answers, no answer at all, a 200 with any body (malformed pages, endless paging), the
  *   connection cut halfway through the body, a body sent a few bytes at a time.
- * - Only GET: anything else → 405. Every request is recorded (method, path, query, status).
+ * - Every request is recorded (method, path, query, status).
  *
  * Objects come from a scenario (apiserver-scenario.ts: a folder of test/fixtures/clusters, or a
  * Scenario object) and are serialised once at start; a page is its items' JSON joined, so pages
@@ -89,6 +93,8 @@ export interface ApiServer {
   close(): Promise<void>
 }
 
+type AnyObject = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
 // --- resources ------------------------------------------------------------------------------------
 
 interface ResourceType {
@@ -98,12 +104,20 @@ interface ResourceType {
   namespaced: boolean
   /** A custom resource: served only when the scenario holds its collection (its CRD is installed). */
   custom?: true
+  /** Field labels its objects can be selected by besides metadata's, and how each is read. */
+  fields?: Record<string, (object: AnyObject) => string>
 }
 
 const RESOURCE_TYPES: ResourceType[] = [
   {groupVersion: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false},
   {groupVersion: 'v1', resource: 'nodes', kind: 'Node', namespaced: false},
-  {groupVersion: 'v1', resource: 'pods', kind: 'Pod', namespaced: true},
+  {
+    groupVersion: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    fields: {'spec.nodeName': (pod) => pod.spec?.nodeName ?? '', 'status.phase': (pod) => pod.status?.phase ?? ''},
+  },
   {groupVersion: 'v1', resource: 'services', kind: 'Service', namespaced: true},
   {groupVersion: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true},
   {groupVersion: 'apps/v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true},
@@ -143,6 +157,7 @@ interface StoredObject {
   /** `namespace/name` or `name`: the sort order of lists and the position a continue token holds. */
   key: string
   labels: Record<string, string>
+  fields: Record<string, string>
   /** The object as JSON, UTF-8 encoded once: a page is these buffers written one after another. */
   json: Buffer
   hasTypeMeta: boolean
@@ -157,6 +172,7 @@ type Route =
   | {kind: 'document'; body: string}
   | {kind: 'get'; collection: Collection; namespace?: string; name: string}
   | {kind: 'list'; collection: Collection; namespace?: string}
+  | {kind: 'log'; collection: Collection; namespace: string; name: string}
   | {kind: 'unknown'}
 
 interface Answer {
@@ -164,8 +180,11 @@ interface Answer {
   /** A page of a list comes in pieces, written in turn rather than joined (11 MB join: 50 ms). */
   body: Buffer[] | string
   headers?: Record<string, string>
-  /** How the body goes out: whole (default), cut off halfway with the connection, or a few bytes at a time. */
-  delivery?: {bytesPerSecond: number; kind: 'drip'} | {kind: 'reset'}
+  /**
+   * How the body goes out: whole (default), cut off halfway with the connection, a few bytes at a
+   * time, or as a watch that sees no change and ends after its timeout.
+   */
+  delivery?: {bytesPerSecond: number; kind: 'drip'} | {kind: 'reset'} | {kind: 'watch'; seconds: number}
 }
 
 const REASONS: Record<number, string> = {
@@ -194,6 +213,7 @@ const NOT_FOUND = statusAnswer(404, 'the server could not find the requested res
 class ObjectStore {
   private readonly collections = new Map<string, Collection>()
   private resourceVersion = 1_000_000
+  private podsReplaced = 0
 
   constructor(scenario: Scenario) {
     const typesByPath = new Map(RESOURCE_TYPES.map((type) => [collectionPath(type), type]))
@@ -231,9 +251,10 @@ class ObjectStore {
       return segments.length === 1 ? {kind: 'list', collection: clusterScoped} : {kind: 'get', collection: clusterScoped, name: segments[1]}
     }
 
-    const namespaced = segments[0] === 'namespaces' && segments.length <= 4 ? collection(segments[2]) : undefined
+    const namespaced = segments[0] === 'namespaces' && segments.length <= 5 ? collection(segments[2]) : undefined
     if (!namespaced?.type.namespaced) return {kind: 'unknown'}
     const namespace = segments[1]
+    if (segments.length === 5) return segments[2] === 'pods' && segments[4] === 'log' ? {kind: 'log', collection: namespaced, namespace, name: segments[3]} : {kind: 'unknown'}
     return segments.length === 3 ? {kind: 'list', collection: namespaced, namespace} : {kind: 'get', collection: namespaced, namespace, name: segments[3]}
   }
 
@@ -255,7 +276,7 @@ class ObjectStore {
     const selectors = [query.get('labelSelector'), query.get('fieldSelector')]
     try {
       if (selectors[0]) matchers.push(labelSelector(selectors[0]))
-      if (selectors[1]) matchers.push(fieldSelector(selectors[1]))
+      if (selectors[1]) matchers.push(fieldSelector(selectors[1], Object.keys(collection.type.fields ?? {})))
     } catch (error) {
       if (error instanceof SelectorError) return statusAnswer(400, error.message)
       throw error
@@ -308,7 +329,41 @@ class ObjectStore {
       creationTimestamp: given.creationTimestamp ?? CREATED_AT,
     }
     const json = Buffer.from(JSON.stringify({...object, metadata}))
-    return {name, namespace, key, labels: object.metadata?.labels ?? {}, json, hasTypeMeta: object.kind !== undefined}
+    const fields = Object.fromEntries(Object.entries(type.fields ?? {}).map(([field, read]) => [field, read(object)]))
+    return {name, namespace, key, labels: object.metadata?.labels ?? {}, fields, json, hasTypeMeta: object.kind !== undefined}
+  }
+
+  /**
+   * Deletes a Pod at once (no grace period), answering with the object as the real server does. The
+   * Pod a DaemonSet owns is replaced, as its controller and the node's kubelet would: a new name on
+   * the same node, Running and Ready, its containers started afresh.
+   */
+  deletePod(collection: Collection, name: string, namespace: string): Answer {
+    const index = collection.objects.findIndex((candidate) => candidate.key === `${namespace}/${name}`)
+    if (index === -1) return this.get(collection, name, namespace)
+    const [deleted] = collection.objects.splice(index, 1)
+    const pod = JSON.parse(deleted.json.toString('utf8')) as AnyObject
+    const owner = (pod.metadata.ownerReferences as Array<{kind: string; name: string}> | undefined)?.find((reference) => reference.kind === 'DaemonSet')
+    if (owner) {
+      this.podsReplaced += 1
+      const started = '2026-01-05T09:00:00Z'
+      const containers = (pod.spec?.containers ?? []) as Array<{image: string; name: string}>
+      const replacement = {
+        ...pod,
+        metadata: {...pod.metadata, name: `${owner.name}-${uidOf(`${name}/${this.podsReplaced}`).slice(0, 5)}`, uid: undefined, resourceVersion: undefined, creationTimestamp: started},
+        status: {
+          ...pod.status,
+          phase: 'Running',
+          startTime: started,
+          conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({type, status: 'True', lastTransitionTime: started})),
+          containerStatuses: containers.map((container) => ({name: container.name, image: container.image, ready: true, started: true, restartCount: 0, state: {running: {startedAt: started}}})),
+        },
+      }
+      collection.objects.push(this.store(collection.type, replacement))
+      collection.objects.sort(byKey)
+    }
+
+    return {status: 200, body: [deleted.json]}
   }
 
   private namespaceObjects(type: ResourceType): StoredObject[] {
@@ -446,9 +501,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   const answer = async (request: IncomingMessage, record: RecordedRequest, url: URL): Promise<Answer | undefined> => {
     if (request.headers.authorization !== `Bearer ${token}`) return statusAnswer(401, 'Unauthorized')
-    if (request.method !== 'GET') return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
     const document = documents.get(record.path)
     const route: Route = document === undefined ? store.route(record.path) : {kind: 'document', body: document}
+    const deletesPod = request.method === 'DELETE' && route.kind === 'get' && route.collection.type.resource === 'pods'
+    if (request.method !== 'GET' && !deletesPod) return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
     const fault = faults.next(record.path)
     switch (fault?.kind) {
       case 'hang': {
@@ -476,7 +532,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       }
     }
 
-    const result = routeAnswer(route, url)
+    const result = deletesPod && route.kind === 'get' ? store.deletePod(route.collection, route.name, route.namespace ?? '') : routeAnswer(route, url)
     if (fault?.kind === 'reset') return {...result, delivery: {kind: 'reset'}}
     if (fault?.kind === 'drip') return {...result, delivery: {kind: 'drip', bytesPerSecond: fault.bytesPerSecond}}
     return result
@@ -491,7 +547,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return store.get(route.collection, route.name, route.namespace)
       }
       case 'list': {
+        if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
+          return {status: 200, body: [], delivery: {kind: 'watch', seconds: Math.min(Number(url.searchParams.get('timeoutSeconds')) || 5, 5)}}
+        }
+
         return store.list(route.collection, url.searchParams, route.namespace)
+      }
+      case 'log': {
+        // The kubelet would stream the container's log; nothing runs here, so the log is empty.
+        const pod = store.get(route.collection, route.name, route.namespace)
+        return pod.status === 200 ? {status: 200, body: '', headers: {'Content-Type': 'text/plain'}} : pod
       }
       case 'unknown': {
         return NOT_FOUND
@@ -507,6 +572,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       (result) => {
         if (!result) return
         record.status = result.status
+        if (result.delivery?.kind === 'watch') {
+          response.writeHead(200, {'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked'})
+          response.flushHeaders()
+          const timer = setTimeout(() => response.end(), result.delivery.seconds * 1000)
+          response.on('close', () => clearTimeout(timer))
+          return
+        }
+
         const pieces = typeof result.body === 'string' ? [Buffer.from(result.body)] : result.body
         const length = pieces.reduce((total, piece) => total + piece.length, 0)
         response.writeHead(result.status, {'Content-Type': 'application/json', 'Content-Length': String(length), ...result.headers})

@@ -1,0 +1,238 @@
+/**
+ * The plan's commands as the shells that run them see them: every command of every recipe stands on its
+ * own in bash and zsh and passes shellcheck; the node-by-node loops run under bash and zsh, against stub
+ * tools that play a cluster's answers (failures included) and against the test API server with the real
+ * kubectl, as an operator would paste them.
+ */
+import assert from 'node:assert/strict'
+import {spawn, spawnSync} from 'node:child_process'
+import {once} from 'node:events'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {text} from 'node:stream/consumers'
+import {after, before, describe, it} from 'node:test'
+
+import type {ClusterSummary, PlanStep, Report} from '../../src/contract/report.js'
+import type {Component} from '../../src/derive/components.js'
+import type {KubeProxyConfig} from '../../src/derive/kube-proxy-config.js'
+import {buildPlan} from '../../src/planner/plan.js'
+import {loadRecipes} from '../../src/services/recipe-catalog.js'
+import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {runCli} from '../helpers/cli.js'
+
+const SHELLS = ['bash', 'zsh'] as const
+/** kubectl is not a Debian package: where the machine has none, the runs with the real one are skipped, saying why. */
+const noKubectl = spawnSync('kubectl', ['version', '--client'], {encoding: 'utf8'}).status === 0 ? false : 'kubectl is not on PATH'
+const recipes = await loadRecipes()
+
+let workdir: string
+before(() => {
+  workdir = mkdtempSync(join(tmpdir(), 'kpx-plan-commands-'))
+})
+after(() => rmSync(workdir, {recursive: true, force: true}))
+
+/** Every runnable text of a plan: its commands and its undo commands (verify lines may be prose). */
+const runnable = (steps: readonly PlanStep[]) => steps.flatMap((step) => [...step.commands, ...step.undo].map((command) => ({step: step.id, command})))
+
+describe('every command of every recipe', () => {
+  const summary: ClusterSummary = {
+    context: 'prod',
+    kubernetesVersion: '1.34.1',
+    platform: 'kubeadm',
+    proxyMode: 'ipvs',
+    kubeProxy: {workload: 'DaemonSet kube-system/kube-proxy', version: '1.28.15', replacedBy: null},
+    nothingToMigrate: false,
+    unreadable: [],
+  }
+  const kubeProxy: KubeProxyConfig = {
+    mode: 'ipvs',
+    version: '1.28.15',
+    daemonSet: {namespace: 'kube-system', name: 'kube-proxy'},
+    configMap: {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'},
+    carryOver: [{field: 'ipvs.syncPeriod', value: '60s'}],
+  }
+  const cni = (name: string, namespace: string, dataplane: string): Component => ({name, role: 'cni', daemonSet: {namespace, name: `${name}-node`}, image: `${name}:1`, dataplane, replacesKubeProxy: false})
+  // Two clusters per platform between them meet every recipe condition: from IPVS with carried
+  // settings, an old kube-proxy, Calico from its manifest and flannel; from iptables with Calico's operator.
+  const clusters: Array<{cnis: Component[]; kubeProxy: KubeProxyConfig; summary: ClusterSummary}> = [
+    {summary, kubeProxy, cnis: [cni('calico', 'kube-system', 'Iptables'), cni('flannel', 'kube-flannel', 'iptables')]},
+    {summary: {...summary, proxyMode: 'iptables'}, kubeProxy: {...kubeProxy, mode: 'iptables', version: '1.34.1', carryOver: []}, cnis: [cni('calico', 'calico-system', 'Iptables')]},
+  ]
+  const plans = [...recipes.keys()].flatMap((platform) =>
+    clusters.map((cluster) => ({platform, steps: buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {...cluster, summary: {...cluster.summary, platform}, recipes}}).steps})),
+  )
+  const commands = [...new Map(plans.flatMap((plan) => runnable(plan.steps)).map((entry) => [entry.command, entry])).values()]
+
+  it('are checked here: more than a few, from every recipe with steps', () => {
+    assert.ok(commands.length > 60, `${commands.length} commands`)
+  })
+
+  for (const shell of SHELLS) {
+    it(`each parses on its own under ${shell} -n`, () => {
+      for (const {step, command} of commands) {
+        const parsed = spawnSync(shell, ['-n', '-c', command], {encoding: 'utf8'})
+        assert.equal(parsed.status, 0, `${step}: ${command}\n${parsed.stderr}`)
+      }
+    })
+  }
+
+  it('each passes shellcheck', () => {
+    // SC2043: a loop over the one canary node is how `break` stops its block; SC2034: a command that
+    // sets a variable (CLUSTER=…) is there for the commands after it.
+    for (const {step, command} of commands) {
+      const checked = spawnSync('shellcheck', ['--shell=bash', '--exclude=SC2043,SC2034', '--format=gcc', '-'], {input: command, encoding: 'utf8'})
+      assert.equal(checked.status, 0, `${step}: ${command}\n${checked.stdout}${checked.stderr}`)
+    }
+  })
+
+  it('none waits with `kubectl rollout status` on a DaemonSet the same plan put on OnDelete', () => {
+    const named = (texts: string[], pattern: RegExp) => texts.flatMap((command) => [...command.matchAll(pattern)].map((match) => `${match[1]}/${match[2]}`))
+    const heldAnywhere = new Set<string>()
+    for (const {platform, steps} of plans) {
+      const texts = runnable(steps).map((entry) => entry.command)
+      const held = named(texts, /-n (\S+) patch daemonset (\S+) .*OnDelete/g)
+      for (const name of held) heldAnywhere.add(name)
+      assert.deepEqual(named(texts, /-n (\S+) rollout status daemonset[/ ](\S+)/g).filter((name) => held.includes(name)), [], platform)
+    }
+
+    assert.deepEqual([...heldAnywhere].toSorted(), ['kube-flannel/flannel-node', 'kube-system/calico-node', 'kube-system/kube-proxy'])
+  })
+})
+
+/** The plan `kpx-check cluster --json` prints for the kubeadm cluster with manifest-installed Calico. */
+async function kubeadmCalicoPlan(server: ApiServer): Promise<Report> {
+  const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'kubeconfig-')), server)
+  const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json'])
+  assert.ok(stdout.startsWith('{'), stderr)
+  return JSON.parse(stdout) as Report
+}
+
+const commandOf = (report: Report, id: string): string => {
+  const step = report.plan.steps.find((candidate) => candidate.id === id)
+  assert.ok(step, id)
+  assert.equal(step.commands.length, 1, `${id} is one command`)
+  return step.commands[0]
+}
+
+/**
+ * kubectl and sleep as a cluster would answer the loops: each call is logged (arguments separated by
+ * US, one call a line); the pods a node runs are named after it; KPX_NOT_READY and KPX_RESTARTED name
+ * a node whose new kube-proxy pod never gets Ready or restarts after starting.
+ */
+const STUB_KUBECTL = String.raw`#!/bin/sh
+for arg in "$@"; do printf '%s\037' "$arg"; done >> "$KPX_LOG"
+printf '\n' >> "$KPX_LOG"
+node=''
+for arg in "$@"; do case "$arg" in spec.nodeName=*) node=${'$'}{arg#spec.nodeName=} ;; esac; done
+case " $* " in
+  *" get nodes "*) printf '%s' "$KPX_NODES" ;;
+  *" get pods -A "*) printf 'kube-system   kube-proxy-old-%s\nkube-system   calico-node-old-%s\nkube-system   coredns-7db6d8ff4d-x2x9c\n' "$node" "$node" ;;
+  *" delete pod "*) printf 'pod "%s" deleted\n' "$5" ;;
+  *" get pods --field-selector "*) printf 'pod/kube-proxy-new-%s\n' "$node" ;;
+  *" wait "*) case "$5" in *"-new-$KPX_NOT_READY") echo 'error: timed out waiting for the condition' >&2; exit 1 ;; esac; echo "$5 condition met" ;;
+  *restartCount*) case "$4" in *"-new-$KPX_RESTARTED") echo 2 ;; *) echo 0 ;; esac ;;
+  *" logs "*) echo 'I1202 09:00:01.000000       1 server_linux.go:124] "Using nftables Proxier"' ;;
+  *) echo "stub kubectl: no answer for: $*" >&2; exit 1 ;;
+esac
+`
+
+describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
+  let server: ApiServer
+  let report: Report
+  let stubs: string
+  before(async () => {
+    server = await startApiServer({scenario: 'kubeadm-calico'})
+    report = await kubeadmCalicoPlan(server)
+    stubs = join(workdir, 'stubs')
+    mkdirSync(stubs)
+    writeFileSync(join(stubs, 'kubectl'), STUB_KUBECTL)
+    writeFileSync(join(stubs, 'sleep'), '#!/bin/sh\nexit 0\n')
+    for (const tool of ['kubectl', 'sleep']) chmodSync(join(stubs, tool), 0o755)
+  })
+  after(() => server.close())
+
+  /**
+   * Runs a command under a shell in a fresh folder, with Enter pressed for every prompt; not spawnSync,
+   * which would hold up the test API server in this process.
+   */
+  async function run(shell: string, command: string, env: Record<string, string>, path: string) {
+    const cwd = mkdtempSync(join(workdir, `${shell}-`))
+    const log = join(cwd, 'kubectl.log')
+    const child = spawn(shell, ['-c', command], {cwd, env: {PATH: path, HOME: cwd, KPX_LOG: log, ...env}, timeout: 60_000})
+    child.stdin.end('\n'.repeat(10))
+    const [stdout, stderr] = [child.stdout, child.stderr].map((stream) => text(stream))
+    const [status] = (await once(child, 'close')) as [number | null]
+    const calls = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => line.split('\u001F').slice(0, -1)) : []
+    return {status, stdout: await stdout, stderr: await stderr, calls, cwd}
+  }
+
+  const stubbed = async (shell: string, command: string, env: Record<string, string> = {}) =>
+    run(shell, command, {KPX_NODES: 'k8s-cp-01 k8s-worker-01 k8s-worker-02', ...env}, `${stubs}:${process.env.PATH}`)
+
+  /** What switching one node asks of kubectl, in order. */
+  const switchCalls = (node: string) => [
+    ['get', 'pods', '-A', '--field-selector', `spec.nodeName=${node}`, '--no-headers', '-o', 'custom-columns=NS:.metadata.namespace,POD:.metadata.name'],
+    ['-n', 'kube-system', 'delete', 'pod', `kube-proxy-old-${node}`],
+    ['-n', 'kube-system', 'delete', 'pod', `calico-node-old-${node}`],
+    ['-n', 'kube-system', 'get', 'pods', '--field-selector', `spec.nodeName=${node}`, '-o', 'name'],
+    ['-n', 'kube-system', 'wait', '--for=condition=Ready', `pod/kube-proxy-new-${node}`, '--timeout=5m'],
+    ['-n', 'kube-system', 'get', `pod/kube-proxy-new-${node}`, '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'],
+  ]
+  const listNodes = ['get', 'nodes', '-l', 'kubernetes.io/os=linux', '-o', 'jsonpath={.items[*].metadata.name}']
+
+  for (const shell of SHELLS) {
+    it(`${shell}: the rollout switches every node but the canary, one at a time, each waited for by its new pod`, async () => {
+      const {status, stdout, stderr, calls} = await stubbed(shell, commandOf(report, 'rollout/rollout'))
+      assert.equal(status, 0, stderr)
+      assert.deepEqual(calls, [listNodes, ...switchCalls('k8s-cp-01'), ...switchCalls('k8s-worker-02')])
+      assert.equal(stdout.match(/switched; check it, then press Enter for the next node/g)?.length, 2)
+    })
+
+    it(`${shell}: the rollout stops at the first node whose kube-proxy is not Ready, or restarts`, async () => {
+      const notReady = await stubbed(shell, commandOf(report, 'rollout/rollout'), {KPX_NOT_READY: 'k8s-cp-01'})
+      assert.deepEqual(notReady.calls, [listNodes, ...switchCalls('k8s-cp-01').slice(0, 5)])
+      assert.match(notReady.stderr, /kube-proxy on k8s-cp-01 is not Ready: stopping here/)
+      const restarted = await stubbed(shell, commandOf(report, 'rollout/rollout'), {KPX_RESTARTED: 'k8s-cp-01'})
+      assert.deepEqual(restarted.calls, [listNodes, ...switchCalls('k8s-cp-01')])
+      assert.match(restarted.stderr, /kube-proxy on k8s-cp-01 restarted after the switch: stopping here/)
+    })
+
+    it(`${shell}: a node name that carries shell syntax reaches kubectl as a name, and runs nothing`, async () => {
+      // No blanks or glob characters: the API server accepts none in a name, and the loop splits kubectl's output into names.
+      const hostile = 'n1;touch>PWNED;$(touch>PWNED)`touch>PWNED`|id&'
+      const {calls, cwd} = await stubbed(shell, commandOf(report, 'rollout/rollout'), {KPX_NODES: hostile})
+      assert.deepEqual(calls, [listNodes, ...switchCalls(hostile)])
+      assert.ok(!existsSync(join(cwd, 'PWNED')))
+    })
+
+    it(`${shell}: the canary switches its one node and shows kube-proxy's nftables log line`, async () => {
+      const {status, stdout, calls} = await stubbed(shell, commandOf(report, 'canary/canary-node'))
+      assert.equal(status, 0)
+      assert.deepEqual(calls, [...switchCalls('k8s-worker-01'), ['-n', 'kube-system', 'logs', 'pod/kube-proxy-new-k8s-worker-01']])
+      assert.match(stdout, /"Using nftables Proxier"/)
+    })
+  }
+
+  for (const shell of SHELLS) {
+    it(`${shell} with the real kubectl against the API server: each node's pods are deleted and its new kube-proxy pod waited for`, {skip: noKubectl}, async () => {
+      const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'real-')), server)
+      const sleepOnly = join(workdir, `sleep-only-${shell}`)
+      mkdirSync(sleepOnly)
+      writeFileSync(join(sleepOnly, 'sleep'), '#!/bin/sh\nexit 0\n')
+      chmodSync(join(sleepOnly, 'sleep'), 0o755)
+      const before = server.requests.length
+      const {status, stderr} = await run(shell, commandOf(report, 'rollout/rollout'), {KUBECONFIG: kubeconfig}, `${sleepOnly}:${process.env.PATH}`)
+      assert.equal(status, 0, stderr)
+      const requests = server.requests.slice(before)
+      const deleted = requests.filter((request) => request.method === 'DELETE').map((request) => request.path.split('/').at(-1))
+      // The scenario's kube-proxy pods of the two nodes that are not the canary (k8s-worker-01).
+      assert.deepEqual(deleted.length, 2, stderr.slice(0, 2000))
+      assert.ok(deleted.every((name) => name?.startsWith('kube-proxy-')))
+      assert.ok(!requests.some((request) => request.status === 400 || request.status === 405), JSON.stringify(requests.filter((request) => (request.status ?? 0) >= 400)))
+      const nodes = requests.filter((request) => request.query.fieldSelector?.startsWith('spec.nodeName=')).map((request) => request.query.fieldSelector)
+      assert.deepEqual([...new Set(nodes)], ['spec.nodeName=k8s-cp-01', 'spec.nodeName=k8s-worker-02'])
+      assert.doesNotMatch(stderr, /not Ready|restarted|unknown flag|error:/)
+    })
+  }
+})
