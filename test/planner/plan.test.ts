@@ -194,6 +194,18 @@ describe('platform recipes (platforms/)', () => {
     await assert.rejects(loadRecipes(dir), /platforms\/acme\.yaml:8:5 unknown variable {{canaryNodes}}/)
   })
 
+  it('a snippet may name plan variables only, and not take a plan variable\'s name', async () => {
+    const dir = mkdtempSync(join(workdir, 'snippets-'))
+    const recipe = (snippets: string[]) =>
+      ['platform: acme', 'title: Acme', 'confidence: verified', 'summary: s', 'snippets:', ...snippets, 'steps:', '  - id: set-mode', '    phase: configure', '    title: t', '    why: w', '    commands: ["{{restart}}"]', 'references: []', ''].join('\n')
+    writeFileSync(join(dir, 'acme.yaml'), recipe(['  restart: kubectl -n {{kubeProxyNamespace}} delete pod {{pod}}']))
+    await assert.rejects(loadRecipes(dir), /platforms\/acme\.yaml:6:3 unknown variable {{pod}}; one of kubeProxyNamespace, /)
+    writeFileSync(join(dir, 'acme.yaml'), recipe(['  restart: kubectl delete pod x', '  canaryNode: n1']))
+    await assert.rejects(loadRecipes(dir), /platforms\/acme\.yaml:7:3 snippet {{canaryNode}} has the name of a plan variable/)
+    writeFileSync(join(dir, 'acme.yaml'), recipe(['  restart: kubectl -n {{kubeProxyNamespace}} delete pod x']))
+    assert.deepEqual((await loadRecipes(dir)).get('acme')?.snippets, {restart: 'kubectl -n {{kubeProxyNamespace}} delete pod x'})
+  })
+
   it('the built-in recipes come as the build linted them, and are linted again once a file changes', async () => {
     assert.deepEqual(recipes, await lintRecipes(BUILTIN_PLATFORMS_DIR))
     const dir = mkdtempSync(join(workdir, 'platforms-'))
