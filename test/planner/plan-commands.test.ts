@@ -20,6 +20,7 @@ import {buildPlan} from '../../src/planner/plan.js'
 import {loadRecipes} from '../../src/services/recipe-catalog.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {KUBEADM_KUBE_PROXY, KUBEADM_SUMMARY} from '../helpers/plan-inputs.js'
 
 const SHELLS = ['bash', 'zsh'] as const
 /** kubectl is not a Debian package: where the machine has none, the runs with the real one are skipped, saying why. */
@@ -36,22 +37,8 @@ after(() => rmSync(workdir, {recursive: true, force: true}))
 const runnable = (steps: readonly PlanStep[]) => steps.flatMap((step) => [...step.commands, ...step.undo].map((command) => ({step: step.id, command})))
 
 describe('every command of every recipe', () => {
-  const summary: ClusterSummary = {
-    context: 'prod',
-    kubernetesVersion: '1.34.1',
-    platform: 'kubeadm',
-    proxyMode: 'ipvs',
-    kubeProxy: {workload: 'DaemonSet kube-system/kube-proxy', version: '1.28.15', replacedBy: null},
-    nothingToMigrate: false,
-    unreadable: [],
-  }
-  const kubeProxy: KubeProxyConfig = {
-    mode: 'ipvs',
-    version: '1.28.15',
-    daemonSet: {namespace: 'kube-system', name: 'kube-proxy'},
-    configMap: {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'},
-    carryOver: [{field: 'ipvs.syncPeriod', value: '60s'}],
-  }
+  const summary: ClusterSummary = {...KUBEADM_SUMMARY, kubeProxy: {...KUBEADM_SUMMARY.kubeProxy, version: '1.28.15'}}
+  const kubeProxy: KubeProxyConfig = {...KUBEADM_KUBE_PROXY, mode: 'ipvs', version: '1.28.15', carryOver: [{field: 'ipvs.syncPeriod', value: '60s'}]}
   const cni = (name: string, namespace: string, dataplane: string): Component => ({name, role: 'cni', daemonSet: {namespace, name: `${name}-node`}, image: `${name}:1`, dataplane, replacesKubeProxy: false})
   // Two clusters per platform between them meet every recipe condition: from IPVS with carried
   // settings, an old kube-proxy, Calico from its manifest and flannel; from iptables with Calico's operator.

@@ -4,9 +4,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import type {ClusterSummary, PlanStep, Report} from '../../src/contract/report.js'
+import type {PlanStep, Report} from '../../src/contract/report.js'
 import type {Component} from '../../src/derive/components.js'
-import type {KubeProxyConfig} from '../../src/derive/kube-proxy-config.js'
 import {buildPlan} from '../../src/planner/plan.js'
 import {recipeSteps} from '../../src/planner/recipes.js'
 import {readBuildManifest} from '../../src/services/build-manifest.js'
@@ -14,6 +13,7 @@ import {lintRecipes, loadRecipes, recipeFiles} from '../../src/services/recipe-c
 import {BUILTIN_PLATFORMS_DIR} from '../../src/util/paths.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {KUBEADM_KUBE_PROXY, KUBEADM_SUMMARY} from '../helpers/plan-inputs.js'
 
 const recipes = await loadRecipes()
 
@@ -118,23 +118,8 @@ describe('the migration plan, per platform', () => {
 })
 
 describe('the plan from facts', () => {
-  const summary: ClusterSummary = {
-    context: 'prod',
-    kubernetesVersion: '1.34.1',
-    platform: 'kubeadm',
-    proxyMode: 'ipvs',
-    kubeProxy: {workload: 'DaemonSet kube-system/kube-proxy', version: '1.34.1', replacedBy: null},
-    nothingToMigrate: false,
-    unreadable: [],
-  }
-
-  const kubeProxy: KubeProxyConfig = {
-    mode: 'iptables',
-    version: '1.34.1',
-    daemonSet: {namespace: 'kube-system', name: 'kube-proxy'},
-    configMap: {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'},
-    carryOver: [],
-  }
+  const summary = KUBEADM_SUMMARY
+  const kubeProxy = KUBEADM_KUBE_PROXY
 
   it('carries the iptables/ipvs settings that have an nftables counterpart into the new config', () => {
     const carryOver = [
