@@ -43,6 +43,7 @@ export const UNKNOWN_REASONS = [
   'timeout', // the command did not finish in its time bound
   'failed', // the command ran and failed
   'unparseable', // output was there but did not look like what the command prints
+  'truncated', // the bundle, or the collector's output, ends before its end line: it vouches for none of its sections
   'malformed-response', // the Kubernetes API answered with something that is not what it defines
   'node-unreachable', // the whole node could not be probed
 ] as const

@@ -100,6 +100,7 @@ export const REPORT_SCHEMA = {
           nftVersion: {...nullableString, description: 'Host nft version, normalised (1.0.6); null when not installed or unknown.'},
           reachable: {type: 'boolean'},
           controlPlane: {type: 'boolean', description: 'Cluster runs: the node has the control-plane role label.'},
+          cutShort: {const: true, description: 'The node\'s bundle, or the collector\'s output, ends before its "### end" line: none of its facts is known (reason says where it ends).'},
           reason: {type: 'string'},
         },
       },

@@ -33,7 +33,9 @@ export interface NodeReport {
   reachable: boolean
   /** Cluster runs: the node carries the control-plane role label. */
   controlPlane?: boolean
-  /** Why the node could not be probed, when reachable is false. */
+  /** Its bundle, or the collector's output, was cut short (no end line): none of its facts is known. */
+  cutShort?: true
+  /** Why the node could not be probed (reachable false), where its bundle was cut short, or why it is not checked (Windows). */
   reason?: string
 }
 

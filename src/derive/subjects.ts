@@ -42,27 +42,16 @@ export function probedNodeReport(node: ProbedNode): NodeReport {
     source: node.source,
     origin: node.origin,
     reachable: node.reachable,
+    ...(node.cutShort ? {cutShort: true} : {}),
     ...(node.reason === undefined ? {} : {reason: node.reason}),
   }
 }
 
-/** Bundles must describe different nodes: a name twice is a usage mistake, said with both origins. */
-export function duplicateNode(nodes: readonly ProbedNode[]): undefined | {earlier: string; later: string; name: string} {
-  const seen = new Map<string, string>()
-  for (const node of nodes) {
-    const name = nodeName(node)
-    const earlier = seen.get(name)
-    if (earlier) return {name, earlier, later: node.origin}
-    seen.set(name, node.origin)
-  }
-
-  return undefined
-}
-
 /**
- * Over SSH, targets that resolved to one connection share one result (the report lists it once),
- * and two targets can be one machine (an alias and its address) or clones that share a hostname:
- * each keeps its row, its name qualified by where it was reached.
+ * Probed nodes that report the same hostname are each kept, named apart by where they came from:
+ * over SSH, two targets can be one machine (an alias and its address) or clones, and two bundles can
+ * come from clones or from one node collected twice. `hostname (user@host:port)`, `hostname
+ * (bundles/a.facts)`. Targets that resolved to one connection share one result: listed once.
  */
 export function distinctNodes(probed: readonly ProbedNode[]): ProbedNode[] {
   const nodes = [...new Set(probed)]
@@ -134,5 +123,6 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
     kernelRelease: found.kernelRelease ?? api.kernelRelease,
     os: found.os.id === null ? api.os : found.os,
     nftVersion: found.nftVersion,
+    ...(probed.cutShort ? {cutShort: true, reason: probed.reason} : {}),
   }
 }

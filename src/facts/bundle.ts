@@ -7,21 +7,42 @@
  *   <the command's or file's raw output>
  *   ### <next section>
  *   …
+ *   ### unavailable
+ *   <section> <reason> [detail]
+ *   ### end
  *
  * Section names are lower-case words joined by dashes. Unknown sections are ignored. A section
  * that is absent was not collected; the `unavailable` section lists, one per line,
- * `<section> <reason> [detail]` for sections the collector tried and could not read.
+ * `<section> <reason> [detail]` for sections the collector tried and could not read. The last
+ * line, `### end`, says the bundle is whole: without it, the bundle was cut short.
  */
 import {UNKNOWN_REASONS, type UnknownReason} from '../contract/finding.js'
 import type {UnknownFact} from './fact-set.js'
 
 export const BUNDLE_HEADER = '# kpx-check node facts v1'
+/** The name of the empty section that ends a whole bundle: `### end`, its last line. */
+export const END_SECTION = 'end'
 
 export interface Bundle {
   /** Raw text of each section, without its header line and without the trailing newline. */
   sections: Map<string, string>
   /** Sections the collector tried and could not read, with why. */
   unavailable: Map<string, UnknownFact>
+  /** Set when the bundle has no end line: where it stops. */
+  cut?: BundleCut
+}
+
+/** Where a bundle cut short stops: in its last section (none: before the first), in the middle of a line or not. */
+export interface BundleCut {
+  section?: string
+  midLine: boolean
+}
+
+/** What a cut means, in words: for a node's reason and its facts' unknown detail. */
+export function describeCut(cut: BundleCut): string {
+  let where = 'before its first section'
+  if (cut.section !== undefined) where = cut.midLine ? `in the middle of a line of section "${cut.section}"` : `after section "${cut.section}", which may be cut too`
+  return `the bundle was cut short: it ends ${where}, with no "### ${END_SECTION}" line`
 }
 
 export class BundleError extends Error {
@@ -47,19 +68,27 @@ export function parseBundle(input: string): Bundle {
   let at = headerAt(text, Math.min(headerEnd + 1, text.length))
   const preamble = text.slice(headerEnd + 1, at === -1 ? text.length : at)
   if (preamble.trim() !== '') throw new BundleError('text before the first "### <section>" line', lineOf(headerEnd + 1 + preamble.search(/\S/)))
+  let last: string | undefined
   while (at !== -1) {
     const newline = text.indexOf('\n', at)
     const end = newline === -1 ? text.length : newline
     const line = text.slice(at, end)
     const match = SECTION_LINE.exec(line)
     if (!match) throw new BundleError(`malformed section header "${truncate(line)}"`, lineOf(at))
+    if (match[1] === END_SECTION) {
+      const after = text.slice(end).search(/\S/)
+      if (after !== -1) throw new BundleError(`text after the "### ${END_SECTION}" line that ends the bundle`, lineOf(end + after))
+      return {sections, unavailable: parseUnavailable(sections.get('unavailable') ?? '')}
+    }
+
     if (sections.has(match[1])) throw new BundleError(`section "${match[1]}" appears twice`, lineOf(at))
     const next = newline === -1 ? -1 : headerAt(text, newline + 1)
     sections.set(match[1], newline === -1 ? '' : trimTrailingNewlines(text.slice(newline + 1, next === -1 ? text.length : next - 1)))
+    last = match[1]
     at = next
   }
 
-  return {sections, unavailable: parseUnavailable(sections.get('unavailable') ?? '')}
+  return {sections, unavailable: parseUnavailable(sections.get('unavailable') ?? ''), cut: {section: last, midLine: !text.endsWith('\n')}}
 }
 
 /** Where the bundle's first line, which must be the bundle header, ends (blank lines before it are allowed). */

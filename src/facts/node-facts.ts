@@ -5,10 +5,11 @@
  * Unknown reasons: a section the bundle lacks is `not-collected`; one the collector listed in
  * `unavailable` keeps the collector's reason and detail; text that does not look like the
  * command's output is `unparseable`; a value the node does not have (a sysctl of an unloaded
- * module, a metric this kube-proxy mode does not export) is `not-present`.
+ * module, a metric this kube-proxy mode does not export) is `not-present`; every fact of a bundle
+ * cut short is `truncated`.
  */
 import type {UnknownReason} from '../contract/finding.js'
-import type {Bundle} from './bundle.js'
+import {type Bundle, describeCut} from './bundle.js'
 import {factsOfSection, NODE_FACT_PATHS} from './catalog.js'
 import {FactSet, type UnknownFact} from './fact-set.js'
 import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
@@ -42,6 +43,13 @@ class Sections {
     if (text === undefined) return {ok: false, why: {reason: 'not-collected', detail: `the bundle has no "${name}" section`}}
     return {ok: true, text}
   }
+
+  /** The hostname section, which names the node: no rule reads it, so a cut bundle keeps it when it came whole. */
+  hostname(): string | undefined {
+    if (this.bundle.cut?.section === 'hostname') return undefined
+    const read = this.read('hostname')
+    return read.ok ? parseHostname(read.text) : undefined
+  }
 }
 
 /**
@@ -49,8 +57,11 @@ class Sections {
  * usable hostname section (the bundle file name, or this machine's host name).
  */
 export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
-  const facts = new FactSet()
   const sections = new Sections(bundle)
+  // The `unavailable` list, which says which sections failed and hold partial or no text, comes last:
+  // a bundle cut short vouches for none of its sections, however whole they look.
+  if (bundle.cut) return unknownNodeFacts(sections.hostname() ?? fallbackName, 'truncated', `${describeCut(bundle.cut)}; collect it again`)
+  const facts = new FactSet()
   const derivations = [
     deriveIdentity,
     deriveKernel,
@@ -73,6 +84,17 @@ export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
     if (!answered.has(path)) facts.unknown(path, 'not-collected', `no bundle section reports ${path}`)
   }
 
+  return facts
+}
+
+/** A node none of whose facts is known, for one reason (it could not be probed, its bundle was cut short). */
+export function unknownNodeFacts(name: string, reason: UnknownReason, detail: string): FactSet {
+  const facts = new FactSet().set('node.name', name)
+  facts.unknownAll(
+    NODE_FACT_PATHS.filter((path) => path !== 'node.name'),
+    reason,
+    detail,
+  )
   return facts
 }
 
@@ -102,8 +124,7 @@ function quote(text: string): string {
 }
 
 function deriveIdentity(facts: FactSet, sections: Sections, fallbackName: string): void {
-  const host = sections.read('hostname')
-  facts.set('node.name', (host.ok ? parseHostname(host.text) : undefined) ?? fallbackName)
+  facts.set('node.name', sections.hostname() ?? fallbackName)
 
   fromSection(facts, sections, 'collector', (text) => {
     const info = parseCollectorInfo(text)

@@ -44,7 +44,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
         const own = report.findings.filter((finding) => finding.subject.kind === 'Node' && finding.subject.name === node.name)
         const count = (predicate: (finding: GatedFinding) => boolean) => String(own.filter((finding) => predicate(finding)).length)
         return [
-          node.reachable ? node.name : `${node.name} ${chalk.red('(unreachable)')}`,
+          nodeLabel(node, chalk),
           node.source,
           node.kernelRelease ?? '?',
           node.os.prettyName ?? node.os.id ?? '?',
@@ -75,6 +75,12 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
 
   out.push(...planLines(report, chalk), '', chalk.dim('Details, evidence and every passed check: --json; the plan as a document: --format markdown.'))
   return out.join('\n')
+}
+
+/** A node's name in the table, with what went wrong with its facts. */
+function nodeLabel(node: Report['nodes'][number], chalk: ChalkInstance): string {
+  if (!node.reachable) return `${node.name} ${chalk.red('(unreachable)')}`
+  return node.cutShort ? `${node.name} ${chalk.red('(cut short)')}` : node.name
 }
 
 /** The plan closes the report: what to do, in order, with the commands. */

@@ -1,5 +1,5 @@
 import type {Report} from '../contract/report.js'
-import {distinctNodes, duplicateNode, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
+import {distinctNodes, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport} from '../planner/gate.js'
@@ -7,7 +7,6 @@ import {readFactsBundles} from '../sources/node/bundles.js'
 import {type ProbedNode, probeThisMachine} from '../sources/node/node-probes.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
-import {UsageError} from '../util/errors.js'
 import {type CheckOptions} from './check-options.js'
 import {readGateFiles} from './gate-files.js'
 import {runSilently, type StepRunner} from './progress.js'
@@ -44,8 +43,7 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
         title: options.factsPaths.length > 0 ? 'Read facts bundles' : (options.ssh ? `Probe ${options.ssh.targets.length} node(s) over SSH` : 'Collect facts on this machine'),
         async task(context, task) {
           if (options.factsPaths.length > 0) {
-            context.probed = await readFactsBundles(options.factsPaths, options.readStdin)
-            rejectDuplicateNames(context.probed)
+            context.probed = distinctNodes(await readFactsBundles(options.factsPaths, options.readStdin))
             task.title = `Read ${context.probed.length} facts bundle(s)`
           } else if (options.ssh) {
             context.probed = distinctNodes(await probeOverSshWithProgress(options.ssh.targets, options.ssh.probe, task))
@@ -70,13 +68,4 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
     rulePlans: rulePlans(run.rules),
     ...run.gate,
   })
-}
-
-function rejectDuplicateNames(nodes: readonly ProbedNode[]): void {
-  const duplicate = duplicateNode(nodes)
-  if (duplicate) {
-    throw new UsageError(`node "${duplicate.name}" appears twice: in ${duplicate.earlier} and in ${duplicate.later}`, [
-      'Each bundle must describe a different node; drop the duplicate.',
-    ])
-  }
 }

@@ -22,7 +22,7 @@ try {
     const perSection = Math.floor(BUNDLE_BYTES / BUNDLE_SECTIONS.length)
     const body = piece.repeat(Math.ceil(perSection / piece.length)).slice(0, perSection) + '\u0000!'
     const file = join(dir, 'adversarial.facts')
-    writeFileSync(file, ['# kpx-check node facts v1', ...BUNDLE_SECTIONS.flatMap((section) => [`### ${section}`, body.replaceAll(/^### /gm, ' ### ')])].join('\n'))
+    writeFileSync(file, ['# kpx-check node facts v1', ...BUNDLE_SECTIONS.flatMap((section) => [`### ${section}`, body.replaceAll(/^### /gm, ' ### ')]), '### end'].join('\n'))
     const run = await measure(process.execPath, [RUN_JS, 'node', '--facts', file, '--json'])
     console.log(`${JSON.stringify(piece).padEnd(32)} ${String(Math.round(run.wallMs)).padStart(7)}  ${String(Math.round(run.peakRssMb)).padStart(11)}  ${run.exitCode}`)
   }

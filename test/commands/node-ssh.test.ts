@@ -13,7 +13,7 @@ import {after, before, describe, it} from 'node:test'
 import type {Report} from '../../src/contract/report.js'
 import {runCli} from '../helpers/cli.js'
 import {validateReport} from '../helpers/schemas.js'
-import {freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
+import {forcedCommandKey, freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 
 const FLEET_SIZE = 20
 
@@ -69,6 +69,16 @@ describe('kpx-check node --ssh (CLI)', {skip: sshdUnavailable()}, () => {
     assert.equal(code, 5)
     assert.equal(report!.verdict, 'incomplete')
     assert.match(report!.nodes[0].reason ?? '', /^refused: /)
+  })
+
+  it('a node whose collector prints more than 16 MiB: unreachable, the cap named, within the timeout', async () => {
+    const flood = forcedCommandKey(sshd, 'flood_ed25519', 'head -c 20000000 /dev/zero')
+    const started = Date.now()
+    const {code, report} = await run(['--ssh', login(), '--identity', flood, '--known-hosts', sshd.knownHosts, '--timeout', '20', '--json'])
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`)
+    assert.equal(code, 5)
+    assert.deepEqual([report!.nodes[0].reachable, report!.nodes[0].reason], [false, 'collector: printed more than 16 MiB'])
+    assert.ok(report!.findings.every((finding) => finding.status === 'unknown' && finding.reason === 'node-unreachable'))
   })
 
   it(`probes ${FLEET_SIZE} hosts at once from an inventory, each named by where it was reached`, async () => {

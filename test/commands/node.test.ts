@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {hostname, release, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -114,17 +114,75 @@ describe('kpx-check node', () => {
     assert.equal(finding.severity, 'warning')
   })
 
+  it('bundles that report the same hostname are each kept, named apart by their file; a file named twice is read once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kpx-clones-'))
+    try {
+      const [first, second] = [join(dir, 'a.facts'), join(dir, 'b.facts')]
+      for (const file of [first, second]) copyFileSync(join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), file)
+      const {code, stdout} = await runCli(['node', '--facts', dir, '--facts', first, '--json'])
+      const report = JSON.parse(stdout)
+      assertValidReport(report)
+      assert.equal(code, 3)
+      assert.deepEqual(
+        report.nodes.map((node) => [node.name, node.origin]),
+        [
+          [`worker-bookworm-1 (${first})`, first],
+          [`worker-bookworm-1 (${second})`, second],
+        ],
+      )
+      const subjects = new Set(report.findings.map((finding) => finding.subject.name))
+      assert.deepEqual([...subjects].toSorted(), [`worker-bookworm-1 (${first})`, `worker-bookworm-1 (${second})`])
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
+  describe('a bundle cut short: flagged, and none of its facts believed', () => {
+    const cutShort = (name: string) => join(FIXTURES, 'bundles', 'cut-short', `${name}.facts`)
+    const cases = [
+      ['in-the-middle-of-a-section', 'the bundle was cut short: it ends in the middle of a line of section "kernel-config", with no "### end" line'],
+      // The sections before the cut came whole, but the `unavailable` list that says which of them failed never came.
+      ['right-after-a-section', 'the bundle was cut short: it ends after section "nft-version", which may be cut too, with no "### end" line'],
+      ['no-end-line', 'the bundle was cut short: it ends after section "unavailable", which may be cut too, with no "### end" line'],
+    ]
+    for (const [name, reason] of cases) {
+      it(name, async () => {
+        const {code, stdout} = await runCli(['node', '--facts', cutShort(name), '--json'])
+        const report = JSON.parse(stdout)
+        assertValidReport(report)
+        assert.equal(code, 5)
+        assert.equal(report.verdict, 'incomplete')
+        assert.deepEqual(report.nodes.map((node) => [node.name, node.reachable, node.cutShort, node.reason]), [['worker-bookworm-1', true, true, reason]])
+        assert.equal(report.findings.length, 13)
+        for (const finding of report.findings) {
+          assert.equal(finding.status, 'unknown', finding.rule)
+          assert.equal(finding.reason, 'truncated', finding.rule)
+          assert.ok(finding.message.includes(`(truncated: ${reason}; collect it again)`), finding.message)
+        }
+      })
+    }
+
+    it('the text report marks the node', async () => {
+      const {code, stdout} = await runCli(['node', '--facts', cutShort('right-after-a-section')])
+      assert.equal(code, 5)
+      assert.match(stdout, /^ {2}worker-bookworm-1 \(cut short\) +facts /m)
+    })
+  })
+
   describe('bad input: a clear message and exit 2', () => {
     let dir: string
     before(() => {
       dir = mkdtempSync(join(tmpdir(), 'kpx-bad-'))
       writeFileSync(join(dir, 'not-a-bundle.facts'), 'Linux node-1 5.15.0 #1 SMP x86_64 GNU/Linux\n')
+      const bundle = '# kpx-check node facts v1\n### hostname\nnode-1\n### end\n'
+      writeFileSync(join(dir, 'two-bundles.facts'), bundle + bundle)
     })
     after(() => rmSync(dir, {recursive: true, force: true}))
 
     const cases: Array<[string, () => string[], RegExp]> = [
       ['an unknown flag', () => ['node', '--frobnicate'], /Nonexistent flag: --frobnicate/],
       ['a malformed bundle', () => ['node', '--facts', join(dir, 'not-a-bundle.facts')], /not-a-bundle\.facts:1: not a kpx-check facts bundle: expected the first line to be "# kpx-check node facts v1"/],
+      ['two bundles in one file', () => ['node', '--facts', join(dir, 'two-bundles.facts')], /two-bundles\.facts:5: not a kpx-check facts bundle: text after the "### end" line that ends the bundle/],
       ['a missing facts path', () => ['node', '--facts', join(dir, 'nope')], /--facts .*nope: no such file or folder/],
       ['a rule file with a typo', () => ['node', '--rules', join(FIXTURES, 'bad-rules', 'typo-field.yaml')], /typo-field\.yaml:3:1 rule: unknown field "severty"; did you mean "severity"\?/],
       ['an unknown rule in --skip', () => ['node', '--skip', 'node/kernal-version'], /--skip node\/kernal-version: no such rule/],

@@ -77,7 +77,7 @@ describe('linear work on adversarial input', () => {
 
   it('a bundle with every section adversarial, read and derived', () => {
     for (const [input, text] of ADVERSARIAL) {
-      const bundle = ['# kpx-check node facts v1', ...BUNDLE_SECTIONS.flatMap((section) => [`### ${section}`, text])].join('\n')
+      const bundle = ['# kpx-check node facts v1', ...BUNDLE_SECTIONS.flatMap((section) => [`### ${section}`, text]), '### end'].join('\n')
       assert.ok(timed(() => deriveNodeFacts(parseBundle(bundle), 'node')) < BOUND_MS * 3, input)
     }
   })

@@ -15,9 +15,9 @@ function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {
   return deriveNodeFacts(parseBundle(readFileSync(join(FIXTURES_DIR, 'bundles', `${fixture}.facts`), 'utf8')), fallbackName)
 }
 
-/** A bundle from `### name` → text pairs. */
+/** A whole bundle from `### name` → text pairs. */
 function bundle(sections: Record<string, string>): string {
-  return ['# kpx-check node facts v1', ...Object.entries(sections).flatMap(([name, text]) => [`### ${name}`, text])].join('\n')
+  return ['# kpx-check node facts v1', ...Object.entries(sections).flatMap(([name, text]) => [`### ${name}`, text]), '### end'].join('\n')
 }
 
 function derive(sections: Record<string, string>, fallbackName = 'node-from-file'): FactSet {
@@ -223,7 +223,7 @@ describe('deriveNodeFacts on the bundle fixtures', () => {
 
 describe('deriveNodeFacts unknown reasons', () => {
   it('an empty bundle: every fact not-collected, the node named after its file', () => {
-    const facts = deriveNodeFacts(parseBundle('# kpx-check node facts v1\n'), 'node-from-file')
+    const facts = deriveNodeFacts(parseBundle('# kpx-check node facts v1\n### end\n'), 'node-from-file')
     assertAnswersEveryFact(facts)
     assert.equal(facts.get('node.name'), 'node-from-file')
     const unknowns = facts.unknownEntries()

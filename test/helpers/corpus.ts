@@ -801,7 +801,7 @@ export function buildBundleText(spec: NodeSpec): string {
   }
 
   if (unavailable.length > 0) add('unavailable', unavailable.join('\n'))
-  return ['# kpx-check node facts v1', ...sections.flatMap(([name, text]) => [`### ${name}`, ...(text === '' ? [] : [text])]), ''].join('\n')
+  return ['# kpx-check node facts v1', ...sections.flatMap(([name, text]) => [`### ${name}`, ...(text === '' ? [] : [text])]), '### end', ''].join('\n')
 }
 
 const METRIC_HELP: Record<string, string> = {

@@ -6,7 +6,7 @@
  * skip elsewhere.
  */
 import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -106,6 +106,17 @@ export async function startSshd(options: {addresses?: number} = {}): Promise<Tes
     hostKeyLine,
     stop,
   }
+}
+
+/**
+ * A new key the server accepts for TEST_USER only to run `command` (authorized_keys' `command=`),
+ * whatever the client asks for: a node whose collector does what `command` does.
+ */
+export function forcedCommandKey(sshd: TestSshd, name: string, command: string): string {
+  const key = join(sshd.dir, name)
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kpx-check test', '-f', key])
+  appendFileSync(join(sshd.dir, 'authorized_keys'), `command="${command}" ${readFileSync(`${key}.pub`, 'utf8')}`)
+  return key
 }
 
 async function stopProcess(server: ChildProcess): Promise<void> {

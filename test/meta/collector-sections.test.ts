@@ -1,7 +1,7 @@
 /**
  * The collector, the fact catalogue and the node deriver agree on the bundle's sections: every
- * section the real collector prints is one the catalogue reads facts from (or `unavailable`), and
- * the deriver reads exactly the catalogue's sections.
+ * section the real collector prints is one the catalogue reads facts from (or `unavailable`, or the
+ * end line), and the deriver reads exactly the catalogue's sections.
  */
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
@@ -26,13 +26,15 @@ describe('bundle sections', () => {
   const text = execFileSync('sh', [COLLECTOR_SCRIPT], {encoding: 'utf8', timeout: 60_000, maxBuffer: 16 * 1024 * 1024})
   const printed = [...text.matchAll(/^### ([a-z0-9-]+)$/gm)].map((match) => match[1])
 
-  it('the collector prints each section once, and `unavailable` last', () => {
+  it('the collector prints each section once, `unavailable` last, then the end line', () => {
     assert.equal(new Set(printed).size, printed.length, printed.join(' '))
-    assert.equal(printed.at(-1), 'unavailable')
+    assert.deepEqual(printed.slice(-2), ['unavailable', 'end'])
+    assert.ok(text.endsWith('\n### end\n'))
+    assert.equal(parseBundle(text).cut, undefined)
   })
 
   it('the collector prints exactly the sections the catalogue reads facts from', () => {
-    assert.deepEqual(printed.slice(0, -1).toSorted(), [...BUNDLE_SECTIONS].toSorted())
+    assert.deepEqual(printed.slice(0, -2).toSorted(), [...BUNDLE_SECTIONS].toSorted())
   })
 
   it('the node deriver reads exactly the sections of the catalogue', () => {

@@ -3,7 +3,7 @@ import https from 'node:https'
 
 import {UsageError} from '../../util/errors.js'
 import {describeJson, isObject} from '../../util/json-value.js'
-import {readSimpleKubeconfig} from './kubeconfig.js'
+import {type KubeContext, resolveKubeconfig} from './kubeconfig.js'
 import {ItemArrayCounter} from './list-json.js'
 import type {CountedField} from './resources.js'
 
@@ -58,11 +58,10 @@ export function nextPageLimit(length: PagedLength, items: number): number {
 }
 
 /**
- * A small read-only Kubernetes client: kubeconfig and authentication come from a plain reader for
- * the common kubeconfig, else from @kubernetes/client-node (imported lazily: it costs about 0.7 s
- * to load), requests are plain
- * HTTPS GETs whose JSON is parsed once, without client-node's model objects, which are slow on
- * tens of thousands of Services.
+ * A small read-only Kubernetes client: the kubeconfig is found and checked in kubeconfig.ts, and
+ * authentication comes from it, or from @kubernetes/client-node for plugins (imported lazily: it
+ * costs about 0.7 s to load); requests are plain HTTPS GETs whose JSON is parsed once, without
+ * client-node's model objects, which are slow on tens of thousands of Services.
  */
 export class KubeClient {
   private constructor(
@@ -78,7 +77,8 @@ export class KubeClient {
   }
 
   static async connect(options: ConnectOptions): Promise<KubeClient> {
-    const access = readSimpleAccess(options) ?? (await accessWithClientNode(options))
+    const context = resolveKubeconfig(options.kubeconfig, options.context)
+    const access = context.headers ? directAccess(context, context.headers) : await accessWithClientNode(context)
     const agent = new https.Agent({...access.tls, keepAlive: true, maxSockets: options.concurrency})
     const headers = {Accept: 'application/json', 'User-Agent': 'kpx-check', ...access.headers}
     return new KubeClient(access.server.replace(/\/+$/, ''), access.context, agent, headers, options.requestTimeoutSeconds * 1000, options.signal)
@@ -200,52 +200,22 @@ interface Access {
   headers: Record<string, string>
 }
 
-function readSimpleAccess(options: ConnectOptions): Access | undefined {
-  let simple
-  try {
-    simple = readSimpleKubeconfig(options.kubeconfig, options.context)
-  } catch {
-    return undefined // an unreadable file or key: client-node says what is wrong
-  }
-
-  if (!simple) return undefined
-  return {
-    server: simple.server,
-    context: simple.context,
-    tls: {ca: simple.ca, cert: simple.cert, key: simple.key, servername: simple.servername, rejectUnauthorized: !simple.insecure},
-    headers: simple.headers,
-  }
+function directAccess(context: KubeContext, headers: Record<string, string>): Access {
+  const {ca, cert, key, servername, insecure} = context.tls
+  return {server: context.server, context: context.name, tls: {ca, cert, key, servername, rejectUnauthorized: !insecure}, headers}
 }
 
-/** Everything kubectl supports that client-node does: exec and auth-provider plugins, merged files, in-cluster. */
-async function accessWithClientNode(options: ConnectOptions): Promise<Access> {
+/** What only client-node does: exec and auth-provider plugins, impersonation, proxies; the context was checked already. */
+async function accessWithClientNode(context: KubeContext): Promise<Access> {
   const {KubeConfig} = await import('@kubernetes/client-node')
   const config = new KubeConfig()
-  try {
-    if (options.kubeconfig) config.loadFromFile(options.kubeconfig)
-    else config.loadFromDefault()
-  } catch (error) {
-    const where = options.kubeconfig ? `--kubeconfig ${options.kubeconfig}` : 'kubeconfig'
-    throw new UsageError(`${where}: cannot load it: ${(error as Error).message}`, ['Point --kubeconfig or KUBECONFIG at a valid kubeconfig file.'])
-  }
-
-  if (options.context) {
-    if (!config.getContextObject(options.context)) {
-      const known = config.getContexts().map((context) => context.name)
-      throw new UsageError(`--context ${options.context}: no such context`, [`Contexts in this kubeconfig: ${known.join(', ') || 'none'}`])
-    }
-
-    config.setCurrentContext(options.context)
-  }
-
-  const cluster = config.getCurrentCluster()
-  if (!cluster) throw new UsageError('kubeconfig has no current cluster', ['Pick one with --context, or set current-context.'])
-
+  // JSON is YAML: the context alone, its paths already made absolute against the files that named them.
+  config.loadFromString(JSON.stringify(context.kubeconfig))
   const requestOptions: https.RequestOptions = {}
   try {
     await config.applyToHTTPSOptions(requestOptions)
   } catch (error) {
-    throw new UsageError(`cannot get credentials for ${cluster.server}: ${(error as Error).message}`, [
+    throw new UsageError(`cannot get credentials for context ${context.name} (${context.server}): ${(error as Error).message}`, [
       'If the kubeconfig uses an exec plugin (aws, gke-gcloud-auth-plugin, kubelogin), check that it is installed and logged in.',
     ])
   }
@@ -254,8 +224,8 @@ async function accessWithClientNode(options: ConnectOptions): Promise<Access> {
   for (const [name, value] of Object.entries(requestOptions.headers ?? {})) if (typeof value === 'string') headers[name] = value
   if (requestOptions.auth) headers.Authorization = `Basic ${Buffer.from(requestOptions.auth).toString('base64')}`
   return {
-    server: cluster.server,
-    context: config.getCurrentContext(),
+    server: context.server,
+    context: context.name,
     // client-node builds a one-off agent; keep its TLS settings, and reuse connections across pages.
     tls: {
       ca: requestOptions.ca,

@@ -7,6 +7,7 @@
 #   ...
 #   ### unavailable
 #   <section> <reason> [detail]        (one line per section that could not be read)
+#   ### end                            (the bundle is whole: a reader treats one without it as cut short)
 #
 # Every section header is always printed, in a fixed order; a section listed in `unavailable`
 # has an empty (or partial) body that must not be trusted. A body line that would start with
@@ -951,8 +952,9 @@ else
 fi
 : >"$TMPF"
 
-# --- unavailable (last)
+# --- unavailable (last), then the line that says the bundle is whole
 header unavailable
 printf '%s' "$UNAVAIL"
+printf '### end\n'
 
 exit 0

@@ -1,19 +1,21 @@
 /** `--facts`: facts bundles from files, folders of them, or standard input; each is one node. */
 import {readdir, readFile, stat} from 'node:fs/promises'
-import {basename, extname, join} from 'node:path'
+import {basename, extname, join, resolve} from 'node:path'
 
-import {BundleError, parseBundle} from '../../facts/bundle.js'
-import {deriveNodeFacts} from '../../facts/node-facts.js'
+import {BundleError} from '../../facts/bundle.js'
 import {UsageError} from '../../util/errors.js'
-import type {ProbedNode} from './node-probes.js'
+import {bundledNode, type ProbedNode} from './node-probes.js'
 
-/** The nodes of every bundle named, in order: `-` is standard input, a folder gives its files sorted. */
+/**
+ * The nodes of every bundle named, in order: `-` is standard input, a folder gives its files sorted.
+ * A file named twice (itself and in its folder) is read once.
+ */
 export async function readFactsBundles(paths: readonly string[], readStdin: () => Promise<string> = readStandardInput): Promise<ProbedNode[]> {
   const files: string[] = []
   const nodes: ProbedNode[] = []
   for (const path of paths) {
     if (path === '-') {
-      nodes.push(bundleNode('standard input', 'stdin', await readStdin()))
+      nodes.push(nodeOfFile('standard input', 'stdin', await readStdin()))
       continue
     }
 
@@ -32,19 +34,21 @@ export async function readFactsBundles(paths: readonly string[], readStdin: () =
     }
   }
 
+  const seen = new Set<string>()
+  const distinct = files.filter((file) => !seen.has(resolve(file)) && seen.add(resolve(file)))
   const texts = await Promise.all(
-    files.map((file) =>
+    distinct.map((file) =>
       readFile(file, 'utf8').catch((error: Error) => {
         throw new UsageError(`--facts ${file}: cannot read it: ${error.message}`)
       }),
     ),
   )
-  return [...nodes, ...files.map((file, index) => bundleNode(file, basename(file, extname(file)), texts[index]))]
+  return [...nodes, ...distinct.map((file, index) => nodeOfFile(file, basename(file, extname(file)), texts[index]))]
 }
 
-function bundleNode(origin: string, fallbackName: string, text: string): ProbedNode {
+function nodeOfFile(origin: string, fallbackName: string, text: string): ProbedNode {
   try {
-    return {source: 'facts', origin, facts: deriveNodeFacts(parseBundle(text), fallbackName), reachable: true}
+    return bundledNode('facts', origin, fallbackName, text)
   } catch (error) {
     if (!(error instanceof BundleError)) throw error
     throw new UsageError(`${origin}:${error.line}: not a kpx-check facts bundle: ${error.message}`, [

@@ -6,10 +6,9 @@
 import {hostname} from 'node:os'
 
 import type {NodeSource} from '../../contract/report.js'
-import {BundleError, parseBundle} from '../../facts/bundle.js'
-import {NODE_FACT_PATHS} from '../../facts/catalog.js'
-import {FactSet} from '../../facts/fact-set.js'
-import {deriveNodeFacts} from '../../facts/node-facts.js'
+import {BundleError, describeCut, parseBundle} from '../../facts/bundle.js'
+import type {FactSet} from '../../facts/fact-set.js'
+import {deriveNodeFacts, unknownNodeFacts} from '../../facts/node-facts.js'
 import {type CollectorRun, runCollectorLocally} from '../collector/local.js'
 import type {SshProbeOptions} from '../ssh/options.js'
 import type {SshTarget} from '../ssh/target.js'
@@ -20,6 +19,9 @@ export interface ProbedNode {
   origin: string
   facts: FactSet
   reachable: boolean
+  /** Its bundle, or the collector's output, has no end line: every fact is unknown (truncated). */
+  cutShort?: true
+  /** Why the node could not be probed, or where its bundle was cut short. */
   reason?: string
 }
 
@@ -48,20 +50,24 @@ export async function probeNodesOverSsh(targets: SshTarget[], options: SshProbeO
 
 /** A node that could not be probed: every fact unknown, with the reason. */
 export function unreachable(source: NodeSource, origin: string, name: string, reason: string): ProbedNode {
-  const facts = new FactSet().set('node.name', name)
-  facts.unknownAll(
-    NODE_FACT_PATHS.filter((path) => path !== 'node.name'),
-    'node-unreachable',
-    reason,
-  )
-  return {source, origin, facts, reachable: false, reason}
+  return {source, origin, facts: unknownNodeFacts(name, 'node-unreachable', reason), reachable: false, reason}
+}
+
+/**
+ * A node from the text of its bundle, from a file or a collector run alike: one that was cut short
+ * says so. Throws a BundleError for text that is no bundle.
+ */
+export function bundledNode(source: NodeSource, origin: string, fallbackName: string, text: string): ProbedNode {
+  const bundle = parseBundle(text)
+  const node: ProbedNode = {source, origin, facts: deriveNodeFacts(bundle, fallbackName), reachable: true}
+  return bundle.cut ? {...node, cutShort: true, reason: describeCut(bundle.cut)} : node
 }
 
 /** A node from a collector run: its facts, or unreachable with why the run or its bundle failed. */
 function collectedNode(source: NodeSource, origin: string, fallbackName: string, run: CollectorRun): ProbedNode {
   if (!run.ok) return unreachable(source, origin, fallbackName, run.reason ?? 'collector: failed')
   try {
-    return {source, origin, facts: deriveNodeFacts(parseBundle(run.stdout), fallbackName), reachable: true}
+    return bundledNode(source, origin, fallbackName, run.stdout)
   } catch (error) {
     if (!(error instanceof BundleError)) throw error
     return unreachable(source, origin, fallbackName, `collector: printed a malformed bundle (line ${error.line}: ${error.message})`)

@@ -55,10 +55,9 @@ export async function runCollectorOverSsh<Result>(targets: SshTarget[], options:
   const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: plans.size}
   try {
     await forEachConcurrently([...plans.values()], options.concurrency, async (plan) => {
-      const run = await probeNode(plan, {script, jumps, options})
-      const result = toResult(run)
+      const {ok, result} = await probeNode(plan, {script, jumps, options}, toResult)
       for (const index of plan.indices) results[index] = result
-      progress[run.ok ? 'succeeded' : 'failed']++
+      progress[ok ? 'succeeded' : 'failed']++
       progress.remaining--
       options.onProgress?.({...progress})
     })
@@ -108,17 +107,22 @@ interface ProbeContext {
   options: SshProbeOptions
 }
 
-async function probeNode(plan: NodePlan, context: ProbeContext): Promise<SshCollectorRun> {
+/**
+ * Probes one node within --timeout, from the TCP connect to the end of `toResult` (parsing and
+ * deriving its output): a result ready after the deadline becomes the timeout's.
+ */
+async function probeNode<Result>(plan: NodePlan, context: ProbeContext, toResult: (run: SshCollectorRun) => Result): Promise<{ok: boolean; result: Result}> {
   const session = new SshSession(context.options.timeoutSeconds)
   const tunnel: Promise<Duplex> | undefined = plan.jump.length > 0 ? context.jumps.tunnel(plan.jump, plan.endpoint) : undefined
   const {target, origin} = plan
   try {
     const sock = tunnel && (await session.during('while reaching the jump host', tunnel))
     await session.connect({...plan, ...(sock ? {sock} : {})})
-    return {...(await runRemoteCollector(session, context.script, context.options.sudo)), target, origin}
+    const run: SshCollectorRun = {...(await runRemoteCollector(session, context.script, context.options.sudo)), target, origin}
+    return {ok: run.ok, result: session.within("while reading the collector's output", () => toResult(run))}
   } catch (error) {
     if (!(error instanceof SshFailure)) throw error
-    return {ok: false, stdout: '', reason: error.message, target, origin}
+    return {ok: false, result: toResult({ok: false, stdout: '', reason: error.message, target, origin})}
   } finally {
     session.close()
     // A tunnel that opened after the node gave up would otherwise stay open on the jump host.

@@ -25,7 +25,7 @@ export interface SshProbeOptions {
   /** Run the collector with `sudo -n`. */
   sudo: boolean
   concurrency: number
-  /** Per node, from the TCP connect to the collector's last byte. */
+  /** Per node, from the TCP connect to the end of reading the collector's output (parsing included). */
   timeoutSeconds: number
   onProgress?: (progress: FleetProgress) => void
 }

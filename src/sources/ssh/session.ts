@@ -1,8 +1,8 @@
 /**
  * One SSH connection to one node, bounded by one deadline that covers everything from the TCP
- * connect to the end of the last command. Whatever goes wrong (the deadline, a socket error, the
- * server hanging up, a refused host key) ends the session with one named `SshFailure`, and every
- * step still waiting on it fails with that same reason.
+ * connect to the end of reading what the last command printed. Whatever goes wrong (the deadline, a
+ * socket error, the server hanging up, a refused host key) ends the session with one named
+ * `SshFailure`, and every step still waiting on it fails with that same reason.
  */
 import type {Duplex} from 'node:stream'
 import ssh2, {type AnyAuthMethod, type Client as SshClient} from 'ssh2'
@@ -51,7 +51,10 @@ export interface CommandResult {
   stderr: string
 }
 
-/** A collector prints a few kilobytes; far more means something else is talking. */
+/**
+ * A collector prints a few hundred kilobytes at most; far more means something else is talking. The
+ * cap also bounds the time its output takes to read, which no deadline can interrupt.
+ */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 const STDERR_TAIL_BYTES = 4096
 
@@ -64,9 +67,10 @@ export class SshSession {
   private readonly failed: Promise<never>
   private fail!: (failure: SshFailure) => void
   private readonly deadline: NodeJS.Timeout
+  private readonly deadlineAt: number
   private ready = false
 
-  constructor(timeoutSeconds: number) {
+  constructor(private readonly timeoutSeconds: number) {
     this.failed = new Promise<never>((_, reject) => {
       this.fail = (failure) => {
         reject(failure)
@@ -75,7 +79,8 @@ export class SshSession {
     })
     // Nobody may be waiting when the failure comes; the next step sees it.
     this.failed.catch(() => {})
-    this.deadline = setTimeout(() => this.fail(new SshFailure('timeout', `gave up after ${timeoutSeconds}s ${this.phase}`)), timeoutSeconds * 1000)
+    this.deadlineAt = Date.now() + timeoutSeconds * 1000
+    this.deadline = setTimeout(() => this.fail(this.timedOut()), timeoutSeconds * 1000)
     this.client.on('error', (error: ErrorWithDetails) => {
       // ssh2 reports an unusable agent and goes on with the next method; the auth message says what was tried.
       if (error.level !== 'agent') this.fail(this.classify(error))
@@ -89,6 +94,18 @@ export class SshSession {
   async during<T>(phase: string, step: Promise<T>): Promise<T> {
     this.phase = phase
     return Promise.race([step, this.failed])
+  }
+
+  /**
+   * Runs `work` on what the session brought (reading the collector's output) within the deadline.
+   * Synchronous work cannot be interrupted: a result that is ready only after the deadline is
+   * refused, as a timeout, so the node is never shown as probed after its time ran out.
+   */
+  within<T>(phase: string, work: () => T): T {
+    this.phase = phase
+    const result = work()
+    if (Date.now() >= this.deadlineAt) throw this.timedOut()
+    return result
   }
 
   connect(request: ConnectRequest): Promise<void> {
@@ -160,6 +177,10 @@ export class SshSession {
   close(): void {
     clearTimeout(this.deadline)
     this.client.destroy()
+  }
+
+  private timedOut(): SshFailure {
+    return new SshFailure('timeout', `gave up after ${this.timeoutSeconds}s ${this.phase}`)
   }
 
   private verifyHostKey(endpoint: SshEndpoint, key: Buffer, rules: HostKeyRules): boolean {

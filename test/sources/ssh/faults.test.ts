@@ -57,7 +57,7 @@ describe('SSH faults, one node at a time', () => {
   })
 
   it('--sudo runs "sudo -n sh -s", and falls back to "sh -s" when sudo wants a password', async () => {
-    const asLoginUser = `${BUNDLE.replace(/### unavailable[\s\S]*$/, '')}### unavailable\nnft-check permission-denied\n`
+    const asLoginUser = `${BUNDLE.replace(/### (unavailable|end)\n[\s\S]*$/, '')}### unavailable\nnft-check permission-denied\n### end\n`
     const node = await fake({
       exec(call, channel) {
         if (call.command.startsWith('sudo')) {
@@ -114,6 +114,16 @@ describe('SSH faults, one node at a time', () => {
       assert.deepEqual(probed.facts.whyUnknown('kernel.release'), {reason: 'node-unreachable', detail: probed.reason})
     })
   }
+
+  it('a collector that exits 0 with its output cut short: as a bundle file cut short, flagged and nothing believed', async () => {
+    const node = await fake({exec: printBundle(BUNDLE.replace(/### end\n$/, ''))})
+    const [probed] = await probeNodesOverSsh([target(node)], options(node))
+    assert.equal(probed.reachable, true)
+    assert.equal(probed.cutShort, true)
+    assert.equal(probed.reason, 'the bundle was cut short: it ends after section "os-release", which may be cut too, with no "### end" line')
+    assert.equal(probed.facts.get('node.name'), 'aks-nodepool1-12345678-vmss000000')
+    assert.deepEqual(probed.facts.whyUnknown('kernel.release'), {reason: 'truncated', detail: `${probed.reason}; collect it again`})
+  })
 
   describe('a host that accepts the connection and never answers', () => {
     let silent: TcpServer

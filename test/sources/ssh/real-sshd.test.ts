@@ -15,11 +15,13 @@ import type {FactSet} from '../../../src/facts/fact-set.js'
 import {deriveNodeFacts} from '../../../src/facts/node-facts.js'
 import {runCollectorLocally} from '../../../src/sources/collector/local.js'
 import {probeNodesOverSsh} from '../../../src/sources/node/node-probes.js'
+import {runCollectorOverSsh} from '../../../src/sources/ssh/fleet.js'
 import type {SshProbeOptions} from '../../../src/sources/ssh/options.js'
 import type {SshTarget} from '../../../src/sources/ssh/target.js'
 import {UsageError} from '../../../src/util/errors.js'
 import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
-import {allowSudo, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../../helpers/sshd.js'
+import {FIXTURES} from '../../helpers/paths.js'
+import {allowSudo, forcedCommandKey, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../../helpers/sshd.js'
 
 const FLEET_SIZE = 20
 const skip = sshdUnavailable()
@@ -86,6 +88,22 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
     } finally {
       removeSudo()
     }
+  })
+
+  it("the timeout covers reading the output too: a node whose output is handled past --timeout is a timeout, not a probed node", async () => {
+    const bundle = join(sshd.dir, 'bundle.facts')
+    writeFileSync(bundle, readFileSync(join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts')), {mode: 0o644})
+    const quick = {...options, identityFiles: [forcedCommandKey(sshd, 'bundle_ed25519', `cat ${bundle}`)], timeoutSeconds: 4}
+    const [control] = await runCollectorOverSsh([node()], quick, (run) => run)
+    assert.equal(control.ok, true, control.reason)
+
+    // Reading the output stands in for a parse that takes longer than the time left: it blocks until past the deadline.
+    const started = Date.now()
+    const [late] = await runCollectorOverSsh([node()], quick, (run) => {
+      if (run.ok) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, started + 4500 - Date.now()))
+      return run
+    })
+    assert.deepEqual([late.ok, late.reason], [false, "timeout: gave up after 4s while reading the collector's output"])
   })
 
   describe('host keys', () => {
