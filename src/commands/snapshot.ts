@@ -9,8 +9,9 @@ export default class Snapshot extends KpxCommand {
   static summary = 'Save what the cluster checks read from the API to a file, to evaluate offline with `cluster --snapshot`.'
 
   static description = [
-    'The snapshot holds only the objects and fields the checks read (no Secrets, no managedFields; sensitive flags and',
-    'environment values redacted), so it can travel to where kpx-check runs, or be attached to a change ticket.',
+    'The snapshot holds only the objects, fields, flags, environment variables and ConfigMap keys the checks read (no',
+    'Secrets; nothing else is collected, so nothing needs redacting): it can travel to where kpx-check runs, or be',
+    'attached to a change ticket.',
   ].join('\n')
 
   static examples = ['<%= config.bin %> snapshot -o prod.snapshot.json', 'kpx-check cluster --snapshot prod.snapshot.json']

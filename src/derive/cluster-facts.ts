@@ -1,14 +1,14 @@
 import semver from 'semver'
 
-import type {UnknownReason} from '../contract/finding.js'
 import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
 import {FactSet, type UnknownFact} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
-import type {ResourceName} from '../sources/cluster/resources.js'
-import type {ClusterSnapshot, KubeObject, ResourceOutcome} from '../sources/cluster/snapshot.js'
+import {configMapData, kubeProxyConfigKey, readNodeLabels} from '../sources/cluster/read-fields.js'
+import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
 import {describeSetting, type KubeProxyConfig, kubeProxySettings, MAX_CONFIG_LENGTH, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {parseOsImage} from './os-image.js'
+import {SnapshotReads} from './snapshot-reads.js'
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -26,40 +26,12 @@ export interface ClusterModel {
 
 const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
 
-/** Why facts read from a resource are unknown, by how its read failed. */
-const FAILURE_REASONS = {forbidden: 'permission-denied', unauthorized: 'permission-denied', malformed: 'malformed-response', error: 'failed'} as const
-
-class Resources {
-  constructor(private readonly snapshot: ClusterSnapshot) {}
-
-  items(name: ResourceName): KubeObject[] {
-    const outcome = this.snapshot.resources[name]
-    return outcome?.status === 'ok' ? outcome.items : []
-  }
-
-  /** Why a resource could not be read, as an unknown reason; undefined when it was. */
-  failure(name: ResourceName): undefined | {detail: string; reason: UnknownReason} {
-    const outcome: ResourceOutcome | undefined = this.snapshot.resources[name]
-    if (!outcome) return {reason: 'not-collected', detail: `${name} are not in this snapshot`}
-    if (outcome.status === 'ok') return undefined
-    return {reason: FAILURE_REASONS[outcome.status], detail: outcome.message}
-  }
-
-  /** Sets facts from resources, or marks them unknown with the first failed resource's reason. */
-  derive(facts: FactSet, needs: ResourceName[], paths: readonly ClusterFactPath[], set: () => void): void {
-    const failed = needs.map((name) => this.failure(name)).find(Boolean)
-    if (failed) facts.unknownAll(paths, failed.reason, failed.detail)
-    else set()
-  }
-}
-
 export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVersion?: string} = {}): ClusterModel {
-  const resources = new Resources(snapshot)
+  const resources = new SnapshotReads(snapshot)
   const cluster = new FactSet()
   const nodes = resources.items('nodes')
   const daemonSets = resources.items('daemonSets').filter((daemonSet) => !isWindowsOnly(daemonSet))
-  const configMaps = resources.items('configMaps')
-  const components = detectComponents({daemonSets, configMaps, calicoInstallations: resources.items('calicoInstallations')})
+  const components = detectComponents(daemonSets, resources)
 
   resources.derive(cluster, ['version'], ['cluster.version', 'cluster.gitVersion'], () => {
     const gitVersion = String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
@@ -72,7 +44,9 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   else cluster.unknown('cluster.targetVersion', 'not-collected', 'no --target-version given')
 
   resources.derive(cluster, ['nodes'], ['cluster.platform', 'cluster.nodes', 'cluster.windowsNodes', 'cluster.multiAddressNodes'], () => {
-    cluster.set('cluster.platform', detectPlatform(nodes, resources))
+    const platform = detectPlatform(nodes, resources)
+    if (typeof platform === 'string') cluster.set('cluster.platform', platform)
+    else cluster.unknown('cluster.platform', platform.reason, platform.detail)
     cluster.set('cluster.nodes', nodes.length)
     cluster.set('cluster.windowsNodes', nodes.filter((node) => isWindowsNode(node)).map((node) => node.metadata?.name ?? ''))
     cluster.set('cluster.multiAddressNodes', nodes.filter((node) => hasSeveralAddressesPerFamily(node)).map((node) => node.metadata?.name ?? ''))
@@ -84,14 +58,14 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
     ]),
   )
 
-  const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, configMaps, components)
+  const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, components)
   deriveServices(cluster, resources)
   // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.
   const shellOnly = new FactSet().unknownAll(SHELL_ONLY_FACTS, 'not-collected', NOT_IN_API)
 
   return {
     cluster,
-    nodes: nodes.map((node) => nodeSubject(node, kubeProxy, shellOnly)),
+    nodes: nodes.map((node) => nodeSubject(node, cluster, kubeProxy, shellOnly)),
     services: serviceSubjects(cluster, resources),
     components: components
       .filter((component) => component.role === 'cni')
@@ -119,7 +93,7 @@ interface KubeProxyFound {
 /** What is not known of the configuration until it is read. */
 const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {version: null, daemonSet: null, configMap: null, carryOver: []}
 
-function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: KubeObject[], configMaps: KubeObject[], components: Component[]): KubeProxyFound {
+function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets: KubeObject[], components: Component[]): KubeProxyFound {
   const daemonSet = daemonSets.find((candidate) => candidate.metadata?.name === 'kube-proxy' || containersOf(candidate).some((container) => /\/kube-proxy[:@]/.test(container.image)))
   const staticPods = resources.items('kubeProxyPods').filter((pod) => pod.metadata?.name?.startsWith('kube-proxy'))
   const platform = cluster.get('cluster.platform')
@@ -139,7 +113,9 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
     return {runtime: 'unknown', config: {mode: 'unknown', ...UNKNOWN_CONFIG}}
   }
 
+  const unsure = components.find((component) => component.unread?.replacesKubeProxy)?.unread?.replacesKubeProxy
   if (replacedBy) cluster.set('kubeProxy.replacedBy', replacedBy)
+  else if (unsure) cluster.unknown('kubeProxy.replacedBy', unsure.reason, unsure.detail)
   else cluster.unknown('kubeProxy.replacedBy', 'not-present', 'nothing replaces kube-proxy')
 
   const workload = daemonSet ?? staticPods[0]
@@ -178,33 +154,27 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   const skipKernelCheck = Boolean(container?.env.get('KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK'))
   cluster.set('kubeProxy.skipKernelCheck', skipKernelCheck)
 
-  const configFailure = resources.failure('configMaps')
-  const configMap =
-    configMaps.find((map) => map.metadata?.name === 'kube-proxy-config') ?? configMaps.find((map) => map.metadata?.name === 'kube-proxy' && map.metadata?.namespace === 'kube-system')
-  const data = ((configMap as Raw | undefined)?.data ?? {}) as Record<string, string>
-  const configKey = 'config.conf' in data ? 'config.conf' : ('config' in data ? 'config' : Object.keys(data).find((key) => /KubeProxyConfiguration/.test(data[key])))
-  const configText = configKey === undefined ? undefined : data[configKey]
-  const argv = container?.args ?? []
-  const usesConfigFile = argv.some((arg) => arg.startsWith('--config'))
-  if (usesConfigFile && !configText && configFailure) {
-    cluster.unknownAll(['cluster.proxyMode', ...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], configFailure.reason, configFailure.detail)
+  // Without its configuration file, what kube-proxy runs is not known: not iptables by default.
+  const configUnknown = (why: UnknownFact): KubeProxyFound => {
+    cluster.unknownAll(['cluster.proxyMode', ...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], why.reason, why.detail)
     return {runtime: 'container', skipKernelCheck, config: {...UNKNOWN_CONFIG, mode: 'unknown', version, daemonSet: owner}}
   }
 
-  const source = configText ? {namespace: configMap?.metadata?.namespace ?? '', name: configMap?.metadata?.name ?? '', key: configKey!} : null
-  const parsed = configText ? parseKubeProxyConfiguration(configText) : undefined
+  const flags = container?.flags ?? new Map<string, string>()
+  const file = kubeProxyConfigFile(resources)
+  if (file.failure && flags.has('config')) return configUnknown(file.failure)
+  const source = file.found?.source ?? null
+  const parsed = file.found && parseKubeProxyConfiguration(file.found.text)
   if (source && !parsed) {
-    // A configuration kpx-check cannot read says nothing about the mode: not iptables by default.
-    const where = `ConfigMap ${namespaced(source)} key ${source.key}`
-    cluster.unknownAll(['cluster.proxyMode', ...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], 'unparseable', `${where} is not a KubeProxyConfiguration kpx-check can read (YAML, at most ${MAX_CONFIG_LENGTH / 1024} KiB)`)
-    return {runtime: 'container', skipKernelCheck, config: {...UNKNOWN_CONFIG, mode: 'unknown', version, daemonSet: owner}}
+    const detail = `ConfigMap ${namespaced(source)} key ${source.key} is not a KubeProxyConfiguration kpx-check can read (YAML, at most ${MAX_CONFIG_LENGTH / 1024} KiB)`
+    return configUnknown({reason: 'unparseable', detail})
   }
 
-  const settings = kubeProxySettings(parsed, argv)
+  const settings = kubeProxySettings(parsed, flags)
   const mode = settings.mode === '' ? 'iptables' : settings.mode
   cluster
     .set('cluster.proxyMode', mode)
-    .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (argv.some((arg) => arg.startsWith('--proxy-mode')) ? ' and flags' : '') : 'flags')
+    .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (flags.has('proxy-mode') ? ' and flags' : '') : 'flags')
     .set('kubeProxy.nodePortAddresses', settings.nodePortAddresses)
     .set('kubeProxy.carryOver', settings.carryOver.map((setting) => describeSetting(setting)))
     .set('kubeProxy.ipvsScheduler', settings.ipvsScheduler)
@@ -213,7 +183,26 @@ function deriveKubeProxy(cluster: FactSet, resources: Resources, daemonSets: Kub
   return {runtime: 'container', skipKernelCheck, config: {mode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver}}
 }
 
-function deriveServices(cluster: FactSet, resources: Resources): void {
+/** The ConfigMaps in kube-system that can hold kube-proxy's configuration file, the EKS add-on's first. */
+const KUBE_PROXY_CONFIG_MAPS = ['kube-proxy-config', 'kube-proxy']
+
+/**
+ * kube-proxy's configuration file: from the first of its ConfigMaps that holds one. When one could
+ * not be read before one was found, which holds the file is not known: the failure says why.
+ */
+function kubeProxyConfigFile(resources: SnapshotReads): {failure?: UnknownFact; found?: {source: NonNullable<KubeProxyConfig['configMap']>; text: string}} {
+  for (const name of KUBE_PROXY_CONFIG_MAPS) {
+    const read = resources.object('configMaps', name, 'kube-system')
+    if (read.failure) return {failure: read.failure}
+    const data = read.object ? configMapData(read.object) : {}
+    const key = kubeProxyConfigKey(data)
+    if (key !== undefined && data[key] !== '') return {found: {source: {namespace: 'kube-system', name, key}, text: data[key]}}
+  }
+
+  return {}
+}
+
+function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
   const services = resources.items('services') as Raw[]
   resources.derive(cluster, ['services'], ['services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'], () => {
     cluster
@@ -232,7 +221,7 @@ function deriveServices(cluster: FactSet, resources: Resources): void {
 }
 
 /** LoadBalancer Services, with the other Services and Ingresses that share their addresses. */
-function serviceSubjects(cluster: FactSet, resources: Resources): ClusterModel['services'] {
+function serviceSubjects(cluster: FactSet, resources: SnapshotReads): ClusterModel['services'] {
   const users = new Map<string, string[]>()
   const addressesOf = (object: KubeObject) =>
     (((object as Raw).status?.loadBalancer?.ingress ?? []) as Raw[]).map((ingress) => String(ingress.ip ?? ingress.hostname ?? '')).filter(Boolean)
@@ -267,11 +256,13 @@ function componentFacts(cluster: FactSet, component: Component): FactSet {
   else facts.unknown('component.version', 'unparseable', `no version in the image tag ${component.image}`)
   if (component.dataplane) facts.set('component.dataplane', component.dataplane)
   else facts.unknown('component.dataplane', 'not-present', `${component.name} has one dataplane`)
+  if (component.unread?.dataplane) facts.unknown('component.dataplane', component.unread.dataplane.reason, component.unread.dataplane.detail)
+  if (component.unread?.replacesKubeProxy) facts.unknown('component.replacesKubeProxy', component.unread.replacesKubeProxy.reason, component.unread.replacesKubeProxy.detail)
   return facts
 }
 
 /** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
-function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound, shellOnly: FactSet): ClusterModel['nodes'][number] {
+function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
   const facts = new FactSet(shellOnly).set('node.name', name)
@@ -292,7 +283,9 @@ function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound, shellOnly: Fac
 
   if (kubeProxy.runtime === 'unknown') facts.unknown('kubeProxy.runtime', 'not-collected', NOT_IN_API)
   else facts.set('kubeProxy.runtime', kubeProxy.runtime)
-  if (kubeProxy.config.mode === 'unknown') facts.unknown('kubeProxy.mode', 'not-collected', 'the cluster configuration does not show the mode')
+  // The mode a node's kube-proxy runs in is the cluster's: unknown for the same reason, when there is one.
+  const modeUnknown = cluster.whyUnknown('cluster.proxyMode') ?? {reason: 'not-collected', detail: 'the cluster configuration does not show the mode'}
+  if (kubeProxy.config.mode === 'unknown') facts.unknown('kubeProxy.mode', modeUnknown.reason, modeUnknown.detail)
   else facts.set('kubeProxy.mode', kubeProxy.config.mode)
   if (kubeProxy.skipKernelCheck === undefined) facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', NOT_IN_API)
   else facts.set('kubeProxy.skipKernelCheck', kubeProxy.skipKernelCheck)
@@ -301,7 +294,7 @@ function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound, shellOnly: Fac
     name,
     facts,
     windows: isWindowsNode(node),
-    controlPlane: Object.keys((node.metadata?.labels ?? {}) as object).some((label) => /^node-role\.kubernetes\.io\/(control-plane|master)$/.test(label)),
+    controlPlane: Object.keys(readNodeLabels(node.metadata?.labels)).some((label) => /^node-role\.kubernetes\.io\/(control-plane|master)$/.test(label)),
     kernelRelease: release ?? null,
     osImage: osImage ?? null,
     os: {id: os?.id ?? null, versionId: os?.versionId ?? null},
@@ -310,7 +303,7 @@ function nodeSubject(node: KubeObject, kubeProxy: KubeProxyFound, shellOnly: Fac
 
 export function isWindowsNode(node: KubeObject): boolean {
   const raw = node as Raw
-  return raw.status?.nodeInfo?.operatingSystem === 'windows' || raw.metadata?.labels?.['kubernetes.io/os'] === 'windows'
+  return raw.status?.nodeInfo?.operatingSystem === 'windows' || readNodeLabels(raw.metadata?.labels)['kubernetes.io/os'] === 'windows'
 }
 
 function isWindowsOnly(daemonSet: KubeObject): boolean {
@@ -324,15 +317,20 @@ function hasSeveralAddressesPerFamily(node: KubeObject): boolean {
   return v4 > 1 || v6 > 1
 }
 
-/** The platform, from providerIDs, labels and versions (domain sheet §5.2). */
-function detectPlatform(nodes: KubeObject[], resources: Resources): string {
+/**
+ * The platform, from providerIDs, labels and versions (domain sheet §5.2); unknown with the reason
+ * when an object that could tell it (OpenShift's network, kube-proxy's ConfigMap) could not be read.
+ */
+function detectPlatform(nodes: KubeObject[], resources: SnapshotReads): string | UnknownFact {
   const gitVersion = String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
   const node = (nodes[0] ?? {}) as Raw
   const providerID = String(node.spec?.providerID ?? '')
-  const labels = Object.keys((node.metadata?.labels ?? {}) as object).join(' ')
+  const labels = Object.keys(readNodeLabels(node.metadata?.labels)).join(' ')
   const kubelet = String(node.status?.nodeInfo?.kubeletVersion ?? '')
   const osImage = String(node.status?.nodeInfo?.osImage ?? '')
-  if (resources.items('openshiftNetworks').length > 0 || /node\.openshift\.io/.test(labels)) return 'openshift'
+  const openshiftNetwork = resources.object('openshiftNetworks', 'cluster')
+  if (openshiftNetwork.object || /node\.openshift\.io/.test(labels)) return 'openshift'
+  if (openshiftNetwork.failure) return openshiftNetwork.failure
   if (providerID.startsWith('k3s://') || /\+k3s/.test(kubelet) || /\+k3s/.test(gitVersion)) return 'k3s'
   if (providerID.startsWith('rke2://') || /\+rke2/.test(kubelet)) return 'rke2'
   if (/-eks-/.test(gitVersion) || /eks\.amazonaws\.com\//.test(labels)) return 'eks'
@@ -344,6 +342,7 @@ function detectPlatform(nodes: KubeObject[], resources: Resources): string {
   if (osImage.startsWith('Talos')) return 'talos'
   if (/kops\.k8s\.io\//.test(labels)) return 'kops'
   if (providerID.startsWith('kind://')) return 'kind'
-  if (resources.items('configMaps').some((map) => map.metadata?.name === 'kube-proxy' && map.metadata?.namespace === 'kube-system')) return 'kubeadm'
-  return 'unknown'
+  const kubeadmConfig = resources.object('configMaps', 'kube-proxy', 'kube-system')
+  if (kubeadmConfig.failure) return kubeadmConfig.failure
+  return kubeadmConfig.object ? 'kubeadm' : 'unknown'
 }

@@ -1,4 +1,7 @@
+import type {UnknownFact} from '../facts/fact-set.js'
+import {configMapData, containerFlags, readEnv} from '../sources/cluster/read-fields.js'
 import type {KubeObject} from '../sources/cluster/snapshot.js'
+import type {SnapshotReads} from './snapshot-reads.js'
 
 /** An object's namespace and name. */
 export interface NamespacedName {
@@ -20,15 +23,19 @@ export interface Component {
   image: string
   version?: string
   dataplane?: string
+  /** It implements Services itself; false too when `unread.replacesKubeProxy` says that could not be read. */
   replacesKubeProxy: boolean
+  /** Settings its configuration would show, when that configuration could not be read (a 403 on its ConfigMap), and why. */
+  unread?: Partial<Record<'dataplane' | 'replacesKubeProxy', UnknownFact>>
 }
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** A container as the checks read it: of its command line and environment, only what read-fields.ts declares. */
 interface Container {
   name: string
   image: string
-  args: string[]
+  flags: Map<string, string>
   env: Map<string, string>
 }
 
@@ -37,8 +44,8 @@ export function containersOf(object: KubeObject): Container[] {
   return [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((container: Raw) => ({
     name: String(container.name ?? ''),
     image: String(container.image ?? ''),
-    args: [...(container.command ?? []), ...(container.args ?? [])].map(String),
-    env: new Map(((container.env ?? []) as Raw[]).filter((env) => typeof env.value === 'string').map((env) => [env.name, env.value])),
+    flags: containerFlags(container),
+    env: readEnv(container.env),
   }))
 }
 
@@ -79,19 +86,19 @@ const DETECTORS: Detector[] = [
   {name: 'istio', role: 'addon', matches: (name) => name === 'istio-cni-node'},
 ]
 
-export interface ComponentInputs {
-  daemonSets: KubeObject[]
-  configMaps: KubeObject[]
-  calicoInstallations: KubeObject[]
+/**
+ * A key of a component's own ConfigMap, read in its DaemonSet's namespace (a pod mounts ConfigMaps of
+ * its namespace only): '' when the ConfigMap or the key is absent, the failure when it could not be read.
+ */
+function ownConfig(reads: SnapshotReads, component: Component, configMap: string, key: string): {failure: UnknownFact} | {value: string} {
+  const read = reads.object('configMaps', configMap, component.daemonSet.namespace)
+  if (read.failure) return {failure: read.failure}
+  return {value: (read.object && configMapData(read.object)[key]) ?? ''}
 }
 
-function configData(configMaps: KubeObject[], name: string): Record<string, string> {
-  return ((configMaps.find((map) => map.metadata?.name === name) as Raw | undefined)?.data ?? {}) as Record<string, string>
-}
-
-export function detectComponents(inputs: ComponentInputs): Component[] {
+export function detectComponents(daemonSets: readonly KubeObject[], reads: SnapshotReads): Component[] {
   const components: Component[] = []
-  for (const daemonSet of inputs.daemonSets) {
+  for (const daemonSet of daemonSets) {
     const name = daemonSet.metadata?.name ?? ''
     const containers = containersOf(daemonSet)
     const detector = DETECTORS.find((candidate) => candidate.matches(name, containers.map((container) => container.image)))
@@ -105,7 +112,7 @@ export function detectComponents(inputs: ComponentInputs): Component[] {
       version: main ? imageVersion(main.image) : undefined,
       replacesKubeProxy: detector.name === 'gke-dataplane-v2' || detector.name === 'ovn-kubernetes',
     }
-    refine(component, containers, inputs)
+    refine(component, containers, reads)
     components.push(component)
   }
 
@@ -116,37 +123,45 @@ export function detectComponents(inputs: ComponentInputs): Component[] {
 const FELIX_NFTABLES_DATAPLANE: Record<string, string> = {Enabled: 'Nftables', Auto: 'Auto'}
 
 /** Dataplane and kube-proxy replacement, from each component's own configuration. */
-function refine(component: Component, containers: Container[], inputs: ComponentInputs): void {
+function refine(component: Component, containers: Container[], reads: SnapshotReads): void {
   const env = new Map(containers.flatMap((container) => [...container.env]))
-  const args = containers.flatMap((container) => container.args)
   switch (component.name) {
     case 'calico': {
-      const installed = (inputs.calicoInstallations[0] as Raw | undefined)?.spec?.calicoNetwork?.linuxDataplane as string | undefined
+      const installation = reads.object('calicoInstallations', 'default')
+      if (installation.failure) {
+        component.unread = {dataplane: installation.failure, replacesKubeProxy: installation.failure}
+        break
+      }
+
+      const installed = (installation.object as Raw | undefined)?.spec?.calicoNetwork?.linuxDataplane as string | undefined
       component.dataplane = installed ?? (env.get('FELIX_BPFENABLED') === 'true' ? 'BPF' : (FELIX_NFTABLES_DATAPLANE[env.get('FELIX_NFTABLESMODE') ?? ''] ?? 'Iptables'))
       component.replacesKubeProxy = component.dataplane === 'BPF'
       break
     }
 
     case 'flannel': {
-      const netConf = configData(inputs.configMaps, 'kube-flannel-cfg')['net-conf.json'] ?? ''
-      component.dataplane = /"EnableNFTables"\s*:\s*true/.test(netConf) ? 'nftables' : 'iptables'
+      const netConf = ownConfig(reads, component, 'kube-flannel-cfg', 'net-conf.json')
+      if ('failure' in netConf) component.unread = {dataplane: netConf.failure}
+      else component.dataplane = /"EnableNFTables"\s*:\s*true/.test(netConf.value) ? 'nftables' : 'iptables'
       break
     }
 
     case 'cilium': {
-      const replacement = configData(inputs.configMaps, 'cilium-config')['kube-proxy-replacement'] ?? ''
-      component.replacesKubeProxy = replacement === 'true' || replacement === 'strict'
+      const replacement = ownConfig(reads, component, 'cilium-config', 'kube-proxy-replacement')
+      if ('failure' in replacement) component.unread = {replacesKubeProxy: replacement.failure}
+      else component.replacesKubeProxy = replacement.value === 'true' || replacement.value === 'strict'
       break
     }
 
     case 'antrea': {
-      const agentConf = configData(inputs.configMaps, 'antrea-config')['antrea-agent.conf'] ?? ''
-      component.replacesKubeProxy = /^[ \t]*proxyAll:[ \t]*true/m.test(agentConf)
+      const agentConf = ownConfig(reads, component, 'antrea-config', 'antrea-agent.conf')
+      if ('failure' in agentConf) component.unread = {replacesKubeProxy: agentConf.failure}
+      else component.replacesKubeProxy = /^[ \t]*proxyAll:[ \t]*true/m.test(agentConf.value)
       break
     }
 
     case 'kube-router': {
-      component.replacesKubeProxy = args.some((arg) => /^--run-service-proxy(=true)?$/.test(arg))
+      component.replacesKubeProxy = containers.some((container) => container.flags.get('run-service-proxy') === 'true')
       break
     }
   }

@@ -1,5 +1,6 @@
 import {parse as parseYaml} from 'yaml'
 
+import {KUBE_PROXY_FLAG_FIELDS} from '../sources/cluster/read-fields.js'
 import type {NamespacedName} from './components.js'
 
 /** A setting of the iptables or ipvs section that nftables mode would not read: `{field: 'ipvs.syncPeriod', value: '60s'}`. */
@@ -33,7 +34,7 @@ export function describeSetting(setting: CarriedSetting): string {
 
 /**
  * kube-proxy's effective settings, from its KubeProxyConfiguration file (ConfigMap) overlaid with
- * its command-line flags, as kube-proxy itself applies them.
+ * its command-line flags (read-fields.ts readFlags), as kube-proxy itself applies them.
  */
 export interface KubeProxySettings {
   /** As configured: '' means the Linux default, iptables. */
@@ -80,22 +81,6 @@ const READ_BY_MODE: Record<string, string[]> = {
   ],
 }
 
-/** Flags that set the same fields as the config file, and win over it. */
-const FLAG_FIELDS: Record<string, string> = {
-  'proxy-mode': 'mode',
-  'masquerade-all': 'iptables.masqueradeAll',
-  'iptables-masquerade-bit': 'iptables.masqueradeBit',
-  'iptables-sync-period': 'iptables.syncPeriod',
-  'iptables-min-sync-period': 'iptables.minSyncPeriod',
-  'ipvs-sync-period': 'ipvs.syncPeriod',
-  'ipvs-min-sync-period': 'ipvs.minSyncPeriod',
-  'ipvs-scheduler': 'ipvs.scheduler',
-  'ipvs-strict-arp': 'ipvs.strictARP',
-  'ipvs-exclude-cidrs': 'ipvs.excludeCIDRs',
-  'nodeport-addresses': 'nodePortAddresses',
-  'feature-gates': 'featureGates',
-}
-
 /**
  * The largest configuration parsed. Real ones are a few KB; the YAML parser's time grows faster than
  * its input on some text (runs of quotes), so a ConfigMap value can bound the work it costs.
@@ -111,23 +96,6 @@ export function parseKubeProxyConfiguration(text: string): Raw | undefined {
   } catch {
     return undefined
   }
-}
-
-/** `--name=value` and `--name value` flags of a command line, last one winning. */
-export function parseFlags(argv: readonly string[]): Map<string, string> {
-  const flags = new Map<string, string>()
-  for (let index = 0; index < argv.length; index++) {
-    const match = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(argv[index])
-    if (!match) continue
-    const next = argv[index + 1]
-    if (match[2] !== undefined) flags.set(match[1], match[2])
-    else if (next !== undefined && !next.startsWith('-') && FLAG_FIELDS[match[1]] && match[1] !== 'masquerade-all' && match[1] !== 'ipvs-strict-arp') {
-      flags.set(match[1], next)
-      index++
-    } else flags.set(match[1], 'true')
-  }
-
-  return flags
 }
 
 function getPath(config: Raw, path: string): unknown {
@@ -151,10 +119,10 @@ function flagValue(field: string, raw: string): unknown {
   return raw
 }
 
-export function kubeProxySettings(config: Raw | undefined, argv: readonly string[]): KubeProxySettings {
+export function kubeProxySettings(config: Raw | undefined, flags: ReadonlyMap<string, string>): KubeProxySettings {
   const effective: Raw = structuredClone(config ?? {})
-  for (const [flag, raw] of parseFlags(argv)) {
-    const field = FLAG_FIELDS[flag]
+  for (const [flag, raw] of flags) {
+    const field = KUBE_PROXY_FLAG_FIELDS[flag]
     if (field) setPath(effective, field, flagValue(field, raw))
   }
 

@@ -10,6 +10,7 @@ import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport, type ReportInput} from '../planner/gate.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
+import {objectName} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {type CheckOptions} from './check-options.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
@@ -79,8 +80,8 @@ function clusterSummary(facts: ClusterModel['cluster'], nothingToMigrate: boolea
     proxyMode: (text('cluster.proxyMode') ?? 'unknown') as ClusterSummary['proxyMode'],
     kubeProxy: {workload: text('kubeProxy.workload'), version: text('kubeProxy.version'), replacedBy: text('kubeProxy.replacedBy')},
     nothingToMigrate,
-    unreadable: Object.entries(snapshot.resources)
-      .filter(([, outcome]) => outcome.status !== 'ok')
-      .map(([name, outcome]) => `${name}: ${outcome.status === 'ok' ? '' : outcome.message}`),
+    unreadable: Object.entries(snapshot.resources).flatMap(([name, outcome]) =>
+      outcome.status === 'ok' ? (outcome.unreadable ?? []).map((object) => `${name} ${objectName(object)}: ${object.message}`) : [`${name}: ${outcome.message}`],
+    ),
   }
 }

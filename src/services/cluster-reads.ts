@@ -2,6 +2,7 @@ import {writeFile} from 'node:fs/promises'
 
 import {checkConnection, collectResource, emptySnapshot, LISTED_RESOURCES} from '../sources/cluster/collect.js'
 import {type ConnectOptions, KubeClient} from '../sources/cluster/kube-client.js'
+import {objectName} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {forEachConcurrently} from '../util/pool.js'
 import {runSilently, type StepRunner} from './progress.js'
@@ -32,7 +33,8 @@ export async function collectLive(connection: ConnectionOptions, progress: StepR
               context.snapshot!.resources[resource.name] = await collectResource(context.client!, resource)
               task.output = `${++done}/${LISTED_RESOURCES.length} read`
             })
-            const refused = Object.values(context.snapshot!.resources).filter((outcome) => outcome.status !== 'ok').length
+            // A resource that could not be read counts once; one read by name, once for each object.
+            const refused = Object.values(context.snapshot!.resources).reduce((total, outcome) => total + (outcome.status === 'ok' ? (outcome.unreadable?.length ?? 0) : 1), 0)
             task.title = `Read ${LISTED_RESOURCES.length} resource kinds${refused > 0 ? ` (${refused} could not be read)` : ''}`
           },
         },
@@ -46,10 +48,10 @@ export async function collectLive(connection: ConnectionOptions, progress: StepR
   return state.snapshot!
 }
 
-/** What `kpx-check snapshot` wrote: the file, and what it holds of each resource. */
+/** What `kpx-check snapshot` wrote: the file, and what it holds of each resource (with the named objects it could not read). */
 export interface SnapshotResult {
   file: string
-  resources: Record<string, {count?: number; status: string}>
+  resources: Record<string, {count?: number; status: string; unreadable?: string[]}>
 }
 
 /** `kpx-check snapshot`: reads the cluster and writes the snapshot to `file`. */
@@ -57,7 +59,11 @@ export async function writeSnapshot(connection: ConnectionOptions, file: string,
   const snapshot = await collectLive(connection, progress)
   await writeFile(file, `${JSON.stringify(snapshot, null, 1)}\n`)
   const resources = Object.fromEntries(
-    Object.entries(snapshot.resources).map(([name, outcome]) => [name, outcome.status === 'ok' ? {status: 'ok', count: outcome.items.length} : {status: outcome.status}]),
+    Object.entries(snapshot.resources).map(([name, outcome]) => {
+      if (outcome.status !== 'ok') return [name, {status: outcome.status}]
+      const unreadable = (outcome.unreadable ?? []).map((object) => objectName(object))
+      return [name, {status: 'ok', count: outcome.items.length, ...(unreadable.length > 0 ? {unreadable} : {})}]
+    }),
   )
   return {file, resources}
 }

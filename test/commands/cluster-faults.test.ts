@@ -21,12 +21,12 @@ before(() => {
 })
 after(() => rmSync(workdir, {recursive: true, force: true}))
 
-async function checkWith(faults: Fault[], args: string[] = []): Promise<{code: null | number; ms: number; report: Report; stderr: string}> {
-  const server = await startApiServer({scenario: 'kubeadm-calico', faults})
+async function checkWith(faults: Fault[], options: {args?: string[]; scenario?: string} = {}): Promise<{code: null | number; ms: number; report: Report; stderr: string}> {
+  const server = await startApiServer({scenario: options.scenario ?? 'kubeadm-calico', faults})
   try {
     const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'run-')), server)
     const started = performance.now()
-    const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', ...args])
+    const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', ...(options.args ?? [])])
     const ms = performance.now() - started
     assert.notEqual(code, 1, `internal error: ${stderr}${stdout.slice(0, 2000)}`)
     const report = JSON.parse(stdout) as Report
@@ -87,10 +87,43 @@ describe('kpx-check cluster against a server that misbehaves', () => {
   })
 
   it('a body that drips a byte at a time ends at --request-timeout for the whole answer', async () => {
-    const {ms, report} = await checkWith([{path: '/api/v1/services', kind: 'drip', bytesPerSecond: 10}], ['--request-timeout', '2'])
+    const {ms, report} = await checkWith([{path: '/api/v1/services', kind: 'drip', bytesPerSecond: 10}], {args: ['--request-timeout', '2']})
     assert.ok(ms < 20_000, `took ${Math.round(ms)} ms`)
     assert.ok(unknownRules(report, 'failed').includes('cluster/service-count'))
     assert.match(report.cluster?.unreadable.join('\n') ?? '', /services: no answer within 2s/)
+  })
+})
+
+describe('a read of one named ConfigMap refused (403) makes unknown only what is read from it', () => {
+  const forbidden = (namespace: string, name: string): Fault[] => [{path: `/api/v1/namespaces/${namespace}/configmaps/${name}`, kind: 'forbidden'}]
+
+  it("kube-flannel/kube-flannel-cfg: only flannel's dataplane, so only its CNI check; kube-proxy's mode and the platform stay known", async () => {
+    const {code, report} = await checkWith(forbidden('kube-flannel', 'kube-flannel-cfg'), {scenario: 'ipvs-metallb'})
+    assert.equal(code, 5)
+    assert.deepEqual(unknownRules(report, 'permission-denied'), ['cluster/cni-version'])
+    const flannel = report.findings.find((finding) => finding.rule === 'cluster/cni-version')!
+    assert.deepEqual([flannel.subject.name, flannel.status, flannel.severity], ['kube-flannel/kube-flannel-ds', 'unknown', 'blocker'])
+    assert.match(flannel.message, /configmaps "kube-flannel-cfg" is forbidden: User ".*" cannot get resource "configmaps" in API group "" in the namespace "kube-flannel" \(needs: get configmaps kube-flannel\/kube-flannel-cfg\)/)
+    assert.deepEqual([report.cluster?.platform, report.cluster?.proxyMode], ['kubeadm', 'ipvs'])
+    assert.deepEqual(statusOf(report, 'cluster/ipvs-scheduler'), ['pass'], 'what kube-system/kube-proxy says (scheduler rr) is still read')
+    assert.deepEqual(report.cluster?.unreadable.map((line) => line.split(':', 1)[0]), ['configMaps kube-flannel/kube-flannel-cfg'])
+  })
+
+  it('kube-system/kube-proxy: its mode, settings and the platform (kubeadm) unknown, and so the rules that read them; the CNI check still decided', async () => {
+    const {code, report} = await checkWith(forbidden('kube-system', 'kube-proxy'), {scenario: 'ipvs-metallb'})
+    assert.equal(code, 5)
+    assert.deepEqual(unknownRules(report, 'permission-denied'), [
+      'cluster/config-carry-over',
+      'cluster/ipvs-deprecation',
+      'cluster/ipvs-scheduler',
+      'cluster/ipvs-strict-arp',
+      'cluster/kube-proxy-mode',
+      'cluster/nodeport-addresses',
+      'cluster/platform-switch',
+    ])
+    assert.deepEqual([report.cluster?.platform, report.cluster?.proxyMode, report.cluster?.nothingToMigrate], [null, 'unknown', false])
+    assert.deepEqual(statusOf(report, 'cluster/cni-version'), ['fail'], "flannel's own ConfigMap is still read: iptables mode")
+    assert.ok(report.findings.filter((finding) => finding.reason === 'permission-denied').every((finding) => finding.message.includes('get configmaps kube-system/kube-proxy')))
   })
 })
 
@@ -102,6 +135,7 @@ describe('kpx-check cluster --snapshot with contents no read could give', () => 
     ['services', {status: 'ok', items: [{metadata: {name: 'a'}}, 'b']}, 'resources.services.items[1]: not an object with metadata'],
     ['daemonSets', {status: 'unknown'}, 'resources.daemonSets.status: expected ok'],
     ['configMaps', {status: 'forbidden'}, 'resources.configMaps.message: not a string'],
+    ['configMaps', {status: 'ok', items: [], unreadable: [{name: 'kube-proxy', status: 'gone'}]}, 'resources.configMaps.unreadable[0].status: expected error, forbidden, malformed, unauthorized'],
   ] as const) {
     it(`refuses ${message} (exit 2, naming the file and the path)`, async () => {
       const file = join(workdir, `${path}.snapshot.json`)

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {parseFlags, parseKubeProxyConfiguration} from '../../src/derive/kube-proxy-config.js'
+import {parseKubeProxyConfiguration} from '../../src/derive/kube-proxy-config.js'
 import {parseOsImage} from '../../src/derive/os-image.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {BUNDLE_SECTIONS} from '../../src/facts/catalog.js'
@@ -28,6 +28,7 @@ import * as sysctl from '../../src/facts/parsers/sysctl.js'
 import * as versions from '../../src/facts/parsers/versions.js'
 import {renderMarkdown} from '../../src/report/markdown.js'
 import {renderText} from '../../src/report/text.js'
+import {readFlags} from '../../src/sources/cluster/read-fields.js'
 import {exampleClusterReport} from '../helpers/reports.js'
 
 const SIZE = 100_000
@@ -53,7 +54,8 @@ const PARSERS: Array<[string, (text: string) => unknown]> = [
     .map(([name, parse]) => [name, parse as (text: string) => unknown] as [string, (text: string) => unknown]),
   ['parseOsImage', parseOsImage],
   ['parseKubeProxyConfiguration', parseKubeProxyConfiguration],
-  ['parseFlags', (text) => parseFlags(text.split(' '))],
+  ['readFlags', (text) => readFlags(text.split(' '))],
+  ['readFlags of one argument', (text) => readFlags([`--config=${text}`, text])],
   ['compareVersions', (text) => versions.compareVersions(text, '1.0')],
 ]
 

@@ -1,7 +1,7 @@
 import {UsageError} from '../../util/errors.js'
 import {ApiError, type KubeClient} from './kube-client.js'
-import {permissionOf, type Resource, RESOURCES} from './resources.js'
-import {type ClusterSnapshot, type KubeObject, type ResourceOutcome, SNAPSHOT_API_VERSION} from './snapshot.js'
+import {type GetResource, objectPermission, permissionOf, type Resource, RESOURCES} from './resources.js'
+import {type ClusterSnapshot, type FailedStatus, type KubeObject, type ResourceOutcome, SNAPSHOT_API_VERSION, type UnreadableObject} from './snapshot.js'
 import {trimObject} from './trim.js'
 
 /**
@@ -26,31 +26,45 @@ export async function checkConnection(client: KubeClient): Promise<KubeObject> {
 
 /** Fetches one resource; a forbidden or failing read becomes an outcome the rules see, never a crash. */
 export async function collectResource(client: KubeClient, resource: Resource): Promise<ResourceOutcome> {
+  if (resource.kind === 'get') return collectNamed(client, resource)
   const items: KubeObject[] = []
   try {
-    if (resource.kind === 'list') {
-      const query: Record<string, string> = resource.labelSelector ? {labelSelector: resource.labelSelector} : {}
-      const trim = (page: Array<Record<string, unknown>>) => {
-        for (const item of page) items.push(trimObject(resource.name, item))
-      }
-
-      await client.list(resource.path, query, trim, resource.countOnly)
-    } else {
-      for (const object of resource.objects) {
-        const found = await getIfPresent(client, object.path)
-        if (found) items.push(trimObject(resource.name, found))
-      }
+    const query: Record<string, string> = resource.labelSelector ? {labelSelector: resource.labelSelector} : {}
+    const trim = (page: Array<Record<string, unknown>>) => {
+      for (const item of page) items.push(trimObject(resource.name, item))
     }
 
+    await client.list(resource.path, query, trim, resource.countOnly)
     return {status: 'ok', items}
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error
-    if (error.code === 404 && resource.kind === 'list') return {status: 'ok', items: []} // the API group is not served
-    if (error.code === 403) return {status: 'forbidden', message: `${error.message} (needs: ${permissionOf(resource)})`}
-    if (error.code === 401) return {status: 'unauthorized', message: error.message}
-    if (error.reason === 'MalformedResponse') return {status: 'malformed', message: error.message}
-    return {status: 'error', message: error.message}
+    if (error instanceof ApiError && error.code === 404) return {status: 'ok', items: []} // the API group is not served
+    return failure(error, permissionOf(resource))
   }
+}
+
+/** Each object on its own: one that cannot be read is listed as unreadable, and the others' reads stand. */
+async function collectNamed(client: KubeClient, resource: GetResource): Promise<ResourceOutcome> {
+  const items: KubeObject[] = []
+  const unreadable: UnreadableObject[] = []
+  for (const object of resource.objects) {
+    try {
+      const found = await getIfPresent(client, object.path)
+      if (found) items.push(trimObject(resource.name, found))
+    } catch (error) {
+      unreadable.push({name: object.name, ...(object.namespace ? {namespace: object.namespace} : {}), ...failure(error, objectPermission(resource, object))})
+    }
+  }
+
+  return unreadable.length > 0 ? {status: 'ok', items, unreadable} : {status: 'ok', items}
+}
+
+/** How a read failed, with the permission it needs when it was refused. */
+function failure(error: unknown, permission: string): {message: string; status: FailedStatus} {
+  if (!(error instanceof ApiError)) throw error
+  if (error.code === 403) return {status: 'forbidden', message: `${error.message} (needs: ${permission})`}
+  if (error.code === 401) return {status: 'unauthorized', message: error.message}
+  if (error.reason === 'MalformedResponse') return {status: 'malformed', message: error.message}
+  return {status: 'error', message: error.message}
 }
 
 async function getIfPresent(client: KubeClient, path: string): Promise<Record<string, unknown> | undefined> {

@@ -1,3 +1,5 @@
+import {CONFIG_MAPS} from './read-fields.js'
+
 /**
  * What `kpx-check cluster` reads from the Kubernetes API, in one table: the probe fetches these,
  * `kpx-check snapshot` saves them, `kpx-check rbac` grants exactly these verbs, and the rules
@@ -24,11 +26,21 @@ export interface CountedField {
   as: string
 }
 
+/** An object read by name. */
+export interface NamedObject {
+  name: string
+  namespace?: string
+  path: string
+}
+
 export interface GetResource {
   kind: 'get'
   name: ResourceName
-  /** Objects fetched by name; a 404 means "not installed" and is a fact, not an error. */
-  objects: Array<{name: string; namespace?: string; path: string}>
+  /**
+   * Objects fetched by name, each on its own: a 404 means "not installed" and is a fact, not an
+   * error; a failed read (403, …) makes unknown only what is derived from that object.
+   */
+  objects: readonly NamedObject[]
   apiGroup: string
   resource: string
   why: string
@@ -47,20 +59,6 @@ export type ResourceName =
   | 'openshiftNetworks'
   | 'services'
   | 'version'
-
-const configMap = (namespace: string, name: string) => ({namespace, name, path: `/api/v1/namespaces/${namespace}/configmaps/${name}`})
-
-/** ConfigMaps that hold kube-proxy's or a CNI's configuration; no other ConfigMap is read. */
-export const CONFIG_MAPS = [
-  configMap('kube-system', 'kube-proxy'), // kubeadm, kOps, Kubespray, kind: key config.conf
-  configMap('kube-system', 'kube-proxy-config'), // EKS add-on: key config
-  configMap('kube-system', 'cilium-config'),
-  configMap('kube-system', 'calico-config'),
-  configMap('kube-system', 'canal-config'),
-  configMap('kube-system', 'kube-flannel-cfg'),
-  configMap('kube-flannel', 'kube-flannel-cfg'),
-  configMap('kube-system', 'antrea-config'),
-]
 
 export const RESOURCES: readonly Resource[] = [
   {kind: 'get', name: 'version', objects: [{name: 'version', path: '/version'}], apiGroup: '', resource: '', why: 'Kubernetes version and distribution'},
@@ -103,14 +101,23 @@ export const RESOURCES: readonly Resource[] = [
     objects: [{name: 'cluster', path: '/apis/config.openshift.io/v1/networks/cluster'}],
     apiGroup: 'config.openshift.io',
     resource: 'networks',
-    why: 'OpenShift network type (OVN-Kubernetes runs no kube-proxy)',
+    why: 'whether the cluster is OpenShift (its cluster network configuration exists)',
   },
 ]
 
-/** The RBAC permission a resource needs, as a person reads it: `list services (all namespaces)`. */
-export function permissionOf(resource: Resource): string {
-  const group = resource.apiGroup === '' ? '' : `.${resource.apiGroup}`
-  if (resource.name === 'version') return 'get /version (non-resource URL)'
-  if (resource.kind === 'get') return `get ${resource.resource}${group} ${resource.objects.map((object) => (object.namespace ? `${object.namespace}/${object.name}` : object.name)).join(', ')}`
-  return `list ${resource.resource}${group} ${resource.namespace ? `in namespace ${resource.namespace}` : '(all namespaces)'}`
+/** `namespace/name`, or the name of a cluster-scoped object. */
+export function objectName(object: {name: string; namespace?: string}): string {
+  return object.namespace ? `${object.namespace}/${object.name}` : object.name
 }
+
+/** The RBAC permission a list needs, as a person reads it: `list services (all namespaces)`. */
+export function permissionOf(resource: ListResource): string {
+  return `list ${resource.resource}${groupSuffix(resource)} ${resource.namespace ? `in namespace ${resource.namespace}` : '(all namespaces)'}`
+}
+
+/** The permission a read of one named object needs: `get configmaps kube-flannel/kube-flannel-cfg`. */
+export function objectPermission(resource: GetResource, object: NamedObject): string {
+  return `get ${resource.resource}${groupSuffix(resource)} ${objectName(object)}`
+}
+
+const groupSuffix = (resource: Resource) => (resource.apiGroup === '' ? '' : `.${resource.apiGroup}`)

@@ -43,10 +43,27 @@ function snapshotProblem(snapshot: Partial<ClusterSnapshot>): string | undefined
 
     if (outcome.status !== 'ok') return `${where}.status: expected ok, ${[...FAILED_STATUSES].join(', ')}`
     if (!Array.isArray(outcome.items)) return `${where}.items: not an array`
+    const unreadable = unreadableProblem(outcome.unreadable)
+    if (unreadable) return `${where}.unreadable${unreadable}`
     for (const [index, item] of (outcome.items as unknown[]).entries()) {
       // The version is one object without metadata; every other item is a Kubernetes object.
       if (!isObject(item) || (resource.name !== 'version' && !isObject(item.metadata))) return `${where}.items[${index}]: not an object with metadata`
     }
+  }
+
+  return undefined
+}
+
+/** What is wrong with a resource's list of named objects that could not be read, as `[index].field: what`. */
+function unreadableProblem(unreadable: unknown): string | undefined {
+  if (unreadable === undefined) return undefined
+  if (!Array.isArray(unreadable)) return ': not an array'
+  for (const [index, object] of (unreadable as unknown[]).entries()) {
+    if (!isObject(object)) return `[${index}]: not an object`
+    if (typeof object.name !== 'string') return `[${index}].name: not a string`
+    if (object.namespace !== undefined && typeof object.namespace !== 'string') return `[${index}].namespace: not a string`
+    if (!FAILED_STATUSES.has(String(object.status))) return `[${index}].status: expected ${[...FAILED_STATUSES].join(', ')}`
+    if (typeof object.message !== 'string') return `[${index}].message: not a string`
   }
 
   return undefined

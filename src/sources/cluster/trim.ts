@@ -1,132 +1,89 @@
+import {configMapData, containerFlags, flagArgs, readEnv, readNodeLabels} from './read-fields.js'
 import type {ResourceName} from './resources.js'
 import type {KubeObject} from './snapshot.js'
 
 /**
- * Keeps the fields the checks read, so 30,000 Services stay small in memory and a snapshot holds
- * nothing else: no managedFields, no Secret-like values (sensitive flags and env values redacted,
- * kubeconfig keys dropped from ConfigMaps).
+ * Keeps of each object only what the checks read (the derivers in src/derive/), so 30,000 Services
+ * stay small in memory and a snapshot holds nothing else. Not collecting beats redacting: of a
+ * container only the flags and environment variables read-fields.ts declares are kept, of a ConfigMap
+ * only the keys it declares, so a `--password X`, a secret in an environment variable or another key
+ * of cilium-config never reaches a snapshot, a report or a log.
  */
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const SENSITIVE = /token|password|passwd|secret|credential|private|apikey|api-key/i
-
-/** Env values kpx-check reads; every other value is dropped (env can carry credentials). */
-const READ_ENV = /^(KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK|FELIX_[A-Z_]+|CALICO_[A-Z_]+|CLUSTER_TYPE|IP|IPTABLES_MODE|ENABLE_[A-Z_]+|KUBE_ROUTER_[A-Z_]+|vip_[a-z_]+)$/
-
-function pick(source: Raw | undefined, keys: readonly string[]): Raw | undefined {
-  if (!source) return undefined
+function pick(source: Raw | undefined, keys: readonly string[]): Raw {
   const out: Raw = {}
+  if (!source) return out
   for (const key of keys) if (source[key] !== undefined) out[key] = source[key]
   return out
 }
 
-/** Node labels that say what a node is (OS, platform, pool); the rest (often dozens a node) are dropped. */
-const NODE_LABELS = /^(kubernetes\.io\/(os|arch|hostname)|node\.kubernetes\.io\/instance-type|node-role\.kubernetes\.io\/.*|eks\.amazonaws\.com\/.*|kubernetes\.azure\.com\/(cluster|agentpool|os-sku)|cloud\.google\.com\/gke-.*|node\.openshift\.io\/.*|cce\.cloud\.com\/.*|alibabacloud\.com\/.*|ack\.aliyun\.com.*|tke\.cloud\.tencent\.com\/.*|kops\.k8s\.io\/.*)$/
-
 // Plain loops and assignments below, not spreads and Object.entries: 30,000 Services pass through here.
 
-function metadata(object: Raw, withAnnotations: RegExp | undefined = undefined, labels: RegExp | undefined = undefined): Raw {
-  const meta = object.metadata ?? {}
-  const kept: Raw = {name: meta.name}
-  if (meta.namespace) kept.namespace = meta.namespace
-  const keptLabels = labels && meta.labels ? matching(meta.labels, labels) : meta.labels
-  if (keptLabels) kept.labels = keptLabels
-  const annotations = withAnnotations && meta.annotations ? matching(meta.annotations, withAnnotations) : undefined
-  if (annotations && Object.keys(annotations).length > 0) kept.annotations = annotations
+/** An object's name and namespace: all the checks read of its metadata, but a Node's labels. */
+function identity(object: Raw): Raw {
+  const kept: Raw = {name: object.metadata?.name}
+  if (object.metadata?.namespace) kept.namespace = object.metadata.namespace
   return kept
 }
 
-/** The entries whose key matches. */
-function matching(record: Record<string, string>, keys: RegExp): Record<string, string> {
-  const kept: Record<string, string> = {}
-  for (const key of Object.keys(record)) if (keys.test(key)) kept[key] = record[key]
-  return kept
-}
-
-function redactArgs(args: unknown): string[] | undefined {
-  if (!Array.isArray(args)) return undefined
-  return args.map((arg) => String(arg).replace(/^(--?[^=]*(?:token|password|secret|key)[^=]*=).*$/i, '$1<redacted>'))
-}
-
-function containers(list: Raw[] | undefined): Raw[] | undefined {
-  return list?.map((container) => ({
-    name: container.name,
-    image: container.image,
-    ...(container.command ? {command: redactArgs(container.command)} : {}),
-    ...(container.args ? {args: redactArgs(container.args)} : {}),
-    ...(container.env
-      ? {env: (container.env as Raw[]).map((env) => (READ_ENV.test(env.name) && typeof env.value === 'string' ? {name: env.name, value: env.value} : {name: env.name}))}
-      : {}),
-  }))
+function containers(list: unknown): Raw[] {
+  if (!Array.isArray(list)) return []
+  return list.map((container: Raw) => {
+    const kept: Raw = {name: container.name, image: container.image}
+    // Command and args are read as one command line, and kept as one.
+    const args = flagArgs(containerFlags(container))
+    if (args.length > 0) kept.args = args
+    const env = readEnv(container.env)
+    if (env.size > 0) kept.env = [...env].map(([name, value]) => ({name, value}))
+    return kept
+  })
 }
 
 function podSpec(spec: Raw | undefined): Raw {
-  return {
-    ...(spec?.hostNetwork ? {hostNetwork: true} : {}),
-    ...(spec?.nodeName ? {nodeName: spec.nodeName} : {}),
-    ...(spec?.nodeSelector ? {nodeSelector: spec.nodeSelector} : {}),
-    containers: containers(spec?.containers) ?? [],
-    ...(spec?.initContainers ? {initContainers: containers(spec.initContainers)} : {}),
-  }
+  const kept: Raw = {containers: containers(spec?.containers)}
+  if (spec?.initContainers) kept.initContainers = containers(spec.initContainers)
+  return kept
 }
 
-const SERVICE_ANNOTATIONS = /^(kubernetes\.io\/elb\.|metallb\.|service\.beta\.kubernetes\.io\/|kube-vip\.io\/)/
-const SERVICE_SPEC = ['type', 'clusterIP', 'externalIPs', 'sessionAffinity', 'externalTrafficPolicy', 'healthCheckNodePort', 'loadBalancerIP', 'internalTrafficPolicy']
-const SERVICE_PORT = ['name', 'protocol', 'port', 'nodePort', 'targetPort']
-const SERVICE_INGRESS = ['ip', 'hostname', 'ipMode']
+const loadBalancerIngress = (object: Raw) => (object.status?.loadBalancer?.ingress as Raw[] | undefined)?.map((ingress) => pick(ingress, ['ip', 'hostname'])) ?? []
 
 const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
-  version: (object) => pick(object, ['major', 'minor', 'gitVersion', 'platform']) as KubeObject,
-  nodes: (object) => ({
-    metadata: metadata(object, undefined, NODE_LABELS),
-    spec: pick(object.spec, ['providerID', 'podCIDR', 'podCIDRs']),
-    status: {
-      addresses: object.status?.addresses ?? [],
-      nodeInfo: pick(object.status?.nodeInfo, [
-        'kernelVersion',
-        'osImage',
-        'operatingSystem',
-        'architecture',
-        'kubeletVersion',
-        'kubeProxyVersion',
-        'containerRuntimeVersion',
-      ]),
-    },
-  }),
-  daemonSets: (object) => ({
-    metadata: metadata(object),
-    spec: {
-      ...(object.spec?.updateStrategy ? {updateStrategy: object.spec.updateStrategy} : {}),
-      template: {spec: podSpec(object.spec?.template?.spec)},
-    },
-    status: pick(object.status, ['desiredNumberScheduled', 'numberReady']),
-  }),
-  kubeProxyPods: (object) => ({metadata: metadata(object), spec: podSpec(object.spec)}),
-  configMaps: (object) => ({
-    metadata: metadata(object),
-    data: Object.fromEntries(Object.entries((object.data ?? {}) as Record<string, string>).filter(([key]) => !/kubeconfig/i.test(key) && !SENSITIVE.test(key))),
-  }),
-  services: (object) => {
-    const spec = pick(object.spec, SERVICE_SPEC) ?? {}
-    spec.ports = (object.spec?.ports as Raw[] | undefined)?.map((port) => pick(port, SERVICE_PORT)) ?? []
+  version: (object) => pick(object, ['gitVersion']) as KubeObject,
+  nodes: (object) => {
+    const metadata = identity(object)
+    const labels = readNodeLabels(object.metadata?.labels)
+    if (Object.keys(labels).length > 0) metadata.labels = labels
     return {
-      metadata: metadata(object, SERVICE_ANNOTATIONS),
-      spec,
-      status: {loadBalancer: {ingress: (object.status?.loadBalancer?.ingress as Raw[] | undefined)?.map((ingress) => pick(ingress, SERVICE_INGRESS)) ?? []}},
+      metadata,
+      spec: pick(object.spec, ['providerID']),
+      status: {
+        addresses: ((object.status?.addresses ?? []) as Raw[]).filter((address) => address.type === 'InternalIP' || address.type === 'ExternalIP').map((address) => pick(address, ['type', 'address'])),
+        nodeInfo: pick(object.status?.nodeInfo, ['kernelVersion', 'osImage', 'operatingSystem', 'kubeletVersion']),
+      },
     }
   },
+  daemonSets: (object) => {
+    const template = podSpec(object.spec?.template?.spec)
+    // Only whether it runs on Windows nodes alone is read of its node selector.
+    const os = object.spec?.template?.spec?.nodeSelector?.['kubernetes.io/os']
+    if (os !== undefined) template.nodeSelector = {'kubernetes.io/os': os}
+    return {metadata: identity(object), spec: {template: {spec: template}}}
+  },
+  kubeProxyPods: (object) => ({metadata: identity(object), spec: podSpec(object.spec)}),
+  configMaps: (object) => ({metadata: identity(object), data: configMapData(object)}),
+  services: (object) => {
+    const spec = pick(object.spec, ['type', 'externalIPs', 'healthCheckNodePort'])
+    // Only how many ports a Service has is read: each is kept as an empty object.
+    spec.ports = Array.isArray(object.spec?.ports) ? object.spec.ports.map(() => ({})) : []
+    return {metadata: identity(object), spec, status: {loadBalancer: {ingress: loadBalancerIngress(object)}}}
+  },
   // Listed with their endpoints counted, not parsed (resources.ts countOnly): only the total matters.
-  endpointSlices: (object) => ({
-    metadata: metadata(object),
-    addressType: object.addressType,
-    endpointCount: typeof object.endpointCount === 'number' ? object.endpointCount : 0,
-  }),
-  ingresses: (object) => ({
-    metadata: metadata(object),
-    status: {loadBalancer: {ingress: (object.status?.loadBalancer?.ingress as Raw[] | undefined)?.map((ingress) => pick(ingress, ['ip', 'hostname'])) ?? []}},
-  }),
-  calicoInstallations: (object) => ({metadata: metadata(object), spec: {calicoNetwork: pick(object.spec?.calicoNetwork, ['linuxDataplane', 'bgp']), variant: object.spec?.variant}}),
-  openshiftNetworks: (object) => ({metadata: metadata(object), spec: pick(object.spec, ['networkType']), status: pick(object.status, ['networkType'])}),
+  endpointSlices: (object) => ({metadata: identity(object), endpointCount: typeof object.endpointCount === 'number' ? object.endpointCount : 0}),
+  ingresses: (object) => ({metadata: identity(object), status: {loadBalancer: {ingress: loadBalancerIngress(object)}}}),
+  calicoInstallations: (object) => ({metadata: identity(object), spec: {calicoNetwork: pick(object.spec?.calicoNetwork, ['linuxDataplane'])}}),
+  // That it exists says the cluster is OpenShift; nothing else of it is read.
+  openshiftNetworks: (object) => ({metadata: identity(object)}),
 }
 
 export function trimObject(resource: ResourceName, object: Raw): KubeObject {

@@ -1,0 +1,156 @@
+/**
+ * What the cluster checks read of containers, Node labels and ConfigMaps, declared once. The trim
+ * (trim.ts) keeps exactly this, and the derivers read flags, environment variables, labels and
+ * ConfigMap keys only through the functions here: a check cannot come to depend on something a
+ * snapshot does not hold, and nothing else (a `--password X`, a secret in an environment variable,
+ * the other keys of cilium-config) is ever kept, not even redacted.
+ */
+
+/** kube-proxy flags that set a field of its configuration, and win over the file. */
+export const KUBE_PROXY_FLAG_FIELDS: Readonly<Record<string, string>> = {
+  'proxy-mode': 'mode',
+  'masquerade-all': 'iptables.masqueradeAll',
+  'iptables-masquerade-bit': 'iptables.masqueradeBit',
+  'iptables-sync-period': 'iptables.syncPeriod',
+  'iptables-min-sync-period': 'iptables.minSyncPeriod',
+  'ipvs-sync-period': 'ipvs.syncPeriod',
+  'ipvs-min-sync-period': 'ipvs.minSyncPeriod',
+  'ipvs-scheduler': 'ipvs.scheduler',
+  'ipvs-strict-arp': 'ipvs.strictARP',
+  'ipvs-exclude-cidrs': 'ipvs.excludeCIDRs',
+  'nodeport-addresses': 'nodePortAddresses',
+  'feature-gates': 'featureGates',
+}
+
+/** kube-proxy's boolean flags: as in Go, the argument after one is never its value. */
+const SWITCHES = new Set(['masquerade-all', 'ipvs-strict-arp'])
+
+/** Every flag a check reads, of any container: kube-proxy's settings, whether it reads a --config file, kube-router's service proxy. */
+const READ_FLAGS = new Set([...Object.keys(KUBE_PROXY_FLAG_FIELDS), 'config', 'run-service-proxy'])
+
+/**
+ * The flags a check reads, from a container's command and args (`--name=value`, or `--name value` for
+ * kube-proxy's settings), the last one winning. Every other flag is left out with its value, however
+ * it is written: the argument after an unknown flag is never taken for anything.
+ */
+export function readFlags(argv: readonly unknown[]): Map<string, string> {
+  const flags = new Map<string, string>()
+  for (let index = 0; index < argv.length; index++) {
+    const match = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(String(argv[index]))
+    if (!match) continue
+    const [, name, value] = match
+    if (!READ_FLAGS.has(name)) continue
+    const next = argv[index + 1]
+    if (value !== undefined) {
+      flags.set(name, value)
+    } else if (typeof next === 'string' && !next.startsWith('-') && KUBE_PROXY_FLAG_FIELDS[name] && !SWITCHES.has(name)) {
+      flags.set(name, next)
+      index++
+    } else {
+      flags.set(name, 'true')
+    }
+  }
+
+  return flags
+}
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+
+/** The flags a check reads of a container: its command and args, as one command line. */
+export function containerFlags(container: {args?: unknown; command?: unknown}): Map<string, string> {
+  return readFlags([...listOf(container.command), ...listOf(container.args)])
+}
+
+/** Flags as a snapshot keeps them: `--name=value`, or `--name` for one that is only set; readFlags reads them back the same. */
+export function flagArgs(flags: ReadonlyMap<string, string>): string[] {
+  return [...flags].map(([name, value]) => (value === 'true' ? `--${name}` : `--${name}=${value}`))
+}
+
+/** Environment variables a check reads: kube-proxy's kernel-check bypass, Calico's dataplane. No other is kept, not even its name. */
+const READ_ENV = new Set(['KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK', 'FELIX_BPFENABLED', 'FELIX_NFTABLESMODE'])
+
+/** The variables a check reads that a container sets to a value (not from a Secret or a field). */
+export function readEnv(env: unknown): Map<string, string> {
+  const read = new Map<string, string>()
+  if (!Array.isArray(env)) return read
+  for (const variable of env as Array<{name?: unknown; value?: unknown}>) {
+    if (typeof variable?.name === 'string' && READ_ENV.has(variable.name) && typeof variable.value === 'string') read.set(variable.name, variable.value)
+  }
+
+  return read
+}
+
+/**
+ * Node labels a check reads: the OS, the control-plane role, and the ones that name a platform (EKS,
+ * AKS, GKE, OpenShift, CCE, ACK, TKE, kOps). The others, often dozens a node, are never kept.
+ */
+const READ_NODE_LABELS =
+  /^(kubernetes\.io\/os|node-role\.kubernetes\.io\/(control-plane|master)|eks\.amazonaws\.com\/.+|kubernetes\.azure\.com\/(cluster|agentpool|os-sku)|cloud\.google\.com\/gke-.+|node\.openshift\.io\/.+|cce\.cloud\.com\/.+|alibabacloud\.com\/.+|ack\.aliyun\.com.*|tke\.cloud\.tencent\.com\/.+|kops\.k8s\.io\/.+)$/
+
+/** The labels of a Node that a check reads. */
+export function readNodeLabels(labels: unknown): Record<string, string> {
+  const read: Record<string, string> = {}
+  if (typeof labels !== 'object' || labels === null) return read
+  for (const [key, value] of Object.entries(labels)) if (READ_NODE_LABELS.test(key) && typeof value === 'string') read[key] = value
+  return read
+}
+
+type ConfigData = Readonly<Record<string, string>>
+
+/** A ConfigMap read by name, and the keys the checks read of it. */
+export interface NamedConfigMap {
+  namespace: string
+  name: string
+  path: string
+  /** The keys of this ConfigMap's data that the checks read; the others are never kept. */
+  keysRead: (data: ConfigData) => string[]
+}
+
+/**
+ * The key kube-proxy's KubeProxyConfiguration is under: `config.conf` (kubeadm, Kubespray, kind),
+ * `config` (EKS), else the first key whose value is one. Its other keys (`kubeconfig.conf`) are not read.
+ */
+export function kubeProxyConfigKey(data: ConfigData): string | undefined {
+  if ('config.conf' in data) return 'config.conf'
+  if ('config' in data) return 'config'
+  return Object.keys(data).find((key) => data[key].includes('KubeProxyConfiguration'))
+}
+
+const kubeProxyConfiguration = (data: ConfigData) => {
+  const key = kubeProxyConfigKey(data)
+  return key === undefined ? [] : [key]
+}
+
+const keys =
+  (...names: string[]) =>
+  (data: ConfigData) =>
+    names.filter((name) => name in data)
+
+function configMap(namespace: string, name: string, keysRead: NamedConfigMap['keysRead']): NamedConfigMap {
+  return {namespace, name, path: `/api/v1/namespaces/${namespace}/configmaps/${name}`, keysRead}
+}
+
+/** ConfigMaps that hold kube-proxy's or a CNI's configuration; no other ConfigMap is read. */
+export const CONFIG_MAPS: readonly NamedConfigMap[] = [
+  configMap('kube-system', 'kube-proxy', kubeProxyConfiguration), // kubeadm, kOps, Kubespray, kind
+  configMap('kube-system', 'kube-proxy-config', kubeProxyConfiguration), // EKS add-on
+  configMap('kube-system', 'cilium-config', keys('kube-proxy-replacement')),
+  configMap('kube-system', 'kube-flannel-cfg', keys('net-conf.json')),
+  configMap('kube-flannel', 'kube-flannel-cfg', keys('net-conf.json')),
+  configMap('kube-system', 'antrea-config', keys('antrea-agent.conf')),
+]
+
+/** A ConfigMap as the API or a snapshot gives it. */
+interface ConfigMapObject {
+  metadata?: {name?: string; namespace?: string}
+  data?: unknown
+}
+
+/** The values of the keys the checks read of this ConfigMap: none for a ConfigMap not in CONFIG_MAPS. */
+export function configMapData(object: ConfigMapObject): Record<string, string> {
+  const declared = CONFIG_MAPS.find((candidate) => candidate.namespace === object.metadata?.namespace && candidate.name === object.metadata?.name)
+  const data: Record<string, string> = {}
+  if (!declared || typeof object.data !== 'object' || object.data === null) return data
+  for (const [key, value] of Object.entries(object.data)) if (typeof value === 'string') data[key] = value
+  return Object.fromEntries(declared.keysRead(data).map((key) => [key, data[key]]))
+}
