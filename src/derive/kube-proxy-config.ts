@@ -102,15 +102,35 @@ const FLAG_FIELDS: Record<string, string> = {
  */
 export const MAX_CONFIG_LENGTH = 32 * 1024
 
-/** Parses a KubeProxyConfiguration document; undefined when it is not one, or longer than MAX_CONFIG_LENGTH. */
+/**
+ * Parses a KubeProxyConfiguration document; undefined when it is not one, longer than MAX_CONFIG_LENGTH,
+ * or shaped as kube-proxy would refuse where kpx-check reads it (a section that is not a mapping, a
+ * nodePortAddresses that is not a list).
+ */
 export function parseKubeProxyConfiguration(text: string): Raw | undefined {
   if (text.length > MAX_CONFIG_LENGTH) return undefined
   try {
     const config = parseYaml(text) as Raw
-    return config && typeof config === 'object' && (config.kind === 'KubeProxyConfiguration' || 'mode' in config) ? config : undefined
+    return isMapping(config) && (config.kind === 'KubeProxyConfiguration' || 'mode' in config) && readableShape(config) ? config : undefined
   } catch {
     return undefined
   }
+}
+
+function isMapping(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+const isAbsent = (value: unknown) => value === undefined || value === null
+
+/** Flags write into the iptables and ipvs sections, and the addresses are read as a list. */
+function readableShape(config: Raw): boolean {
+  return ['iptables', 'ipvs'].every((section) => isAbsent(config[section]) || isMapping(config[section])) && (isAbsent(config.nodePortAddresses) || Array.isArray(config.nodePortAddresses))
+}
+
+/** A table's entry for a name from the cluster: a mode or a flag named like an Object property (`constructor`) has none. */
+function entryOf<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined
 }
 
 /** `--name=value` and `--name value` flags of a command line, last one winning. */
@@ -121,7 +141,7 @@ export function parseFlags(argv: readonly string[]): Map<string, string> {
     if (!match) continue
     const next = argv[index + 1]
     if (match[2] !== undefined) flags.set(match[1], match[2])
-    else if (next !== undefined && !next.startsWith('-') && FLAG_FIELDS[match[1]] && match[1] !== 'masquerade-all' && match[1] !== 'ipvs-strict-arp') {
+    else if (next !== undefined && !next.startsWith('-') && entryOf(FLAG_FIELDS, match[1]) && match[1] !== 'masquerade-all' && match[1] !== 'ipvs-strict-arp') {
       flags.set(match[1], next)
       index++
     } else flags.set(match[1], 'true')
@@ -154,14 +174,14 @@ function flagValue(field: string, raw: string): unknown {
 export function kubeProxySettings(config: Raw | undefined, argv: readonly string[]): KubeProxySettings {
   const effective: Raw = structuredClone(config ?? {})
   for (const [flag, raw] of parseFlags(argv)) {
-    const field = FLAG_FIELDS[flag]
+    const field = entryOf(FLAG_FIELDS, flag)
     if (field) setPath(effective, field, flagValue(field, raw))
   }
 
   const mode = String(effective.mode ?? '')
   const featureGates = Object.entries((effective.featureGates ?? {}) as Record<string, unknown>).map(([name, value]) => `${name}=${value}`)
   const carryOver: CarriedSetting[] = []
-  for (const field of READ_BY_MODE[mode === '' ? 'iptables' : mode] ?? []) {
+  for (const field of entryOf(READ_BY_MODE, mode === '' ? 'iptables' : mode) ?? []) {
     const value = getPath(effective, field)
     if (value === undefined || (DEFAULTS[field] ?? []).some((normal) => JSON.stringify(normal) === JSON.stringify(value))) continue
     if (Array.isArray(value) && value.length === 0) continue
