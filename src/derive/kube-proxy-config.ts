@@ -1,6 +1,7 @@
 import {parse as parseYaml} from 'yaml'
 
 import {KUBE_PROXY_FLAG_FIELDS} from '../sources/cluster/read-fields.js'
+import {isObject} from '../util/json-value.js'
 import type {NamespacedName} from './components.js'
 
 /** A setting of the iptables or ipvs section that nftables mode would not read: `{field: 'ipvs.syncPeriod', value: '60s'}`. */
@@ -87,15 +88,31 @@ const READ_BY_MODE: Record<string, string[]> = {
  */
 export const MAX_CONFIG_LENGTH = 32 * 1024
 
-/** Parses a KubeProxyConfiguration document; undefined when it is not one, or longer than MAX_CONFIG_LENGTH. */
+/**
+ * Parses a KubeProxyConfiguration document; undefined when it is not one, longer than MAX_CONFIG_LENGTH,
+ * or shaped as kube-proxy would refuse where kpx-check reads it (a section that is not a mapping, a
+ * nodePortAddresses that is not a list).
+ */
 export function parseKubeProxyConfiguration(text: string): Raw | undefined {
   if (text.length > MAX_CONFIG_LENGTH) return undefined
   try {
     const config = parseYaml(text) as Raw
-    return config && typeof config === 'object' && (config.kind === 'KubeProxyConfiguration' || 'mode' in config) ? config : undefined
+    return isObject(config) && (config.kind === 'KubeProxyConfiguration' || 'mode' in config) && readableShape(config) ? config : undefined
   } catch {
     return undefined
   }
+}
+
+const isAbsent = (value: unknown) => value === undefined || value === null
+
+/** Flags write into the iptables and ipvs sections, and the addresses are read as a list. */
+function readableShape(config: Raw): boolean {
+  return ['iptables', 'ipvs'].every((section) => isAbsent(config[section]) || isObject(config[section])) && (isAbsent(config.nodePortAddresses) || Array.isArray(config.nodePortAddresses))
+}
+
+/** A table's entry for a name from the cluster: a mode or a flag named like an Object property (`constructor`) has none. */
+function entryOf<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined
 }
 
 function getPath(config: Raw, path: string): unknown {
@@ -122,14 +139,14 @@ function flagValue(field: string, raw: string): unknown {
 export function kubeProxySettings(config: Raw | undefined, flags: ReadonlyMap<string, string>): KubeProxySettings {
   const effective: Raw = structuredClone(config ?? {})
   for (const [flag, raw] of flags) {
-    const field = KUBE_PROXY_FLAG_FIELDS[flag]
+    const field = entryOf(KUBE_PROXY_FLAG_FIELDS, flag)
     if (field) setPath(effective, field, flagValue(field, raw))
   }
 
   const mode = String(effective.mode ?? '')
   const featureGates = Object.entries((effective.featureGates ?? {}) as Record<string, unknown>).map(([name, value]) => `${name}=${value}`)
   const carryOver: CarriedSetting[] = []
-  for (const field of READ_BY_MODE[mode === '' ? 'iptables' : mode] ?? []) {
+  for (const field of entryOf(READ_BY_MODE, mode === '' ? 'iptables' : mode) ?? []) {
     const value = getPath(effective, field)
     if (value === undefined || (DEFAULTS[field] ?? []).some((normal) => JSON.stringify(normal) === JSON.stringify(value))) continue
     if (Array.isArray(value) && value.length === 0) continue

@@ -2,19 +2,36 @@
 import type {GatedFinding} from '../contract/finding.js'
 import type {NodeGroup, PlanStep, PlanSubject} from '../contract/report.js'
 import {groupByRule} from '../engine/evaluate.js'
+import type {UnknownFact} from '../facts/fact-set.js'
 import type {RulePlan} from './plan-input.js'
+
+/** What the run could see: a cluster run or a node run, and why the Nodes could not be listed, if they could not. */
+export interface FindingStepContext {
+  clusterRun: boolean
+  unlistedNodes?: UnknownFact
+}
+
+type UrgentStep = PlanStep & {urgency: number}
 
 /**
  * One step per rule with failures (its remediation, for the subjects it failed on). Rules that could
- * not decide get a step saying how to find out; those that only a node shell can decide share one.
+ * not decide get a step saying how to find out; those that only a node shell can decide share one, and
+ * so do the rules over Nodes when the Nodes could not be listed.
  */
-export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup[], rulePlans: ReadonlyMap<string, RulePlan>, clusterRun: boolean): PlanStep[] {
-  const steps: Array<PlanStep & {urgency: number}> = []
+export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup[], rulePlans: ReadonlyMap<string, RulePlan>, context: FindingStepContext): PlanStep[] {
+  const {clusterRun, unlistedNodes} = context
+  const steps: UrgentStep[] = []
   const shellOnly: GatedFinding[] = []
+  const waitingOnNodes: GatedFinding[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
     const failed = ofRule.filter((finding) => finding.status === 'fail')
     if (failed.length === 0 && ofRule.every((finding) => finding.reason === 'not-collected')) {
       shellOnly.push(...ofRule)
+      continue
+    }
+
+    if (unlistedNodes && failed.length === 0 && rulePlans.get(rule)?.subjectKind === 'Node') {
+      waitingOnNodes.push(...ofRule)
       continue
     }
 
@@ -35,6 +52,7 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
     })
   }
 
+  if (unlistedNodes && waitingOnNodes.length > 0) steps.push(listNodesStep(waitingOnNodes, unlistedNodes))
   if (shellOnly.length > 0) {
     const rules = [...groupByRule(shellOnly).keys()]
     steps.push({
@@ -54,6 +72,34 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
 
   // Blockers first: they decide whether the switch can happen at all.
   return steps.toSorted((a, b) => a.urgency - b.urgency).map(({urgency: _urgency, ...step}) => step)
+}
+
+/** The rules over Nodes, when the Nodes could not be listed: one reason, so one step, which names them all. */
+function listNodesStep(findings: GatedFinding[], why: UnknownFact): UrgentStep {
+  const rules = [...groupByRule(findings).keys()]
+  const forbidden = why.reason === 'permission-denied'
+  return {
+    urgency: Math.min(...findings.map((finding) => urgencyOf(finding))),
+    id: 'prerequisites/list-nodes',
+    phase: 'prerequisites',
+    title: `Find out what the Nodes are: kpx-check could not list them (${why.reason})`,
+    why: `${rules.length} node check(s) have no node to run on, so their answer is not known yet: ${why.detail}`,
+    rules,
+    subjects: [{kind: 'Cluster', name: 'cluster'}],
+    actions: [
+      forbidden
+        ? 'Let kpx-check list Nodes: kpx-check rbac prints the read-only ClusterRole and binding it needs (list nodes among them); apply it for the user kpx-check runs as.'
+        : 'Find out why the API server did not list the Nodes (kubectl get nodes shows whether it does now).',
+      'Then run kpx-check cluster again; or probe the nodes without the list: kpx-check node over SSH, or on facts bundles collected on the nodes.',
+    ],
+    commands: [
+      ...(forbidden ? ['kubectl auth can-i list nodes', 'kpx-check rbac --user USER | kubectl apply -f -   # or --group, --service-account'] : ['kubectl get nodes']),
+      'kpx-check cluster',
+      '# or, without the Node list: kpx-check node --ssh USER@NODE --sudo, or kpx-check node --facts facts/',
+    ],
+    verify: ['kpx-check cluster lists the Nodes, and the checks listed here are no longer unknown'],
+    undo: [],
+  }
 }
 
 /** Failed blockers, then blockers nobody could check, then failed warnings, then the other unknowns. */

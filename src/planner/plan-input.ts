@@ -4,6 +4,7 @@ import type {ClusterSummary, NodeReport} from '../contract/report.js'
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import type {RuleDefinition} from '../engine/rule-schema.js'
+import type {UnknownFact} from '../facts/fact-set.js'
 import type {PlatformRecipe} from './recipes.js'
 import {isWaived} from './verdict.js'
 
@@ -12,6 +13,8 @@ export type RulePhase = NonNullable<RuleDefinition['phase']>
 /** What the plan does with a rule's failures. */
 export interface RulePlan {
   phase: RulePhase
+  /** What the rule's subjects are (Node, Cluster, Service, DaemonSet): rules over Nodes wait on the Node list. */
+  subjectKind: string
   /** KubeProxyConfiguration fields the new configuration gets when the rule fails. */
   config?: Record<string, unknown>
 }
@@ -30,6 +33,8 @@ export interface ClusterPlanInput {
   summary: ClusterSummary
   /** Where kube-proxy runs and is configured: the commands edit exactly that. */
   kubeProxy: KubeProxyConfig
+  /** Why the Nodes could not be listed, when they could not: every rule over Nodes is then unknown for that one reason. */
+  unlistedNodes?: UnknownFact
   /** The CNIs: their dataplanes may have to switch with kube-proxy. */
   cnis: readonly Component[]
   /** How each platform switches (platforms/, loadRecipes). */

@@ -18,7 +18,7 @@ export function buildPlan(input: PlanInput): Plan {
     return {platform: cluster.summary.platform, summary: nothingToMigrate(cluster.summary), confidence: null, references: [], nodeGroups, steps: []}
   }
 
-  const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePlans, cluster !== undefined)
+  const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePlans, {clusterRun: cluster !== undefined, unlistedNodes: cluster?.unlistedNodes})
   const blockers = input.findings.filter((finding) => needsStep(finding) && finding.status === 'fail' && finding.severity === 'blocker')
   const blockingRules = [...groupByRule(blockers).keys()]
   const before = blockingRules.length > 0 ? `Fix what blocks first (${blockingRules.join(', ')}). ` : ''

@@ -2,7 +2,7 @@ import type {GatedFinding} from '../contract/finding.js'
 import type {PlanStep, Report} from '../contract/report.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import {printableReport} from './printable.js'
+import {code, codeBlock, joined, link, type Markdown, md, prose, tableRow} from './markdown-safe.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
@@ -11,134 +11,122 @@ const VERDICT_TITLE = {go: 'GO', 'no-go': 'NO-GO', incomplete: 'INCOMPLETE'} as 
 
 /**
  * The report as Markdown, for a change ticket, a pull request or a CI step summary: the verdict, what
- * blocks, the node groups, and the plan with its commands.
+ * blocks, the node groups, and the plan with its commands. Every string of the report may come from a
+ * cluster, a node or a file: it enters the document only through markdown-safe.ts, as plain text.
  */
-export function renderMarkdown(untrusted: Report): string {
-  const report = printableReport(untrusted)
+export function renderMarkdown(report: Report): string {
   const {summary} = report
-  const out = [
-    `# kpx-check: ${VERDICT_TITLE[report.verdict]} for kube-proxy nftables mode`,
-    '',
-    `**${VERDICT_TITLE[report.verdict]}** (exit ${report.exitCode}) · ${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ` +
-      `${summary.unknown} unknown · ${summary.passed} passed${summary.waived > 0 ? ` · ${summary.waived} waived` : ''} · ` +
-      `${report.nodes.length} node(s) · ${report.tool.name} ${report.tool.version}, ${report.generatedAt}`,
-    ...clusterLines(report),
-    ...(report.plan.deadline ? ['', `> **Deadline:** ${report.plan.deadline}`] : []),
-  ]
-
+  const verdict = VERDICT_TITLE[report.verdict]
+  const note = planConfidenceNote(report.plan)
+  const waived = summary.waived > 0 ? md` · ${summary.waived} waived` : md``
   const failed = (severity: GatedFinding['severity']) => report.findings.filter((finding) => finding.status === 'fail' && finding.severity === severity && !isWaived(finding))
-  out.push(
+  const out: Markdown[] = [
+    md`# kpx-check: ${verdict} for kube-proxy nftables mode`,
+    md``,
+    md`**${verdict}** (exit ${report.exitCode}) · ${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ${summary.passed} passed${waived} · ${report.nodes.length} node(s) · ${report.tool.name} ${report.tool.version}, ${report.generatedAt}`,
+    ...clusterLines(report),
+    ...(report.plan.deadline ? [md``, md`> **Deadline:** ${report.plan.deadline}`] : []),
     ...findingTable('Blockers', failed('blocker')),
     ...findingTable('Warnings', failed('warning')),
     ...findingTable('Unknown', report.findings.filter((finding) => finding.status === 'unknown' && !isWaived(finding))),
     ...findingTable('Waived', report.findings.filter((finding) => isWaived(finding))),
     ...baselineLines(report),
     ...nodeGroupTable(report),
-    '',
-    '## Plan',
-    '',
-    report.plan.summary,
-    ...(planConfidenceNote(report.plan) ? ['', `> ${planConfidenceNote(report.plan)}`] : []),
+    md``,
+    md`## Plan`,
+    md``,
+    md`${report.plan.summary}`,
+    ...(note ? [md``, md`> ${note}`] : []),
     ...report.plan.steps.flatMap((step, index) => stepLines(step, index + 1)),
-    ...(report.plan.references.length > 0 ? ['', '### Sources', '', ...report.plan.references.map((reference) => `- [${reference.title}](${reference.url})`)] : []),
-    '',
-  )
+    ...(report.plan.references.length > 0 ? [md``, md`### Sources`, md``, ...report.plan.references.map((reference) => md`- ${link(reference.title, reference.url)}`)] : []),
+    md``,
+  ]
   return out.join('\n')
 }
 
-function clusterLines(report: Report): string[] {
+function clusterLines(report: Report): Markdown[] {
   const {cluster} = report
   if (!cluster) return []
   const kubeProxy = cluster.kubeProxy.workload ? `${cluster.kubeProxy.workload}${cluster.kubeProxy.version ? ` v${cluster.kubeProxy.version}` : ''}` : 'not found'
   return [
-    '',
-    `Cluster ${code(cluster.context ?? '?')} · platform **${cluster.platform ?? '?'}** · Kubernetes ${cluster.kubernetesVersion ?? '?'} · ` +
-      `kube-proxy mode **${cluster.proxyMode}** (${kubeProxy})`,
-    ...cluster.unreadable.map((unreadable) => `- Could not read ${unreadable}`),
+    md``,
+    md`Cluster ${code(cluster.context ?? '?')} · platform **${cluster.platform ?? '?'}** · Kubernetes ${cluster.kubernetesVersion ?? '?'} · kube-proxy mode **${cluster.proxyMode}** (${kubeProxy})`,
+    ...cluster.unreadable.map((unreadable) => md`- Could not read ${unreadable}`),
   ]
 }
 
-function findingTable(title: string, findings: GatedFinding[]): string[] {
+function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
   if (findings.length === 0) return []
   const rows = findings.slice(0, ROWS_SHOWN).map((finding) => {
     const notes = [
-      finding.reason ? `(${finding.reason})` : '',
-      finding.waiver ? waiverNote(finding.waiver) : '',
-      finding.baseline === 'new' ? '**new**' : '',
-    ].filter(Boolean)
-    return `| ${code(finding.rule)} | ${cell(`${finding.subject.kind} ${finding.subject.name}`)} | ${cell([finding.message, ...notes].join(' '))} |`
+      ...(finding.reason ? [md`(${finding.reason})`] : []),
+      ...(finding.waiver ? [prose(waiverNote(finding.waiver))] : []),
+      ...(finding.baseline === 'new' ? [md`**new**`] : []),
+    ]
+    return tableRow([code(finding.rule), md`${finding.subject.kind} ${finding.subject.name}`, joined([prose(finding.message), ...notes], md` `)])
   })
   return [
-    '',
-    `## ${title} (${findings.length})`,
-    '',
-    '| Rule | Subject | Finding |',
-    '|---|---|---|',
+    md``,
+    md`## ${title} (${findings.length})`,
+    md``,
+    md`| Rule | Subject | Finding |`,
+    md`|---|---|---|`,
     ...rows,
-    ...(findings.length > ROWS_SHOWN ? [`| … | ${findings.length - ROWS_SHOWN} more | see the JSON report |`] : []),
+    ...(findings.length > ROWS_SHOWN ? [md`| … | ${findings.length - ROWS_SHOWN} more | see the JSON report |`] : []),
   ]
 }
 
-function baselineLines(report: Report): string[] {
+function baselineLines(report: Report): Markdown[] {
   const {baseline} = report
   if (!baseline) return []
   return [
-    '',
-    `## Since the baseline (${baseline.generatedAt || baseline.file})`,
-    '',
-    `${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed. The exit code gates on the new ones only.`,
-    ...baseline.fixed.slice(0, ROWS_SHOWN).map((fixed) => `- fixed: ${code(fixed.rule)} on ${fixed.subject.kind} ${fixed.subject.name} (was ${fixed.was})`),
+    md``,
+    md`## Since the baseline (${baseline.generatedAt || baseline.file})`,
+    md``,
+    md`${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed. The exit code gates on the new ones only.`,
+    ...baseline.fixed.slice(0, ROWS_SHOWN).map((fixed) => md`- fixed: ${code(fixed.rule)} on ${fixed.subject.kind} ${fixed.subject.name} (was ${fixed.was})`),
   ]
 }
 
-function ruleList(rules: string[]): string {
-  return rules.length > 0 ? rules.map((rule) => code(rule)).join(', ') : '–'
+function ruleList(rules: string[]): Markdown {
+  return rules.length > 0 ? joined(rules.map((rule) => code(rule)), md`, `) : md`–`
 }
 
-function nodeGroupTable(report: Report): string[] {
+function nodeGroupTable(report: Report): Markdown[] {
   const groups = report.plan.nodeGroups
   if (groups.length === 0) return []
   return [
-    '',
-    '## Node groups',
-    '',
-    '| OS, kernel | Nodes | Blockers | Warnings | Unknown |',
-    '|---|---|---|---|---|',
-    ...groups.slice(0, ROWS_SHOWN).map((group) => `| ${cell(group.name)} | ${cell(sample(group.nodes))} | ${ruleList(group.blockers)} | ${ruleList(group.warnings)} | ${ruleList(group.unknown)} |`),
-    ...(groups.length > ROWS_SHOWN ? [`| … ${groups.length - ROWS_SHOWN} more groups | | | | |`] : []),
+    md``,
+    md`## Node groups`,
+    md``,
+    md`| OS, kernel | Nodes | Blockers | Warnings | Unknown |`,
+    md`|---|---|---|---|---|`,
+    ...groups.slice(0, ROWS_SHOWN).map((group) => tableRow([prose(group.name), sample(group.nodes), ruleList(group.blockers), ruleList(group.warnings), ruleList(group.unknown)])),
+    ...(groups.length > ROWS_SHOWN ? [md`| … ${groups.length - ROWS_SHOWN} more groups | | | | |`] : []),
   ]
 }
 
-function stepLines(step: PlanStep, number: number): string[] {
-  const subjects = step.subjects.map((subject) => (subject.members ? `${subject.name} (${sample(subject.members)})` : `${subject.kind} ${subject.name}`))
+function stepLines(step: PlanStep, number: number): Markdown[] {
+  const subjects = step.subjects.map((subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : md`${subject.kind} ${subject.name}`))
   return [
-    '',
-    `### ${number}. ${step.title}`,
-    '',
-    `*${step.phase}* · ${step.why}`,
-    ...(step.rules.length > 0 ? ['', `Answers: ${step.rules.map((rule) => code(rule)).join(', ')}. Applies to: ${subjects.join('; ')}.`] : []),
-    ...(step.actions.length > 0 ? ['', ...step.actions.map((action) => `- ${action}`)] : []),
+    md``,
+    md`### ${number}. ${step.title}`,
+    md``,
+    md`*${step.phase}* · ${step.why}`,
+    ...(step.rules.length > 0 ? [md``, md`Answers: ${ruleList(step.rules)}. Applies to: ${joined(subjects, md`; `)}.`] : []),
+    ...(step.actions.length > 0 ? [md``, ...step.actions.map((action) => md`- ${action}`)] : []),
     ...shellBlock(step.commands),
-    ...(step.verify.length > 0 ? ['', '**Verify**', '', ...step.verify.map((line) => `- ${line}`)] : []),
-    ...(step.undo.length > 0 ? ['', '**Undo**', ...shellBlock(step.undo)] : []),
+    ...(step.verify.length > 0 ? [md``, md`**Verify**`, md``, ...step.verify.map((line) => md`- ${line}`)] : []),
+    ...(step.undo.length > 0 ? [md``, md`**Undo**`, ...shellBlock(step.undo)] : []),
   ]
 }
 
-function shellBlock(lines: string[]): string[] {
-  return lines.length > 0 ? ['', '```sh', ...lines, '```'] : []
+function shellBlock(lines: string[]): Markdown[] {
+  return lines.length > 0 ? [md``, codeBlock(lines, 'sh')] : []
 }
 
 /** A few names and how many more. */
-function sample(names: string[]): string {
-  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`
-}
-
-/** Inline code that survives backticks in the text. */
-function code(text: string): string {
-  return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``
-}
-
-/** Table cells cannot hold pipes or line breaks. */
-function cell(text: string): string {
-  return text.replaceAll('|', String.raw`\|`).replaceAll(/\s*\n\s*/g, ' ')
+function sample(names: string[]): Markdown {
+  const shown = joined(names.slice(0, 3).map((name) => prose(name)), md`, `)
+  return names.length <= 3 ? shown : md`${shown} and ${names.length - 3} more`
 }

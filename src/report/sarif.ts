@@ -5,6 +5,7 @@ import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {TOOL_HOMEPAGE} from '../util/version.js'
 import {messageOf, statusWithReason} from './finding-notes.js'
+import {link, md} from './markdown-safe.js'
 
 // SARIF 2.1.0, OASIS Standard with Errata 01; the § numbers below are its sections.
 
@@ -82,7 +83,7 @@ function ruleHelp(findings: GatedFinding[]): {help?: {markdown: string; text: st
           {
             title: 'References',
             text: references.map((reference) => `${reference.title}: ${reference.url}`),
-            markdown: references.map((reference) => `[${reference.title.replaceAll(/[[\]]/g, String.raw`\$&`)}](${reference.url})`),
+            markdown: references.map((reference) => link(reference.title, reference.url)),
           },
         ]
       : []),
@@ -91,7 +92,7 @@ function ruleHelp(findings: GatedFinding[]): {help?: {markdown: string; text: st
   return {
     help: {
       text: sections.map((section) => [`${section.title}:`, ...section.text.map((line) => `- ${line}`)].join('\n')).join('\n\n'),
-      markdown: sections.map((section) => [`**${section.title}**`, '', ...section.markdown.map((line) => `- ${line}`)].join('\n')).join('\n\n'),
+      markdown: sections.map((section) => [md`**${section.title}**`, md``, ...section.markdown.map((line) => md`- ${line}`)].join('\n')).join('\n\n'),
     },
     ...(references.length > 0 ? {helpUri: references[0].url} : {}),
   }

@@ -1,6 +1,7 @@
 import {existsSync} from 'node:fs'
 
 import type {Severity} from '../contract/finding.js'
+import {subjectKindOf} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {type RulePlan} from '../planner/plan-input.js'
 import {UsageError} from '../util/errors.js'
@@ -37,7 +38,7 @@ export function validateRuleSelection(rules: readonly LoadedRule[], skip: readon
   }
 }
 
-/** What the plan does with each rule's failures: the phase of the fix, and configuration to add. */
+/** What the plan does with each rule's failures: the phase of the fix, and configuration to add; and what the rule is about. */
 export function rulePlans(rules: readonly LoadedRule[]): Map<string, RulePlan> {
-  return new Map(rules.map((rule) => [rule.id, {phase: rule.phase ?? 'prerequisites', ...(rule.config ? {config: rule.config} : {})}]))
+  return new Map(rules.map((rule) => [rule.id, {phase: rule.phase ?? 'prerequisites', subjectKind: subjectKindOf(rule), ...(rule.config ? {config: rule.config} : {})}]))
 }

@@ -13,6 +13,7 @@ import type {Report} from '../../src/contract/report.js'
 import {findingKey, subjectPath} from '../../src/contract/subject.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {parseMarkdown, shown} from '../helpers/markdown.js'
 import {FIXTURES} from '../helpers/paths.js'
 import {JUNIT_XSD, validateReport, validateSarif} from '../helpers/schemas.js'
 
@@ -83,7 +84,12 @@ function assertAgree(outputs: Outputs): void {
   assert.equal(outputs.stdout, outputs.markdown, '--format markdown prints what --output md writes')
   assert.ok(outputs.stepSummary.includes(outputs.markdown), 'the step summary gets the Markdown report')
   assert.match(outputs.markdown, new RegExp(String.raw`\*\*${report.verdict.toUpperCase()}\*\* \(exit ${report.exitCode}\)`))
-  for (const step of report.plan.steps) assert.ok(outputs.markdown.includes(`. ${step.title}\n`), step.title)
+  const headings = parseMarkdown(outputs.markdown).children.filter((node) => node.type === 'heading' && node.depth === 3)
+  assert.deepEqual(
+    headings.map((heading) => shown(heading)).filter((title) => title !== 'Sources'),
+    report.plan.steps.map((step, index) => `${index + 1}. ${step.title}`),
+    'every step is a heading that reads as its title',
+  )
 }
 
 describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree', () => {
@@ -113,7 +119,7 @@ describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree
       kernel.map((finding) => subjectPath(finding.subject)),
     )
     const {markdown} = outputs
-    assert.match(markdown, /\| Red Hat Enterprise Linux 8\.10 \(Ootpa\), kernel 4\.18\.0-553\.el8_10\.x86_64 \| k8s-cp-01, k8s-worker-01, k8s-worker-02 \| `node\/kernel-version`/)
+    assert.match(markdown, /\| Red Hat Enterprise Linux 8\.10 \(Ootpa\), kernel 4\.18\.0-553\.el8\\_10\.x86\\_64 \| k8s-cp-01, k8s-worker-01, k8s-worker-02 \| `node\/kernel-version`/)
     assert.ok(markdown.includes('kubectl -n kube-system edit configmap kube-proxy'), 'the kubeadm switch')
     assert.ok(markdown.includes('kubectl replace -f kube-proxy-configmap.backup.yaml'), 'rollback')
     assert.ok(markdown.includes('nft list table ip kube-proxy'), 'verification')

@@ -4,14 +4,16 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
+import type {GatedFinding} from '../../src/contract/finding.js'
 import type {PlanStep, Report} from '../../src/contract/report.js'
 import type {Component} from '../../src/derive/components.js'
+import type {RulePlan} from '../../src/planner/plan-input.js'
 import {buildPlan} from '../../src/planner/plan.js'
 import {recipeSteps} from '../../src/planner/recipes.js'
 import {readBuildManifest} from '../../src/services/build-manifest.js'
 import {lintRecipes, loadRecipes, recipeFiles} from '../../src/services/recipe-catalog.js'
 import {BUILTIN_PLATFORMS_DIR} from '../../src/util/paths.js'
-import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {KUBEADM_KUBE_PROXY, KUBEADM_SUMMARY} from '../helpers/plan-inputs.js'
 
@@ -24,8 +26,8 @@ before(() => {
 after(() => rmSync(workdir, {recursive: true, force: true}))
 
 /** `kpx-check cluster --json` against a scenario served by the test API server. */
-async function planOf(scenario: string, args: string[] = []): Promise<Report> {
-  const server = await startApiServer({scenario})
+async function planOf(scenario: string, args: string[] = [], faults: Fault[] = []): Promise<Report> {
+  const server = await startApiServer({scenario, faults})
   try {
     const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, `${scenario}-`)), server)
     const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', ...args])
@@ -108,6 +110,30 @@ describe('the migration plan, per platform', () => {
     )
   })
 
+  it('Nodes forbidden: one step finds out what the Nodes are, for every node rule; the cluster rules keep their own', async () => {
+    const report = await planOf('kubeadm-calico', [], [{path: '/api/v1/nodes', kind: 'forbidden'}])
+    const listNodes = step(report, 'prerequisites/list-nodes')
+    assert.deepEqual(listNodes.rules, [
+      'node/conntrack-liberal',
+      'node/host-firewall',
+      'node/iptables-backend-mix',
+      'node/ipvs-leftovers',
+      'node/ipvs-other-users',
+      'node/kernel-check-bypass',
+      'node/kernel-version',
+      'node/localhost-nodeports',
+      'node/nf-tables-kernel',
+      'node/nft-version',
+      'node/nftables-kernel-features',
+      'node/nodeport-addresses',
+      'node/os-distro',
+    ])
+    assert.deepEqual(
+      report.plan.steps.filter((candidate) => candidate.title.startsWith('Find out')).map((candidate) => candidate.id),
+      ['prerequisites/cluster-platform-switch', 'prerequisites/list-nodes', 'prerequisites/cluster-windows-nodes'],
+    )
+  })
+
   it('nothing to migrate: no steps, said plainly', async () => {
     for (const scenario of ['gke-dataplane-v2', 'cilium-kpr']) {
       const report = await planOf(scenario)
@@ -144,6 +170,64 @@ describe('the plan from facts', () => {
   it('an old kube-proxy (< 1.29) leaves its nftables tables behind on rollback: the plan says how to delete them', () => {
     const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, kubeProxy: {...kubeProxy, version: '1.28.15'}, cnis: [], recipes}})
     assert.deepEqual(plan.steps.find((candidate) => candidate.id === 'rollback/rollback-old-kube-proxy')?.commands, ['nft delete table ip kube-proxy', 'nft delete table ip6 kube-proxy'])
+  })
+
+  it('Nodes that could not be listed: their rules share one step, with the reason and the RBAC to grant', () => {
+    const unknown = (rule: string, severity: GatedFinding['severity'], message: string): GatedFinding => ({
+      rule,
+      title: `${rule} holds`,
+      status: 'unknown',
+      severity,
+      confidence: 'verified',
+      subject: {kind: 'Cluster', name: 'cluster'},
+      message,
+      evidence: {},
+      remediation: [],
+      reason: 'permission-denied',
+      references: [],
+    })
+    const findings = [
+      unknown('node/kernel-version', 'blocker', 'No Node could be listed: Cannot tell the kernel version.'),
+      unknown('node/conntrack-liberal', 'warning', 'No Node could be listed: Cannot tell whether the conntrack workaround is in use.'),
+      unknown('cluster/windows-nodes', 'warning', 'Cannot list nodes.'),
+    ]
+    const rulePlans = new Map<string, RulePlan>([
+      ['node/kernel-version', {phase: 'prerequisites', subjectKind: 'Node'}],
+      ['node/conntrack-liberal', {phase: 'configure', subjectKind: 'Node'}],
+      ['cluster/windows-nodes', {phase: 'prerequisites', subjectKind: 'Cluster'}],
+    ])
+    const unlistedNodes = {reason: 'permission-denied', detail: 'nodes is forbidden: User "kpx" cannot list resource "nodes" (needs: list nodes (all namespaces))'} as const
+    const plan = buildPlan({findings, nodes: [], rulePlans, cluster: {summary: {...summary, proxyMode: 'iptables'}, kubeProxy, unlistedNodes, cnis: [], recipes}})
+    const [listNodes, windows, ...others] = plan.steps.filter((candidate) => candidate.rules.length > 0)
+    assert.deepEqual(listNodes, {
+      id: 'prerequisites/list-nodes',
+      phase: 'prerequisites',
+      title: 'Find out what the Nodes are: kpx-check could not list them (permission-denied)',
+      why: '2 node check(s) have no node to run on, so their answer is not known yet: nodes is forbidden: User "kpx" cannot list resource "nodes" (needs: list nodes (all namespaces))',
+      rules: ['node/kernel-version', 'node/conntrack-liberal'],
+      subjects: [{kind: 'Cluster', name: 'cluster'}],
+      actions: [
+        'Let kpx-check list Nodes: kpx-check rbac prints the read-only ClusterRole and binding it needs (list nodes among them); apply it for the user kpx-check runs as.',
+        'Then run kpx-check cluster again; or probe the nodes without the list: kpx-check node over SSH, or on facts bundles collected on the nodes.',
+      ],
+      commands: [
+        'kubectl auth can-i list nodes',
+        'kpx-check rbac --user USER | kubectl apply -f -   # or --group, --service-account',
+        'kpx-check cluster',
+        '# or, without the Node list: kpx-check node --ssh USER@NODE --sudo, or kpx-check node --facts facts/',
+      ],
+      verify: ['kpx-check cluster lists the Nodes, and the checks listed here are no longer unknown'],
+      undo: [],
+    })
+    assert.deepEqual([windows.id, windows.title, windows.rules, windows.actions], ['prerequisites/cluster-windows-nodes', 'Find out: cluster/windows-nodes holds', ['cluster/windows-nodes'], ['Cannot list nodes.']])
+    assert.deepEqual(others, [])
+
+    // Listed Nodes: each node rule keeps its own step.
+    const listed = buildPlan({findings, nodes: [], rulePlans, cluster: {summary: {...summary, proxyMode: 'iptables'}, kubeProxy, cnis: [], recipes}})
+    assert.deepEqual(
+      listed.steps.filter((candidate) => candidate.rules.length > 0).map((candidate) => candidate.id),
+      ['prerequisites/node-kernel-version', 'prerequisites/cluster-windows-nodes', 'configure/node-conntrack-liberal'],
+    )
   })
 
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {

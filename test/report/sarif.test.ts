@@ -159,7 +159,7 @@ describe('renderSarif', () => {
     // The upgrade step is templated per node (Ubuntu and RHEL here): both are in the help, once each.
     assert.equal(rule.help?.text.match(/Move to Ubuntu 22\.04 or newer/g)?.length, 1)
     assert.match(rule.help?.text ?? '', /Move to RHEL 9 or newer/)
-    assert.match(rule.help?.markdown ?? '', /^- \[KEP-3866: nftables kube-proxy\]\(https:\/\/github\.com\/kubernetes\/enhancements\/issues\/3866\)$/m)
+    assert.match(rule.help?.markdown ?? '', /^- \[KEP-3866: nftables kube-proxy\]\(<https:\/\/github\.com\/kubernetes\/enhancements\/issues\/3866>\)$/m)
     assert.deepEqual(rule.properties, {tags: ['kube-proxy', 'nftables', 'node'], confidence: 'verified'})
 
     // A rule whose only results are unknown still has its severity's level as the default.
@@ -167,6 +167,14 @@ describe('renderSarif', () => {
     assert.equal(backendMix.defaultConfiguration.level, 'warning')
     assert.ok(run.results.filter((result) => result.ruleId === 'node/iptables-backend-mix').every((result) => result.kind === 'open'))
     assert.deepEqual(run.properties.verdict, 'no-go')
+  })
+
+  it('writes remediation into the help Markdown as text: no HTML, link or line break from a template value', async () => {
+    const report = await exampleNodeReport()
+    const finding = firstFinding(report, 'fail', 'blocker')
+    finding.remediation = ['Upgrade n1\n<img src=x onerror=alert(1)> [x](javascript:alert(1))']
+    const rule = render(report).tool.driver.rules.find((one) => one.id === finding.rule)!
+    assert.match(rule.help?.markdown ?? '', /^- Upgrade n1\\\\n\\<img src=x onerror=alert\(1\)\\> \\\[x\\\]\(javascript:alert\(1\)\)$/m)
   })
 
   it('fingerprints each result by rule and subject: unique in a run, the same in the next run', async () => {

@@ -24,13 +24,13 @@ export function parseDottedVersion(text: string): number[] | undefined {
 /**
  * Compares two dotted numeric versions; missing components count as 0, anything after the
  * numbers is ignored. Returns -1, 0 or 1 (`compareVersions('5.14.0', '5.13')` → 1).
- * Throws when either side does not start with a number.
+ * Throws an Error when either side does not start with a number; it quotes the side's first 60 characters.
  */
 export function compareVersions(a: string, b: string): -1 | 0 | 1 {
   const left = parseDottedVersion(a)
   const right = parseDottedVersion(b)
-  if (!left) throw new Error(`not a dotted version: "${a}"`)
-  if (!right) throw new Error(`not a dotted version: "${b}"`)
+  if (!left) throw new Error(`not a dotted version: "${a.slice(0, 60)}"`)
+  if (!right) throw new Error(`not a dotted version: "${b.slice(0, 60)}"`)
   for (let index = 0; index < Math.max(left.length, right.length); index++) {
     const difference = (left[index] ?? 0) - (right[index] ?? 0)
     if (difference !== 0) return difference < 0 ? -1 : 1

@@ -4,6 +4,7 @@ import {describe, it} from 'node:test'
 import {ItemArrayCounter} from '../../../src/sources/cluster/list-json.js'
 import {benchCluster} from '../../bench/big-cluster.js'
 import {loadScenario} from '../../helpers/apiserver-scenario.js'
+import {countedList} from '../../helpers/list-json.js'
 
 type Item = Record<string, unknown>
 const SLICES = '/apis/discovery.k8s.io/v1/endpointslices'
@@ -11,9 +12,7 @@ const SLICES = '/apis/discovery.k8s.io/v1/endpointslices'
 const list = (items: Item[]) => ({kind: 'EndpointSliceList', apiVersion: 'discovery.k8s.io/v1', metadata: {resourceVersion: '42', continue: 'eyJ2IjoibWV0YSJ9'}, items})
 
 /** What the counter should give: each item's `endpoints` array as `endpointCount`, the rest as it was. */
-function expected(items: Item[]): unknown {
-  return list(items.map(({endpoints, ...rest}) => (Array.isArray(endpoints) ? {...rest, endpointCount: endpoints.length} : {...rest, ...(endpoints === undefined ? {} : {endpoints})})))
-}
+const expected = (items: Item[]) => countedList(list(items))
 
 /** The counter's text for `json` written in chunks of the given sizes (cycled), parsed. */
 function counted(json: string, chunkSizes: number[]): unknown {

@@ -1,0 +1,172 @@
+/**
+ * The Markdown report with hostile strings from the cluster in every place they reach: escaped output written
+ * out by hand, then a whole hostile report read back by a real GFM parser (micromark's, through mdast, which
+ * also links URLs and e-mail addresses as GitHub does after escapes are undone).
+ */
+import type {Nodes} from 'mdast'
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {PLAN_PHASES} from '../../src/contract/phases.js'
+import type {Report} from '../../src/contract/report.js'
+import {code, codeBlock, link, md, prose, tableRow} from '../../src/report/markdown-safe.js'
+import {renderMarkdown} from '../../src/report/markdown.js'
+import {nodesOf, parseMarkdown as parse, shown} from '../helpers/markdown.js'
+import {exampleClusterReport} from '../helpers/reports.js'
+
+/** The issue's node name: a line break that would close a fence, then HTML. */
+const FENCE_BREAKER = 'n1\n```\n<img src=x onerror=alert(1)>'
+/** The same, as the Markdown source must have it: the line breaks shown as `\n`, every metacharacter escaped. */
+const FENCE_BREAKER_SOURCE = String.raw`n1\\n\`\`\`\\n\<img src=x onerror=alert(1)\>`
+/** What a reader sees of it. */
+const FENCE_BREAKER_SHOWN = String.raw`n1\n` + '```' + String.raw`\n<img src=x onerror=alert(1)>`
+
+describe('Markdown escaping, by hand', () => {
+  it('prose escapes what GFM acts on, shows line breaks and controls, and sets linkable words as code', () => {
+    assert.equal(String(md`${FENCE_BREAKER}`), FENCE_BREAKER_SOURCE)
+    assert.equal(String(md`x ${'<script>alert(1)</script>'}`), String.raw`x \<script\>alert(1)\</script\>`)
+    assert.equal(String(md`x ${'[x](javascript:alert(1))'}`), String.raw`x \[x\](javascript:alert(1))`)
+    // An image needs `![`; its URL makes the whole word code, where nothing is fetched or linked.
+    assert.equal(String(md`x ${'![img](http://x)'}`), 'x `![img](http://x)`')
+    assert.equal(String(md`x ${String.raw`*a* _b_ ~~c~~ &amp; # \ !`}`), String.raw`x \*a\* \_b\_ \~\~c\~\~ \&amp; \# \\ \!`)
+    assert.equal(String(md`x ${'see https://evil.example, www.evil.example, ops@evil.example, @team and $x$'}`), 'x see `https://evil.example,` `www.evil.example,` `ops@evil.example,` `@team` and `$x$`')
+    assert.equal(String(md`x ${'a\u001B]8;;https://evil.example\u0007b\u202Ec'}`), 'x `a\\x1B]8;;https://evil.example\\x07b\\u202Ec`')
+  })
+
+  it('a value that starts a line starts no list, quote, heading or indented code; inside a line it is left as it is', () => {
+    assert.equal(String(md`${'1. first'}`), String.raw`1\. first`)
+    assert.equal(String(md`- ${'- nested'}`), String.raw`- \- nested`)
+    assert.equal(String(md`> ${'+ item'}`), String.raw`> \+ item`)
+    assert.equal(String(md`${'=== underline'}`), String.raw`\=== underline`)
+    assert.equal(String(md`${'# heading'}`), String.raw`\# heading`)
+    assert.equal(String(md`${'    indented code'}`), 'indented code')
+    assert.equal(String(md`Kubernetes ${'1.34.0'} - ${'-x'}`), 'Kubernetes 1.34.0 - -x')
+  })
+
+  it('inline code has a longer backtick string than any run in the value', () => {
+    assert.equal(String(code('kubectl get nodes')), '`kubectl get nodes`')
+    assert.equal(String(code('a`b``c')), '```a`b``c```')
+    assert.equal(String(code('`start')), '`` `start ``')
+    assert.equal(String(code('end`')), '`` end` ``')
+    assert.equal(String(code(FENCE_BREAKER)), '````' + String.raw`n1\n` + '```' + String.raw`\n<img src=x onerror=alert(1)>` + '````')
+  })
+
+  it('a fenced block is fenced longer than any backtick run in its lines; tildes do not close it', () => {
+    assert.equal(String(codeBlock(['echo ok'], 'sh')), '```sh\necho ok\n```')
+    assert.equal(String(codeBlock(['echo one', '```', '~~~~', 'echo `````'], 'sh')), '``````sh\necho one\n```\n~~~~\necho `````\n``````')
+    assert.equal(String(codeBlock([FENCE_BREAKER], 'sh')), '````sh\n' + FENCE_BREAKER_SHOWN + '\n````')
+  })
+
+  it('a table cell escapes every pipe, in code too, and holds no line break', () => {
+    assert.equal(String(tableRow([code('a|b'), md`${'x | y'}`, md`${FENCE_BREAKER}`])), String.raw`| ${'`a\\|b`'} | x \| y | ${FENCE_BREAKER_SOURCE} |`)
+  })
+
+  it('links go to https pages only, with the destination encoded and the title escaped', () => {
+    assert.equal(String(link('Docs [v1]', 'https://kubernetes.io/docs/a b(c)<d>')), String.raw`[Docs \[v1\]](<https://kubernetes.io/docs/a%20b(c)%3Cd%3E>)`)
+    assert.equal(String(link('click', 'javascript:alert(1)')), 'click')
+    assert.equal(String(link('click', 'ftp://files.example/kube-proxy.tar')), 'click')
+    assert.equal(String(prose(md`**kept**`)), '**kept**')
+  })
+})
+
+/** Every string the Markdown report shows from a cluster, a node or a file, made hostile. */
+const HOSTILE = [
+  FENCE_BREAKER,
+  '| cell | split |',
+  '<script>alert(1)</script>',
+  '[x](javascript:alert(1))',
+  '![img](http://x)',
+  '`one` ``two`` ```three```',
+  'https://evil.example www.evil.example ops@evil.example',
+  '**bold** _em_ ~~gone~~ &lt;b&gt; $x$',
+  '\u001B]8;;https://evil.example\u0007link\u001B]8;;\u0007',
+].join(' ')
+/** HOSTILE as a reader sees it: line breaks and controls shown as escapes, nothing else changed. */
+const HOSTILE_SHOWN = HOSTILE.replaceAll('\n', String.raw`\n`).replaceAll('\u001B', String.raw`\x1B`).replaceAll('\u0007', String.raw`\x07`)
+
+/** The example cluster's report, with HOSTILE in every string the report takes from outside kpx-check. */
+async function hostileReport(): Promise<Report> {
+  const report = await exampleClusterReport()
+  const names = new Map(report.nodes.map((node, index) => [node.name, `${HOSTILE} ${index}`]))
+  const rename = (name: string) => names.get(name) ?? name
+  for (const node of report.nodes) {
+    node.name = rename(node.name)
+    node.os.prettyName = HOSTILE
+    node.kernelRelease = HOSTILE
+  }
+
+  for (const finding of report.findings) {
+    finding.subject.name = rename(finding.subject.name)
+    finding.message = `${HOSTILE} ${finding.message}`
+  }
+
+  for (const group of report.plan.nodeGroups) {
+    group.name = HOSTILE
+    group.nodes = group.nodes.map((node) => rename(node))
+  }
+
+  for (const step of report.plan.steps) {
+    step.title = `${HOSTILE} ${step.title}`
+    step.why = HOSTILE
+    step.actions = [HOSTILE, '1. # > - a line of its own']
+    step.verify = [HOSTILE]
+    for (const subject of step.subjects) subject.members = subject.members?.map((member) => rename(member))
+    if (step.commands.length > 0) step.commands.push(HOSTILE, '```', '~~~')
+  }
+
+  report.cluster!.context = HOSTILE
+  report.cluster!.unreadable = [HOSTILE]
+  report.plan.summary = HOSTILE
+  report.plan.references = [
+    {title: HOSTILE, url: 'https://kubernetes.io/blog/2025/02/28/nftables-kube-proxy/'},
+    {title: 'not a link', url: 'javascript:alert(1)'},
+  ]
+  return report
+}
+
+describe('a hostile report read back by a GFM parser', () => {
+  it('has no HTML, no image and no link but the https sources, and every fence closes where kpx-check put it', async () => {
+    const report = await hostileReport()
+    const tree = parse(renderMarkdown(report))
+    const nodes = [...nodesOf(tree)]
+    const ofType = (type: Nodes['type']) => nodes.filter((node) => node.type === type)
+
+    for (const type of ['html', 'image', 'imageReference', 'linkReference', 'definition', 'footnoteReference', 'footnoteDefinition', 'delete', 'thematicBreak', 'blockquote'] as const) {
+      assert.deepEqual(ofType(type), [], type)
+    }
+
+    assert.deepEqual(
+      ofType('link').map((node) => node.type === 'link' && [node.url, shown(node)]),
+      [['https://kubernetes.io/blog/2025/02/28/nftables-kube-proxy/', HOSTILE_SHOWN]],
+    )
+    // One fenced block per command list and undo list, holding exactly those lines, the hostile ones shown in one line.
+    const blocks = report.plan.steps.flatMap((step) => [step.commands, step.undo]).filter((lines) => lines.length > 0)
+    assert.deepEqual(
+      ofType('code').map((node) => node.type === 'code' && [node.lang, node.value]),
+      blocks.map((lines) => ['sh', lines.map((line) => (line === HOSTILE ? HOSTILE_SHOWN : line)).join('\n')]),
+    )
+    // The headings are kpx-check's: the title, the sections, one per step; each step title is one heading.
+    assert.equal(ofType('heading').length, 1 + ['Warnings', 'Unknown', 'Node groups', 'Plan', 'Sources'].length + report.plan.steps.length)
+    assert.ok(ofType('heading').some((node) => shown(node) === `1. ${HOSTILE_SHOWN} ${report.plan.steps[0].title.slice(HOSTILE.length + 1)}`))
+    // Emphasis and strong text are kpx-check's words only.
+    assert.ok(ofType('emphasis').every((node) => (PLAN_PHASES as readonly string[]).includes(shown(node))))
+    assert.deepEqual(new Set(ofType('strong').map((node) => shown(node))), new Set(['INCOMPLETE', 'kubeadm', 'ipvs', 'Verify', 'Undo']))
+  })
+
+  it('keeps every table row to its columns and every hostile value in one cell or code span, shown as it was', async () => {
+    const nodes = [...nodesOf(parse(renderMarkdown(await hostileReport())))]
+    const tables = nodes.filter((node) => node.type === 'table')
+    assert.deepEqual(
+      tables.map((table) => table.children.map((row) => row.children.length)),
+      tables.map(({children: [header, ...rows]}) => [header, ...rows].map(() => header.children.length)),
+    )
+    const [, group] = tables.at(-1)!.children
+    assert.deepEqual(
+      group.children.map((cell) => shown(cell)),
+      [HOSTILE_SHOWN, `${HOSTILE_SHOWN} 0, ${HOSTILE_SHOWN} 1, ${HOSTILE_SHOWN} 2`, '–', '–', '–'],
+    )
+    const cluster = nodes.find((node) => node.type === 'paragraph' && shown(node).startsWith('Cluster '))!
+    assert.equal(shown(cluster), `Cluster ${HOSTILE_SHOWN} · platform kubeadm · Kubernetes 1.32.5 · kube-proxy mode ipvs (DaemonSet kube-system/kube-proxy v1.32.5)`)
+    assert.ok([...nodesOf(cluster)].some((node) => node.type === 'inlineCode' && node.value === HOSTILE_SHOWN))
+  })
+})
