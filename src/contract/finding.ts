@@ -50,6 +50,17 @@ export const UNKNOWN_REASONS = [
 
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number]
 
+/**
+ * Why the engine left a rule unknown whatever the state of its facts; unlike UNKNOWN_REASONS, not
+ * for bundles or rule files to name.
+ */
+export const ENGINE_UNKNOWN_REASONS = [
+  'rule-error', // the rule failed to evaluate, or no outcome matched
+  'cost-limit', // on these facts its CEL would cost more than a rule may (src/engine/cel-cost.ts)
+] as const
+
+export type EngineUnknownReason = (typeof ENGINE_UNKNOWN_REASONS)[number]
+
 /** A JSON-like fact value; integers are numbers here and become CEL ints at evaluation. */
 export type FactValue = boolean | number | string | FactValue[] | {[key: string]: FactValue}
 

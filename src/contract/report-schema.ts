@@ -1,5 +1,5 @@
 import {EXIT_CODES} from './exit-codes.js'
-import {CONFIDENCES, REFERENCES_SCHEMA, SEVERITIES, UNKNOWN_REASONS} from './finding.js'
+import {CONFIDENCES, ENGINE_UNKNOWN_REASONS, REFERENCES_SCHEMA, SEVERITIES, UNKNOWN_REASONS} from './finding.js'
 import {JSON_SCHEMA_DRAFT_07} from './json-schema.js'
 import {PLAN_PHASES} from './phases.js'
 import {REPORT_SCHEMA_VERSION} from './report.js'
@@ -122,7 +122,7 @@ export const REPORT_SCHEMA = {
           evidence: {type: 'object', description: 'The facts the rule read, by fact path.'},
           remediation: {type: 'array', items: {type: 'string'}},
           reason: {
-            enum: [...UNKNOWN_REASONS, 'not-applicable', 'rule-error'],
+            enum: [...UNKNOWN_REASONS, 'not-applicable', ...ENGINE_UNKNOWN_REASONS],
             description: 'Why the status is unknown or skip.',
           },
           references: {

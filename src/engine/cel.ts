@@ -46,12 +46,19 @@ function schemaOf(specs: readonly FactSpec[]): Map<string, Record<string, unknow
   return roots
 }
 
+/**
+ * Structural limits for rule expressions, far below cel-js's defaults (100,000 nodes, depth 250):
+ * the largest built-in expression has 23 nodes, a depth of 6 and lists of 3. They bound what a rule file
+ * can make the parser and the cost estimate (cel-cost.ts) walk; the estimate bounds the evaluation.
+ */
+const RULE_EXPRESSION_LIMITS = {maxAstNodes: 256, maxDepth: 32, maxListElements: 64, maxMapEntries: 64, maxCallArguments: 8}
+
 const environments = new Map<Scope, Environment>()
 
 export function celEnvironment(scope: Scope): Environment {
   let env = environments.get(scope)
   if (!env) {
-    env = registerFunctions(new Environment({homogeneousAggregateLiterals: false}))
+    env = registerFunctions(new Environment({homogeneousAggregateLiterals: false, limits: RULE_EXPRESSION_LIMITS}))
     for (const [name, schema] of schemaOf(factSpecs(scope))) env.registerVariable({name, schema} as never)
     env.registerVariable('data', 'map')
     env.registerVariable({name: 'missing', schema: {fact: 'string', reason: 'string', detail: 'string'}} as never)

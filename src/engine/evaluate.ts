@@ -1,8 +1,10 @@
+import type {ASTNode, ParseResult} from '@marcbachmann/cel-js'
 import semver from 'semver'
 
-import type {FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
+import type {EngineUnknownReason, FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
 import type {FactSet, UnknownFact} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
+import {activationVariables, estimateCost, formatCost, RULE_COST_BUDGET} from './cel-cost.js'
 import {celActivation, celData, celEnvironment, formatCelValue} from './cel.js'
 import type {LoadedRule} from './rule-lint.js'
 import {renderTemplate, templateExpressions} from './templates.js'
@@ -33,16 +35,38 @@ type Activation = Record<string, unknown>
 /** A CEL expression failed because a fact it reads has no value: the rule cannot decide. */
 class MissingFact extends Error {}
 
-const parsedExpressions = new Map<string, (context: Activation) => unknown>()
+/** An expression was not evaluated: with what came before, it would take the rule over its cost budget. */
+class CostLimitExceeded extends Error {}
 
-function evaluateExpression(rule: LoadedRule, expression: string, activation: Activation): unknown {
+/**
+ * What a rule spends on one subject. Every expression is priced on its activation before it runs
+ * (cel-cost.ts: with the facts' real sizes, which can pass the catalogue's that lint priced); one that
+ * would take the total over RULE_COST_BUDGET is not run, and costs nothing.
+ */
+class CostMeter {
+  private spent = 0
+
+  charge(ast: ASTNode, activation: Activation): void {
+    const total = this.spent + estimateCost(ast, activationVariables(activation))
+    if (total > RULE_COST_BUDGET) {
+      throw new CostLimitExceeded(`on these facts its CEL is estimated to cost ${formatCost(total)}, over the budget of ${formatCost(RULE_COST_BUDGET)}`)
+    }
+
+    this.spent = total
+  }
+}
+
+const parsedExpressions = new Map<string, ParseResult>()
+
+function evaluateExpression(rule: LoadedRule, expression: string, activation: Activation, meter: CostMeter): unknown {
   const key = `${rule.scope}\u0000${expression}`
   let run = parsedExpressions.get(key)
   if (!run) {
-    run = celEnvironment(rule.scope).parse(expression) as unknown as (context: Activation) => unknown
+    run = celEnvironment(rule.scope).parse(expression)
     parsedExpressions.set(key, run)
   }
 
+  meter.charge(run.ast, activation)
   try {
     return run(activation)
   } catch (error) {
@@ -55,24 +79,25 @@ function evaluateExpression(rule: LoadedRule, expression: string, activation: Ac
 /** Unknown messages that read only `missing.*` are the same for every subject missing the same fact: render them once. */
 const unknownMessages = new Map<string, string>()
 
-function renderUnknown(rule: LoadedRule, template: string, activation: Activation, missing: {detail: string; fact: string; reason: string}): string {
-  if (!templateExpressions(template).every((expression) => /^missing\.[a-z]+$/.test(expression))) return render(rule, template, {...activation, missing})
+function renderUnknown(rule: LoadedRule, template: string, activation: Activation, missing: {detail: string; fact: string; reason: string}, meter: CostMeter): string {
+  if (!templateExpressions(template).every((expression) => /^missing\.[a-z]+$/.test(expression))) return render(rule, template, {...activation, missing}, meter)
   const key = `${template}\u0000${missing.fact}\u0000${missing.reason}\u0000${missing.detail}`
   let message = unknownMessages.get(key)
   if (message === undefined) {
-    message = render(rule, template, {missing})
+    message = render(rule, template, {missing}, meter)
     unknownMessages.set(key, message)
   }
 
   return message
 }
 
-function render(rule: LoadedRule, template: string, activation: Activation): string {
+/** A placeholder whose expression fails, or would go over the rule's cost budget, shows as such: the finding's status does not hang on its message. */
+function render(rule: LoadedRule, template: string, activation: Activation, meter: CostMeter): string {
   return renderTemplate(template, (expression) => {
     try {
-      return formatCelValue(evaluateExpression(rule, expression, activation))
-    } catch {
-      return '(unknown)'
+      return formatCelValue(evaluateExpression(rule, expression, activation, meter))
+    } catch (error) {
+      return error instanceof CostLimitExceeded ? '(over the CEL cost budget)' : '(unknown)'
     }
   })
 }
@@ -175,7 +200,7 @@ function unknownForEvery(rule: LoadedRule, kind: string, why: UnknownFact, optio
     severity: options.severity?.get(rule.id) ?? rule.severity,
     confidence: rule.confidence ?? 'verified',
     subject: {kind: 'Cluster', name: 'cluster'},
-    message: `No ${kind} could be listed: ${renderUnknown(rule, rule.unknown.message, {}, missing)}`,
+    message: `No ${kind} could be listed: ${renderUnknown(rule, rule.unknown.message, {}, missing, new CostMeter())}`,
     evidence: {},
     remediation: [],
     reason: why.reason,
@@ -276,6 +301,7 @@ function summarise(rule: LoadedRule, subjects: readonly Subject[], groups: reado
 }
 
 function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation, options: EvaluationOptions): Finding {
+  const meter = new CostMeter()
   const base = {
     rule: rule.id,
     title: rule.title,
@@ -285,12 +311,12 @@ function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation
     references: rule.references,
   }
   const severityOf = (outcomeSeverity?: Severity) => options.severity?.get(rule.id) ?? outcomeSeverity ?? rule.severity
-  const finish = (status: Status, message: string, extra: {reason?: string; severity?: Severity} = {}): Finding => ({
+  const finish = (status: Status, message: string, extra: {reason?: 'not-applicable' | EngineUnknownReason | UnknownReason; severity?: Severity} = {}): Finding => ({
     ...base,
     status,
     severity: severityOf(extra.severity),
     message,
-    remediation: status === 'fail' ? rule.remediation.map((step) => render(rule, step, activation)) : [],
+    remediation: status === 'fail' ? rule.remediation.map((step) => render(rule, step, activation, meter)) : [],
     ...(extra.reason === undefined ? {} : {reason: extra.reason}),
   })
 
@@ -302,8 +328,8 @@ function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation
 
   for (const skip of rule.skip ?? []) {
     try {
-      if (evaluateExpression(rule, skip.when, activation) === true) {
-        return finish('skip', render(rule, skip.message, activation), {reason: 'not-applicable'})
+      if (evaluateExpression(rule, skip.when, activation, meter) === true) {
+        return finish('skip', render(rule, skip.message, activation, meter), {reason: 'not-applicable'})
       }
     } catch (error) {
       // A skip condition over an unknown fact cannot show the rule is inapplicable: carry on.
@@ -318,13 +344,13 @@ function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation
 
   for (const outcome of rule.outcomes) {
     try {
-      if (outcome.when === undefined || evaluateExpression(rule, outcome.when, activation) === true) {
+      if (outcome.when === undefined || evaluateExpression(rule, outcome.when, activation, meter) === true) {
         if (outcome.status === 'unknown') {
           const missing = firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: ''}
-          return finish('unknown', render(rule, outcome.message, {...activation, missing}), {reason: outcome.reason ?? missing.reason})
+          return finish('unknown', render(rule, outcome.message, {...activation, missing}, meter), {reason: outcome.reason ?? missing.reason})
         }
 
-        return finish(outcome.status, render(rule, outcome.message, activation), {
+        return finish(outcome.status, render(rule, outcome.message, activation, meter), {
           severity: outcome.severity,
           ...(outcome.status === 'skip' ? {reason: 'not-applicable'} : {}),
         })
@@ -340,10 +366,11 @@ function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation
 
   function unknownFrom(missing: {detail: string; fact: string; reason: UnknownReason}): Finding {
     const template = rule.unknown.byReason?.[missing.reason] ?? rule.unknown.message
-    return finish('unknown', renderUnknown(rule, template, activation, missing), {reason: missing.reason})
+    return finish('unknown', renderUnknown(rule, template, activation, missing, meter), {reason: missing.reason})
   }
 
   function ruleError(error: unknown): Finding {
+    if (error instanceof CostLimitExceeded) return finish('unknown', `${rule.id} was not evaluated: ${error.message}.`, {reason: 'cost-limit'})
     return finish('unknown', `Rule ${rule.id} could not be evaluated: ${(error as Error).message.split('\n', 1)[0]}`, {reason: 'rule-error'})
   }
 }

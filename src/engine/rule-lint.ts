@@ -1,9 +1,11 @@
+import type {ParseResult} from '@marcbachmann/cel-js'
 import {basename, extname} from 'node:path'
 
 import {UNKNOWN_REASONS} from '../contract/finding.js'
 import {factSpecs} from '../facts/catalog.js'
 import {compileFileSchema, type FileProblem, formatProblem, parseYamlFile} from '../util/yaml-file.js'
-import {celEnvironment} from './cel.js'
+import {estimateCost, formatCost, lintVariables, RULE_COST_BUDGET, UncostedCall} from './cel-cost.js'
+import {celData, celEnvironment} from './cel.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
 import {templateExpressions} from './templates.js'
 
@@ -21,8 +23,11 @@ export class RuleLoadError extends Error {
 
 const validateRuleFile = compileFileSchema(RULE_FILE_SCHEMA)
 
-/** Parses, validates and type-checks the text of one rule file (its name must match the id); returns the rule or the problems found. */
-export function lintRule(text: string, file: string, displayName = file): {problems: FileProblem[]; rule?: RuleDefinition} {
+/**
+ * Parses, validates, type-checks and prices the text of one rule file (its name must match the id);
+ * returns the rule with its estimated CEL cost (cel-cost.ts), or the problems found.
+ */
+export function lintRule(text: string, file: string, displayName = file): {cost?: number; problems: FileProblem[]; rule?: RuleDefinition} {
   const parsed = parseYamlFile<RuleDefinition>(text, displayName, validateRuleFile, 'rule')
   if (!parsed.file) return {problems: parsed.problems}
   const {value: rule, problemAt} = parsed.file
@@ -65,19 +70,42 @@ export function lintRule(text: string, file: string, displayName = file): {probl
   }
 
   const env = celEnvironment(rule.scope)
-  const checkCondition = (path: Array<number | string>, expression: string) => {
+  const variables = lintVariables(rule.scope, celData(rule.data ?? {}))
+  const costs: Array<{cost: number; path: Array<number | string>}> = []
+  /** Parses, type-checks and prices one expression; its type, or undefined after reporting why not. */
+  const compile = (path: Array<number | string>, expression: string, label: string): string | undefined => {
     checkDeclared(path, expression)
-    const result = env.check(expression)
-    if (!result.valid) report(path, `CEL: ${firstLine(result.error?.message)}`)
-    else if (result.type !== 'bool') report(path, `CEL: a condition must be a bool, this is ${result.type}`)
+    let parsed: ParseResult
+    try {
+      parsed = env.parse(expression)
+    } catch (error) {
+      report(path, `${label}: ${firstLine((error as Error).message)}${(error as {code?: string}).code === 'limit_exceeded' ? '; rule expressions are kept small: split it, or move constants into data' : ''}`)
+      return undefined
+    }
+
+    const result = parsed.check()
+    if (!result.valid) {
+      report(path, `${label}: ${firstLine(result.error?.message)}`)
+      return undefined
+    }
+
+    try {
+      costs.push({path, cost: estimateCost(parsed.ast, variables)})
+    } catch (error) {
+      if (!(error instanceof UncostedCall)) throw error
+      report(path, `${label}: ${error.message}`)
+    }
+
+    return result.type
+  }
+
+  const checkCondition = (path: Array<number | string>, expression: string) => {
+    const type = compile(path, expression, 'CEL')
+    if (type !== undefined && type !== 'bool') report(path, `CEL: a condition must be a bool, this is ${type}`)
   }
 
   const checkTemplate = (path: Array<number | string>, template: string) => {
-    for (const expression of templateExpressions(template)) {
-      checkDeclared(path, expression)
-      const result = env.check(expression)
-      if (!result.valid) report(path, `CEL in {{ ${expression} }}: ${firstLine(result.error?.message)}`)
-    }
+    for (const expression of templateExpressions(template)) compile(path, expression, `CEL in {{ ${expression} }}`)
   }
 
   for (const [index, skip] of (rule.skip ?? []).entries()) {
@@ -97,7 +125,17 @@ export function lintRule(text: string, file: string, displayName = file): {probl
 
   for (const [index, step] of rule.remediation.entries()) checkTemplate(['remediation', index], step)
 
-  return problems.length > 0 ? {problems} : {problems, rule}
+  const total = costs.reduce((sum, {cost}) => sum + cost, 0)
+  if (total > RULE_COST_BUDGET) {
+    const [costliest] = costs.toSorted((a, b) => b.cost - a.cost)
+    report(
+      costliest.path,
+      `rule ${rule.id}: its CEL is estimated to cost ${formatCost(total)}${costliest.cost === total ? '' : ` (this expression ${formatCost(costliest.cost)})`}, over the budget of ${formatCost(RULE_COST_BUDGET)}. ` +
+        'A comprehension (exists, all, exists_one, map, filter) costs what it holds once for every item of its list, so nested ones multiply: nest fewer of them, or iterate over shorter lists',
+    )
+  }
+
+  return problems.length > 0 ? {problems} : {cost: total, problems, rule}
 }
 
 function firstLine(text = 'invalid expression'): string {

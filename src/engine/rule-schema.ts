@@ -1,6 +1,7 @@
 import {type Confidence, CONFIDENCES, REFERENCES_SCHEMA, RULE_STATUSES, type RuleReference, SEVERITIES, type Severity, UNKNOWN_REASONS, type UnknownReason} from '../contract/finding.js'
 import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {CLUSTER_SUBJECT_KINDS} from '../facts/catalog.js'
+import {formatCost, RULE_COST_BUDGET} from './cel-cost.js'
 
 const template = {type: 'string', minLength: 1, description: 'Text; {{ cel-expression }} is replaced by its value.'}
 const celExpression = {type: 'string', minLength: 1, description: 'A CEL expression over the facts.'}
@@ -11,6 +12,10 @@ export const RULE_FILE_SCHEMA = {
   $schema: JSON_SCHEMA_DRAFT_07,
   $id: 'https://kpx-check.dev/schemas/rule.v1.json',
   title: 'kpx-check rule',
+  description:
+    `A readiness rule. Its CEL, the conditions and the {{ }} placeholders together, must cost at most ${formatCost(RULE_COST_BUDGET)} by kpx-check's ` +
+    'estimate, worked out with the sizes `kpx-check rules facts` gives (`kpx-check rules lint` prints it): a comprehension (exists, all, ' +
+    'exists_one, map, filter) costs what it holds once for every item of its list. On facts that would take it over, the rule is unknown, reason cost-limit.',
   type: 'object',
   additionalProperties: false,
   required: ['id', 'scope', 'severity', 'title', 'description', 'needs', 'outcomes', 'unknown', 'remediation', 'references'],

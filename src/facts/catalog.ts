@@ -4,12 +4,37 @@
  * that names a fact that does not exist, or compares it with the wrong type, is rejected), FactSet
  * takes only its paths, and what a node shell alone can tell is read off it.
  */
-export interface FactSpec {
+import {NFT_KERNEL_FEATURES} from './parsers/kernel-features.js'
+
+export type FactSpec = {
   path: string
-  /** CEL type: int, double, string, bool, list<string>, map<string, string>, … */
-  type: string
   description: string
-}
+  /**
+   * Strings, and the strings of a list: the most characters rules are linted for (default
+   * FACT_STRING_LENGTH). Like `maxItems` it feeds the CEL cost estimate; at evaluation the facts' own
+   * sizes count, so a longer value is never cut, only priced.
+   */
+  maxLength?: number
+} & (
+  | {
+      /** CEL type: int, double, string or bool. */
+      type: 'bool' | 'double' | 'int' | 'string'
+    }
+  | {
+      type: `list<${string}>`
+      /** The most items the list holds on a real node or cluster, as far as kpx-check knows: what rules are linted for. */
+      maxItems: number
+    }
+)
+
+/** Most characters of a string fact rules are linted for: names, versions and addresses (a node name has at most 253). */
+export const FACT_STRING_LENGTH = 256
+
+/**
+ * Lists of node names are linted for Kubernetes' largest supported cluster, 5,000 nodes, of names as
+ * long as a hostname label (63 characters): nodes register their hostname, and clouds' are shorter.
+ */
+const NODE_NAMES = {maxItems: 5000, maxLength: 63}
 
 /**
  * A node fact also says where it can come from: the facts bundle sections the node deriver reads it
@@ -17,7 +42,7 @@ export interface FactSpec {
  * `kube-proxy` from kube-proxy's configuration in the cluster, which stands in for a probed node
  * that could not tell. A node fact without `api` needs a node shell.
  */
-export interface NodeFactSpec extends FactSpec {
+export type NodeFactSpec = FactSpec & {
   sections: readonly string[]
   api?: 'kube-proxy' | 'node'
 }
@@ -25,6 +50,11 @@ export interface NodeFactSpec extends FactSpec {
 /** The kernel's nf_tables support is read from its config and from the module lists together. */
 const KERNEL_SECTIONS = ['kernel-config', 'modules', 'modules-builtin', 'modules-available'] as const
 
+/**
+ * List bounds, with room to spare: the collector asks about five host services; the kernel has 14 IPVS
+ * schedulers; kube-ipvs0's Service addresses are not among a node's global addresses; a host's nftables
+ * tables and drop chains are a few per firewall or CNI.
+ */
 export const NODE_FACTS = [
   {path: 'node.name', type: 'string', description: 'Node name (the hostname section, else the bundle file name).', sections: ['hostname'], api: 'node'},
   {path: 'collector.root', type: 'bool', description: 'The collector ran as root, so root-only reads were possible.', sections: ['collector']},
@@ -34,7 +64,7 @@ export const NODE_FACTS = [
   {path: 'kernel.version', type: 'string', description: 'Kernel major.minor.patch as kube-proxy parses it (5.14.0-427.el9 → 5.14.0).', sections: ['kernel-release'], api: 'node'},
 
   {path: 'os.id', type: 'string', description: 'os-release ID (debian, ubuntu, rhel, rocky, amzn, …).', sections: ['os-release'], api: 'node'},
-  {path: 'os.idLike', type: 'list<string>', description: 'os-release ID_LIKE, split on spaces.', sections: ['os-release']},
+  {path: 'os.idLike', type: 'list<string>', maxItems: 8, description: 'os-release ID_LIKE, split on spaces.', sections: ['os-release']},
   {path: 'os.versionId', type: 'string', description: 'os-release VERSION_ID (12, 22.04, 9.4).', sections: ['os-release'], api: 'node'},
   {path: 'os.prettyName', type: 'string', description: 'os-release PRETTY_NAME.', sections: ['os-release'], api: 'node'},
 
@@ -51,14 +81,14 @@ export const NODE_FACTS = [
   {path: 'iptables.forwardPolicy', type: 'string', description: 'Policy of the filter FORWARD chain (ACCEPT, DROP).', sections: ['iptables-policies']},
 
   {path: 'netfilter.nfTables', type: 'string', description: 'nf_tables in the kernel: builtin, loaded, module (loadable) or missing.', sections: KERNEL_SECTIONS},
-  {path: 'netfilter.missingFeatures', type: 'list<string>', description: 'nftables kernel features kube-proxy rules use that the kernel lacks (nft_ct, nft_fib_ipv4, …).', sections: KERNEL_SECTIONS},
+  {path: 'netfilter.missingFeatures', type: 'list<string>', maxItems: NFT_KERNEL_FEATURES.length, description: 'nftables kernel features kube-proxy rules use that the kernel lacks (nft_ct, nft_fib_ipv4, …).', sections: KERNEL_SECTIONS},
   {path: 'netfilter.checkPassed', type: 'bool', description: 'nft -c accepted a kube-proxy-like ruleset in a scratch table (root only).', sections: ['nft-check']},
-  {path: 'netfilter.checkOutput', type: 'string', description: 'What nft -c printed when it rejected the sample ruleset.', sections: ['nft-check']},
-  {path: 'netfilter.tables', type: 'list<string>', description: 'nftables tables on the host, as "family name".', sections: ['nft-tables']},
-  {path: 'netfilter.dropPolicyChains', type: 'list<string>', description: 'nftables base chains on input/forward hooks with policy drop, as "family table chain".', sections: ['nft-chains']},
+  {path: 'netfilter.checkOutput', type: 'string', maxLength: 4096, description: 'What nft -c printed when it rejected the sample ruleset.', sections: ['nft-check']},
+  {path: 'netfilter.tables', type: 'list<string>', maxItems: 64, description: 'nftables tables on the host, as "family name".', sections: ['nft-tables']},
+  {path: 'netfilter.dropPolicyChains', type: 'list<string>', maxItems: 64, description: 'nftables base chains on input/forward hooks with policy drop, as "family table chain".', sections: ['nft-chains']},
 
   {path: 'ipvs.virtualServers', type: 'int', description: 'IPVS virtual servers in /proc/net/ip_vs (0 when IPVS is not loaded).', sections: ['ipvs']},
-  {path: 'ipvs.schedulers', type: 'list<string>', description: 'IPVS schedulers in use (rr, lc, sh, …).', sections: ['ipvs']},
+  {path: 'ipvs.schedulers', type: 'list<string>', maxItems: 16, description: 'IPVS schedulers in use (rr, lc, sh, …).', sections: ['ipvs']},
   {path: 'ipvs.kubeIpvs0', type: 'bool', description: 'The kube-ipvs0 dummy interface exists.', sections: ['kube-ipvs0']},
   {path: 'ipvs.kubeIpvs0Addresses', type: 'int', description: 'Addresses bound to kube-ipvs0.', sections: ['kube-ipvs0']},
 
@@ -66,10 +96,10 @@ export const NODE_FACTS = [
   {path: 'sysctl.tcpBeLiberal', type: 'int', description: 'net.netfilter.nf_conntrack_tcp_be_liberal.', sections: ['sysctl']},
   {path: 'sysctl.connReuseMode', type: 'int', description: 'net.ipv4.vs.conn_reuse_mode.', sections: ['sysctl']},
 
-  {path: 'services.active', type: 'list<string>', description: 'Host services found active among firewalld, ufw, nftables, docker, keepalived.', sections: ['services']},
+  {path: 'services.active', type: 'list<string>', maxItems: 5, description: 'Host services found active among firewalld, ufw, nftables, docker, keepalived.', sections: ['services']},
 
-  {path: 'addresses.ipv4Global', type: 'list<string>', description: 'Global-scope IPv4 addresses (CIDR) on the node.', sections: ['addresses']},
-  {path: 'addresses.ipv6Global', type: 'list<string>', description: 'Global-scope IPv6 addresses (CIDR) on the node.', sections: ['addresses']},
+  {path: 'addresses.ipv4Global', type: 'list<string>', maxItems: 64, description: 'Global-scope IPv4 addresses (CIDR) on the node.', sections: ['addresses']},
+  {path: 'addresses.ipv6Global', type: 'list<string>', maxItems: 64, description: 'Global-scope IPv6 addresses (CIDR) on the node.', sections: ['addresses']},
 
   {path: 'kubeProxy.mode', type: 'string', description: 'Mode kube-proxy reports on 127.0.0.1:10249/proxyMode (iptables, ipvs, nftables).', sections: ['kube-proxy-mode'], api: 'kube-proxy'},
   {path: 'kubeProxy.runtime', type: 'string', description: 'How kube-proxy runs: container, host, k3s, rke2 or none.', sections: ['kube-proxy-process'], api: 'kube-proxy'},
@@ -87,9 +117,9 @@ export const CLUSTER_FACTS = [
   {path: 'cluster.proxyMode', type: 'string', description: 'kube-proxy\'s current mode: iptables, ipvs, nftables, none (no kube-proxy) or unknown.'},
   {path: 'cluster.targetVersion', type: 'string', description: 'The Kubernetes version the migration aims at (--target-version), major.minor.'},
   {path: 'cluster.nodes', type: 'int', description: 'Nodes in the cluster.'},
-  {path: 'cluster.windowsNodes', type: 'list<string>', description: 'Windows nodes (kube-proxy on Windows is untouched).'},
-  {path: 'cluster.multiAddressNodes', type: 'list<string>', description: 'Nodes with more than one InternalIP or ExternalIP of a family.'},
-  {path: 'cluster.components', type: 'list<string>', description: 'Networking components found: metallb, kube-vip, node-local-dns, istio, kube-router-service-proxy, …'},
+  {path: 'cluster.windowsNodes', type: 'list<string>', ...NODE_NAMES, description: 'Windows nodes (kube-proxy on Windows is untouched).'},
+  {path: 'cluster.multiAddressNodes', type: 'list<string>', ...NODE_NAMES, description: 'Nodes with more than one InternalIP or ExternalIP of a family.'},
+  {path: 'cluster.components', type: 'list<string>', maxItems: 32, description: 'Networking components found: metallb, kube-vip, node-local-dns, istio, kube-router-service-proxy, …'},
 
   {path: 'kubeProxy.present', type: 'bool', description: 'kube-proxy runs in the cluster (DaemonSet, static pods or embedded in k3s).'},
   {path: 'kubeProxy.replacedBy', type: 'string', description: 'What implements Services instead of kube-proxy (cilium-kube-proxy-replacement, gke-dataplane-v2, ovn-kubernetes, calico-ebpf, antrea-proxy-all, kube-router).'},
@@ -98,11 +128,11 @@ export const CLUSTER_FACTS = [
   {path: 'kubeProxy.image', type: 'string', description: 'kube-proxy image.'},
   {path: 'kubeProxy.version', type: 'string', description: 'kube-proxy version from its image tag (1.33.4).'},
   {path: 'kubeProxy.configSource', type: 'string', description: 'Where the mode is set (ConfigMap kube-system/kube-proxy, flags, …).'},
-  {path: 'kubeProxy.nodePortAddresses', type: 'list<string>', description: 'nodePortAddresses as configured (empty: every local IP today, the primary IPs in nftables mode).'},
-  {path: 'kubeProxy.carryOver', type: 'list<string>', description: 'Settings of the iptables/ipvs sections that nftables mode would not read (iptables.masqueradeAll: true).'},
+  {path: 'kubeProxy.nodePortAddresses', type: 'list<string>', maxItems: 16, description: 'nodePortAddresses as configured (empty: every local IP today, the primary IPs in nftables mode).'},
+  {path: 'kubeProxy.carryOver', type: 'list<string>', maxItems: 9, description: 'Settings of the iptables/ipvs sections that nftables mode would not read (iptables.masqueradeAll: true).'},
   {path: 'kubeProxy.ipvsScheduler', type: 'string', description: 'ipvs.scheduler (empty means rr).'},
   {path: 'kubeProxy.ipvsStrictARP', type: 'bool', description: 'ipvs.strictARP.'},
-  {path: 'kubeProxy.featureGates', type: 'list<string>', description: 'kube-proxy feature gates, as Name=value.'},
+  {path: 'kubeProxy.featureGates', type: 'list<string>', maxItems: 256, description: 'kube-proxy feature gates, as Name=value.'},
   {path: 'kubeProxy.skipKernelCheck', type: 'bool', description: 'KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is set in kube-proxy\'s pod spec.'},
 
   {path: 'services.total', type: 'int', description: 'Services in the cluster.'},
@@ -114,8 +144,8 @@ export const CLUSTER_FACTS = [
 
   {path: 'service.name', type: 'string', description: 'Service subject: namespace/name.'},
   {path: 'service.type', type: 'string', description: 'Service subject: spec.type.'},
-  {path: 'service.addresses', type: 'list<string>', description: 'Service subject: load-balancer ingress IPs and hostnames.'},
-  {path: 'service.sharedWith', type: 'list<string>', description: 'Service subject: other Services and Ingresses that use one of its addresses.'},
+  {path: 'service.addresses', type: 'list<string>', maxItems: 16, description: 'Service subject: load-balancer ingress IPs and hostnames.'},
+  {path: 'service.sharedWith', type: 'list<string>', maxItems: 100, description: 'Service subject: other Services and Ingresses that use one of its addresses.'},
   {path: 'service.portCount', type: 'int', description: 'Service subject: ports it exposes.'},
 
   {path: 'component.name', type: 'string', description: 'Component subject: calico, canal, flannel, cilium, aws-vpc-cni, azure-cni, antrea, kube-router, weave, kube-ovn, terway, kindnet, ….'},

@@ -2,13 +2,15 @@
  * `npm run bench`, last part: the worst case of parsing untrusted input. Each row is one 16 MiB facts
  * bundle whose every section holds the same adversarial text (runs that backtracking expressions
  * would retry at every length), run through `kpx-check node --facts FILE --json` as a user would.
+ * Then untrusted rules: the rule lint rejects for its CEL cost, and the costliest it accepts.
  */
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {BUNDLE_SECTIONS} from '../../src/facts/catalog.js'
-import {RUN_JS} from '../helpers/paths.js'
+import {FIXTURES, RUN_JS} from '../helpers/paths.js'
+import {atBudgetRule} from '../helpers/rule-text.js'
 import {measure} from './measure.js'
 
 const BUNDLE_BYTES = 16 * 1024 * 1024
@@ -25,6 +27,25 @@ try {
     writeFileSync(file, ['# kpx-check node facts v1', ...BUNDLE_SECTIONS.flatMap((section) => [`### ${section}`, body.replaceAll(/^### /gm, ' ### ')]), '### end'].join('\n'))
     const run = await measure(process.execPath, [RUN_JS, 'node', '--facts', file, '--json'])
     console.log(`${JSON.stringify(piece).padEnd(32)} ${String(Math.round(run.wallMs)).padStart(7)}  ${String(Math.round(run.peakRssMb)).padStart(11)}  ${run.exitCode}`)
+  }
+
+  console.log('\nkpx-check node --facts BUNDLE --rules FILE --json, on a real bundle')
+  console.log('--rules FILE                                wall ms  peak RSS MB  exit')
+  const ruleCases: Array<{label: string; rule?: {name: string; text: string}}> = [
+    {label: 'none'},
+    {label: '8 nested comprehensions (lint rejects)', rule: {name: 'nested-comprehensions', text: readFileSync(join(FIXTURES, 'bad-rules', 'nested-comprehensions.yaml'), 'utf8')}},
+    {label: 'a rule that costs the budget, 1,000,000', rule: {name: 'at-budget', text: atBudgetRule(9940)}},
+  ]
+  for (const {label, rule} of ruleCases) {
+    const args = ['node', '--facts', join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), '--json']
+    if (rule) {
+      const file = join(dir, `${rule.name}.yaml`)
+      writeFileSync(file, rule.text)
+      args.push('--rules', file)
+    }
+
+    const run = await measure(process.execPath, [RUN_JS, ...args])
+    console.log(`${label.padEnd(43)} ${String(Math.round(run.wallMs)).padStart(7)}  ${String(Math.round(run.peakRssMb)).padStart(11)}  ${run.exitCode}`)
   }
 } finally {
   rmSync(dir, {recursive: true, force: true})

@@ -38,6 +38,28 @@ describe('hostile input files', () => {
   })
 })
 
+describe('hostile rules', () => {
+  it('eight nested comprehensions in --rules: exit 2 at once, naming the file, the line and the rule', async () => {
+    const started = performance.now()
+    const {code, stderr} = await runCli(['node', '--facts', join(FIXTURES, 'bundles'), '--rules', join(FIXTURES, 'bad-rules', 'nested-comprehensions.yaml')])
+    // Evaluating the rule took 74 s; linting it takes no time.
+    assert.ok(performance.now() - started < 5000, `${performance.now() - started} ms`)
+    assert.equal(code, 2, stderr)
+    assert.match(stderr, /nested-comprehensions\.yaml:9:5 rule node\/nested-comprehensions: its CEL is estimated to cost 433,333,332, over the budget of 1,000,000/)
+  })
+
+  it('a rule that lints, on a node whose list fact is far longer than the catalogue expects: unknown (cost-limit), not a pass', async () => {
+    const bundle = join(dir, 'many-tables.facts')
+    const tables = Array.from({length: 3000}, (_, index) => `table ip t${index}`).join('\n')
+    writeFileSync(bundle, readFileSync(join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), 'utf8').replace(/^### nft-tables\n(?:table .*\n)*/m, `### nft-tables\n${tables}\n`))
+    const {code, stdout} = await runCli(['node', '--facts', bundle, '--rules', join(FIXTURES, 'costly-rules'), '--json'])
+    const report = JSON.parse(stdout) as {findings: Array<{evidence: Record<string, string[]>; reason?: string; rule: string; status: string}>}
+    const finding = report.findings.find((candidate) => candidate.rule === 'node/table-pairs')
+    assert.deepEqual([finding?.status, finding?.reason, finding?.evidence['netfilter.tables'].length], ['unknown', 'cost-limit', 3000])
+    assert.notEqual(code, 1)
+  })
+})
+
 describe('a reader that goes away', () => {
   it('stdout closed after the first chunk: the verdict exit code, and no stack trace', async () => {
     const bundles = join(dir, 'many')

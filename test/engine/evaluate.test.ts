@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
 import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
@@ -6,6 +7,8 @@ import {evaluateRules} from '../../src/engine/evaluate.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import {FactSet} from '../../src/facts/fact-set.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {loadRules} from '../../src/services/rule-loading.js'
+import {FIXTURES} from '../helpers/paths.js'
 
 const rules = await loadRuleCatalog([])
 const node = (facts: FactSet) => [{kind: 'Node', name: 'node-1', facts}]
@@ -62,5 +65,36 @@ describe('evaluation', () => {
     assert.match(finding.message, /4\.18\.0-553\.el8_10\.x86_64 is older than 5\.13 \(Red Hat Enterprise Linux 8\.10 \(Ootpa\)\)/)
     assert.match(finding.remediation[0], /RHEL 9/)
     assert.match(finding.remediation.join(' '), /KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK/)
+  })
+})
+
+describe('the CEL cost budget at evaluation', () => {
+  // node/table-pairs compares every nftables table with every other: linted for 64 tables, it is
+  // within the budget; it reads a list, so a node can have far more.
+  const [tablePairs] = loadRules([{path: join(FIXTURES, 'costly-rules', 'table-pairs.yaml')}])
+  const tables = (count: number) => Array.from({length: count}, (_, index) => `ip t${index}`)
+
+  it('decides a rule that lints on a list of the usual size', () => {
+    const [finding] = evaluateRules([tablePairs], node(new FactSet().set('netfilter.tables', ['ip filter', 'ip nat'])))
+    assert.deepEqual([finding.status, finding.message], ['pass', '2 tables, none another\'s name with an x appended.'])
+  })
+
+  it('does not evaluate it on 3,000 tables: unknown (cost-limit), saying the cost and the budget, at once', () => {
+    const started = performance.now()
+    const [finding] = evaluateRules([tablePairs], node(new FactSet().set('netfilter.tables', tables(3000))))
+    assert.ok(performance.now() - started < 1000, 'not evaluated: 9 million comparisons would take seconds')
+    // u + "x": 3 and 1 for its 8 characters; t == u + "x": 1 + 1 + 4 + 1 (7 characters read); the inner
+    // exists 1 + 2 + 3,000 × 7 = 21,003; the outer 1 + 2 + 3,000 × 21,003.
+    assert.deepEqual(
+      [finding.status, finding.reason, finding.message],
+      ['unknown', 'cost-limit', 'node/table-pairs was not evaluated: on these facts its CEL is estimated to cost 63,009,003, over the budget of 1,000,000.'],
+    )
+  })
+
+  it('keeps the status decided when only a message would go over the budget, and says so in it', () => {
+    // On 350 tables the condition costs 858,553 (7 × 350² and a little); the message's nested filter about as much again.
+    const joined = {...tablePairs, outcomes: [tablePairs.outcomes[0], {status: 'pass' as const, message: 'Tables: {{ join(netfilter.tables.map(t, netfilter.tables.filter(u, u == t).size()), ", ") }}.'}]}
+    const [finding] = evaluateRules([joined], node(new FactSet().set('netfilter.tables', tables(350))))
+    assert.deepEqual([finding.status, finding.message], ['pass', 'Tables: (over the CEL cost budget).'])
   })
 })

@@ -4,13 +4,15 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
-import {RuleLoadError} from '../../src/engine/rule-lint.js'
+import {RULE_COST_BUDGET} from '../../src/engine/cel-cost.js'
+import {lintRule, RuleLoadError} from '../../src/engine/rule-lint.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {readBuildManifest} from '../../src/services/build-manifest.js'
 import {ruleFiles} from '../../src/services/rule-files.js'
 import {lintRuleFile, loadRules} from '../../src/services/rule-loading.js'
 import {BUILTIN_RULES_DIR} from '../../src/util/paths.js'
 import {FIXTURES} from '../helpers/paths.js'
+import {atBudgetRule, ruleText} from '../helpers/rule-text.js'
 
 const bad = (name: string) => join(FIXTURES, 'bad-rules', `${name}.yaml`)
 
@@ -89,5 +91,47 @@ describe('the built-in rules linted by the build (build manifest)', () => {
     } finally {
       rmSync(dir, {recursive: true, force: true})
     }
+  })
+})
+
+describe('the CEL cost budget of a rule', () => {
+  it('rejects eight nested comprehensions over ten items at the condition, saying the estimate, the budget and what to do', () => {
+    const {problems} = lintRuleFile(bad('nested-comprehensions'))
+    assert.deepEqual(
+      problems.map((problem) => [problem.line, problem.message.split('. ', 1)[0]]),
+      [[9, 'rule node/nested-comprehensions: its CEL is estimated to cost 433,333,332, over the budget of 1,000,000']],
+    )
+    assert.match(problems[0].message, /nest fewer of them, or iterate over shorter lists$/)
+  })
+
+  it('accepts a rule that costs the budget and rejects one that costs 1 more', () => {
+    const accepted = lintRule(atBudgetRule(9940), 'at-budget.yaml')
+    assert.deepEqual([accepted.problems, accepted.cost], [[], RULE_COST_BUDGET])
+    const {problems} = lintRule(atBudgetRule(9941), 'at-budget.yaml')
+    assert.equal(problems.length, 1)
+    assert.match(problems[0].message, /^rule node\/at-budget: its CEL is estimated to cost 1,000,001 \(this expression 999,003\), over the budget of 1,000,000\./)
+  })
+
+  it('prices every built-in rule under a tenth of the budget', () => {
+    for (const file of ruleFiles(BUILTIN_RULES_DIR)) {
+      const {cost, problems} = lintRuleFile(file)
+      assert.deepEqual(problems, [], file)
+      assert.ok(cost !== undefined && cost < RULE_COST_BUDGET / 10, `${file}: ${cost}`)
+    }
+  })
+
+  it('rejects matches(), whose regular expressions backtrack on a fact', () => {
+    const {problems} = lintRule(ruleText('regex', {when: 'kernel.version.matches("^(5|6)+$")'}), 'regex.yaml')
+    assert.deepEqual(
+      problems.map((problem) => problem.message.split(':', 2).join(':')),
+      ['CEL: matches() is not available in rules'],
+    )
+  })
+
+  it('rejects an expression larger than rules are allowed, saying what to do', () => {
+    const when = Array.from({length: 100}, (_, index) => `kernel.version == "${index}"`).join(' || ')
+    const {problems} = lintRule(ruleText('huge', {when}), 'huge.yaml')
+    assert.equal(problems.length, 1)
+    assert.match(problems[0].message, /^CEL: Exceeded maxAstNodes \(256\); rule expressions are kept small: split it, or move constants into data$/)
   })
 })

@@ -1,8 +1,15 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../../cli/base-command.js'
-import {type FactSpec, factSpecs} from '../../facts/catalog.js'
+import {FACT_STRING_LENGTH, type FactSpec, factSpecs} from '../../facts/catalog.js'
 import {renderTable} from '../../report/table.js'
+
+/** The size rules' CEL costs are estimated with (a fact can be larger; evaluation prices it as it is). */
+function lintedSize(spec: FactSpec): string {
+  const chars = `${spec.maxLength ?? FACT_STRING_LENGTH} chars`
+  if ('maxItems' in spec) return `${spec.maxItems} × ${chars}`
+  return spec.type === 'string' ? chars : ''
+}
 
 export default class RulesFacts extends KpxCommand {
   static summary = 'List the facts rules can read in CEL, with their types.'
@@ -16,7 +23,7 @@ export default class RulesFacts extends KpxCommand {
   async run(): Promise<readonly FactSpec[]> {
     const {flags} = await this.parse(RulesFacts)
     const specs = factSpecs(flags.scope === 'cluster' ? 'cluster' : 'node')
-    if (!this.jsonEnabled()) this.log(renderTable(['FACT', 'TYPE', 'MEANING'], specs.map((spec) => [spec.path, spec.type, spec.description])))
+    if (!this.jsonEnabled()) this.log(renderTable(['FACT', 'TYPE', 'LINTED FOR', 'MEANING'], specs.map((spec) => [spec.path, spec.type, lintedSize(spec), spec.description])))
     return specs
   }
 }

@@ -3,6 +3,7 @@ import {existsSync} from 'node:fs'
 
 import {KpxCommand} from '../../cli/base-command.js'
 import {EXIT_CODES} from '../../contract/exit-codes.js'
+import {formatCost, RULE_COST_BUDGET} from '../../engine/cel-cost.js'
 import {ruleFiles} from '../../services/rule-files.js'
 import {lintRuleFile} from '../../services/rule-loading.js'
 import {UsageError} from '../../util/errors.js'
@@ -11,6 +12,9 @@ import {type FileProblem, formatProblem} from '../../util/yaml-file.js'
 export interface LintResult {
   files: string[]
   problems: FileProblem[]
+  /** The estimated CEL cost of each valid rule; a rule may cost at most `costBudget`. */
+  costs: Array<{cost: number; rule: string}>
+  costBudget: number
 }
 
 export default class RulesLint extends KpxCommand {
@@ -35,13 +39,16 @@ export default class RulesLint extends KpxCommand {
     }
 
     if (files.length === 0) throw new UsageError(`no rule files (*.yaml, *.yml) in ${(argv as string[]).join(', ')}`)
-    const problems = files.flatMap((file) => lintRuleFile(file).problems)
+    const results = files.map((file) => lintRuleFile(file))
+    const problems = results.flatMap((result) => result.problems)
+    const costs = results.flatMap(({cost, rule}) => (rule && cost !== undefined ? [{rule: rule.id, cost}] : [])).toSorted((a, b) => b.cost - a.cost)
     if (!this.jsonEnabled()) {
       for (const problem of problems) this.log(formatProblem(problem))
-      this.logToStderr(`${files.length} file(s) checked, ${problems.length} problem(s)`)
+      const costliest = costs.length > 0 ? `; the costliest rule, ${costs[0].rule}, is estimated at ${formatCost(costs[0].cost)} of the ${formatCost(RULE_COST_BUDGET)} CEL budget` : ''
+      this.logToStderr(`${files.length} file(s) checked, ${problems.length} problem(s)${costliest}`)
     }
 
     process.exitCode = problems.length > 0 ? EXIT_CODES.usageError : EXIT_CODES.go
-    return {files, problems}
+    return {files, problems, costs, costBudget: RULE_COST_BUDGET}
   }
 }
