@@ -30,6 +30,7 @@ const ADVERSARIAL: Array<[string, string]> = [
   ),
   ['nftables v + blanks', `nftables v1${' '.repeat(SIZE)}x`],
   ['iptables v + dots', `iptables v${'1.'.repeat(SIZE / 2)}x`],
+  ['placeholder openings', '{{ '.repeat(SIZE / 3)],
 ]
 
 

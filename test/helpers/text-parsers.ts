@@ -1,6 +1,7 @@
 /** Every parser of untrusted text that reads one string, for the tests that feed them adversarial input. */
 import {kubeProxySettings, parseKubeProxyConfiguration} from '../../src/derive/kube-proxy-config.js'
 import {parseOsImage} from '../../src/derive/os-image.js'
+import {renderTemplate, templateExpressions} from '../../src/engine/templates.js'
 import * as addresses from '../../src/facts/parsers/addresses.js'
 import * as collector from '../../src/facts/parsers/collector.js'
 import * as iptables from '../../src/facts/parsers/iptables.js'
@@ -33,6 +34,8 @@ export const TEXT_PARSERS: Array<[string, (text: string) => unknown, ((error: un
   ['sysctlInt', sysctl.sysctlInt],
   ['compareVersions', (text) => [versions.compareVersions(text, '1.0.1'), versions.compareVersions('5.13', text)], notAVersion],
   ['parseOsImage', parseOsImage],
+  ['templateExpressions', templateExpressions],
+  ['renderTemplate', (text) => renderTemplate(text, (expression) => expression)],
   ['readFlags', (text) => readFlags(text.split(' '))],
   ['readFlags of one argument', (text) => readFlags([`--config=${text}`, text])],
   ['parseKubeProxyConfiguration', parseKubeProxyConfiguration],
