@@ -7,6 +7,7 @@ import {createSecureContext} from 'node:tls'
 import {LineCounter, parseDocument} from 'yaml'
 
 import {UsageError} from '../../util/errors.js'
+import {isObject} from '../../util/json-value.js'
 
 /**
  * The kubeconfig, found and merged as kubectl does, and checked here, so that every mistake in it is
@@ -137,11 +138,11 @@ function addFile(config: Kubeconfig, file: string, where: string, optional: bool
     const seen = new Set<string>()
     for (const [index, item] of (parsed[list] ?? []).entries()) {
       const entry = item as Raw
-      if (!isMapping(entry) || typeof entry.name !== 'string' || entry.name === '') throw notKubeconfig(file, `${list}[${index}] has no name`)
+      if (!isObject(entry) || typeof entry.name !== 'string' || entry.name === '') throw notKubeconfig(file, `${list}[${index}] has no name`)
       if (seen.has(entry.name)) throw notKubeconfig(file, `two ${list} are named "${entry.name}"`)
       seen.add(entry.name)
       const value: unknown = entry[field] ?? {}
-      if (!isMapping(value)) throw notKubeconfig(file, `${list}[${index}].${field} is ${describe(value)}, not a mapping`)
+      if (!isObject(value)) throw notKubeconfig(file, `${list}[${index}].${field} is ${describe(value)}, not a mapping`)
       const known = config[list]
       if (!known.has(entry.name)) known.set(entry.name, {value: absolutePaths(value, base), file})
     }
@@ -173,7 +174,7 @@ function parseKubeconfigText(text: string, file: string): Raw {
 
   // An empty file is an empty kubeconfig (client-go: "if there's no data in a file, return the default object").
   if (value === null || value === undefined) return {}
-  if (!isMapping(value)) throw notKubeconfig(file, `expected a mapping with clusters, users and contexts, found ${describe(value)}`)
+  if (!isObject(value)) throw notKubeconfig(file, `expected a mapping with clusters, users and contexts, found ${describe(value)}`)
   for (const [list] of LISTS) {
     if (value[list] !== undefined && value[list] !== null && !Array.isArray(value[list])) throw notKubeconfig(file, `${list} is ${describe(value[list])}, not a list`)
   }
@@ -364,10 +365,6 @@ function systemReason(error: unknown): string {
       return (error as Error).message
     }
   }
-}
-
-function isMapping(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function describe(value: unknown): string {
