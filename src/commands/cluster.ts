@@ -54,7 +54,7 @@ export default class Cluster extends KpxCommand {
       helpValue: 'FILE',
     }),
     ...sshFlags,
-    timeout: Flags.integer({description: "With --node-probe ssh: seconds each node may take, from connecting to reading the collector's output (default 60).", min: 1}),
+    timeout: Flags.integer({description: "With --node-probe ssh: seconds each node may take, from connecting to the end of parsing its output (default 60).", min: 1}),
     ...checkFlags,
   }
 

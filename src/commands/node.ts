@@ -58,7 +58,7 @@ export default class Node extends KpxCommand {
       exclusive: ['facts'],
     }),
     ...sshFlags,
-    timeout: Flags.integer({description: "Seconds the collector may run; over SSH, per node, from connecting to reading its output.", default: 60, min: 1}),
+    timeout: Flags.integer({description: "Seconds the collector may run; over SSH, per node, from connecting to the end of parsing its output.", default: 60, min: 1}),
     ...checkFlags,
   }
 
