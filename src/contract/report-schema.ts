@@ -14,6 +14,17 @@ const subjectSchema = {
   properties: {kind: {type: 'string'}, name: {type: 'string'}},
 }
 
+const statusSchema = {enum: ['pass', 'fail', 'unknown', 'skip']}
+const reasonSchema = {enum: [...UNKNOWN_REASONS, 'not-applicable', ...ENGINE_UNKNOWN_REASONS], description: 'Why the status is unknown or skip.'}
+const waiverSchema = {
+  type: 'object',
+  description: 'The --waivers entry that matches this finding. Active: not counted; expired: counted again.',
+  required: ['reason', 'expired', 'source'],
+  additionalProperties: false,
+  properties: {reason: {type: 'string'}, expires: {type: 'string', format: 'date'}, expired: {type: 'boolean'}, source: {type: 'string', description: 'FILE:LINE'}},
+}
+const verdictSchema = {enum: ['go', 'no-go', 'incomplete']}
+
 /** JSON Schema (draft-07) of the report `--json` prints. `kpx-check schema` prints it. */
 export const REPORT_SCHEMA = {
   $schema: JSON_SCHEMA_DRAFT_07,
@@ -32,7 +43,7 @@ export const REPORT_SCHEMA = {
       properties: {name: {type: 'string'}, version: {type: 'string'}},
     },
     generatedAt: {type: 'string', format: 'date-time'},
-    verdict: {enum: ['go', 'no-go', 'incomplete'], description: 'no-go: a blocker failed; incomplete: a blocker could not be checked.'},
+    verdict: {...verdictSchema, description: 'no-go: a blocker failed; incomplete: a blocker could not be checked.'},
     exitCode: {enum: [EXIT_CODES.go, EXIT_CODES.noGo, EXIT_CODES.warnings, EXIT_CODES.incomplete], description: 'The process exit code for this report (see --help).'},
     summary: {
       type: 'object',
@@ -84,7 +95,7 @@ export const REPORT_SCHEMA = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['name', 'source', 'origin', 'kernelRelease', 'os', 'nftVersion', 'reachable'],
+        required: ['name', 'source', 'origin', 'kernelRelease', 'os', 'nftVersion', 'reachable', 'verdict', 'checks'],
         additionalProperties: false,
         properties: {
           name: {type: 'string'},
@@ -102,6 +113,18 @@ export const REPORT_SCHEMA = {
           controlPlane: {type: 'boolean', description: 'Cluster runs: the node has the control-plane role label.'},
           cutShort: {const: true, description: 'The node\'s bundle, or the collector\'s output, ends before its "### end" line: none of its facts is known (reason says where it ends).'},
           reason: {type: 'string'},
+          verdict: {...verdictSchema, description: "This node's own, from its checks: no-go if a blocker fails on it, incomplete if one is unknown (waived ones apart)."},
+          checks: {
+            type: 'object',
+            description: 'Every node rule evaluated on this node, by rule id, in node and cluster runs alike.',
+            propertyNames: {pattern: '^node/'},
+            additionalProperties: {
+              type: 'object',
+              required: ['status', 'severity', 'message'],
+              additionalProperties: false,
+              properties: {status: statusSchema, severity: {enum: [...SEVERITIES]}, message: {type: 'string'}, reason: reasonSchema, waiver: waiverSchema},
+            },
+          },
         },
       },
     },
@@ -114,17 +137,14 @@ export const REPORT_SCHEMA = {
         properties: {
           rule: {type: 'string', pattern: '^(node|cluster)/'},
           title: {type: 'string'},
-          status: {enum: ['pass', 'fail', 'unknown', 'skip']},
+          status: statusSchema,
           severity: {enum: [...SEVERITIES]},
           confidence: {enum: [...CONFIDENCES]},
           subject: subjectSchema,
           message: {type: 'string'},
           evidence: {type: 'object', description: 'The facts the rule read, by fact path.'},
           remediation: {type: 'array', items: {type: 'string'}},
-          reason: {
-            enum: [...UNKNOWN_REASONS, 'not-applicable', ...ENGINE_UNKNOWN_REASONS],
-            description: 'Why the status is unknown or skip.',
-          },
+          reason: reasonSchema,
           references: {
             type: 'array',
             items: {
@@ -134,13 +154,7 @@ export const REPORT_SCHEMA = {
               properties: {title: {type: 'string'}, url: {type: 'string'}},
             },
           },
-          waiver: {
-            type: 'object',
-            description: 'The --waivers entry that matches this finding. Active: not counted; expired: counted again.',
-            required: ['reason', 'expired', 'source'],
-            additionalProperties: false,
-            properties: {reason: {type: 'string'}, expires: {type: 'string', format: 'date'}, expired: {type: 'boolean'}, source: {type: 'string', description: 'FILE:LINE'}},
-          },
+          waiver: waiverSchema,
           baseline: {enum: ['new', 'existing'], description: 'With --baseline: whether the baseline report already had this failed or unknown finding.'},
         },
       },

@@ -1,4 +1,4 @@
-import type {Confidence, GatedFinding, RuleReference, Severity} from './finding.js'
+import type {AppliedWaiver, Confidence, GatedFinding, RuleReference, Severity, Status} from './finding.js'
 import type {PlanPhase} from './phases.js'
 
 export const REPORT_SCHEMA_VERSION = 'kpx-check/v1'
@@ -22,7 +22,8 @@ export interface Summary {
 
 export type NodeSource = 'api' | 'facts' | 'local' | 'pod' | 'ssh'
 
-export interface NodeReport {
+/** What a report says of a node before its checks: where its facts came from, and what it is. */
+export interface NodeRow {
   name: string
   source: NodeSource
   /** Where the facts came from: the bundle path, the SSH target, … */
@@ -37,6 +38,24 @@ export interface NodeReport {
   cutShort?: true
   /** Why the node could not be probed (reachable false), where its bundle was cut short, or why it is not checked (Windows). */
   reason?: string
+}
+
+/** A node rule's result on one node. */
+export interface NodeCheck {
+  status: Status
+  severity: Severity
+  message: string
+  /** Why it is unknown, or does not apply. */
+  reason?: string
+  waiver?: AppliedWaiver
+}
+
+/** A node in the report: its row, its verdict of its own, and every node rule's result on it. */
+export interface NodeReport extends NodeRow {
+  /** From its checks alone, as the report's verdict is from all findings: can this node switch now? */
+  verdict: Verdict
+  /** By node rule id. */
+  checks: Record<string, NodeCheck>
 }
 
 /** What a step applies to: a node group (nodes alike in OS and kernel), a DaemonSet, a Service, the cluster. */

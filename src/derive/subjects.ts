@@ -2,7 +2,7 @@
  * What the rules are evaluated for, and the report's rows of nodes: from a cluster model, from
  * probed nodes, or both (a probed node's own facts replace what the API shows of it).
  */
-import type {NodeReport} from '../contract/report.js'
+import type {NodeRow} from '../contract/report.js'
 import {KUBE_PROXY_FALLBACK_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
@@ -11,7 +11,7 @@ import type {ProbedNode} from '../sources/node/node-probes.js'
 import type {ClusterModel} from './cluster-facts.js'
 
 /** The identity lines of a node in the report, from its facts. */
-export function describeNode(facts: FactSet): Pick<NodeReport, 'kernelRelease' | 'nftVersion' | 'os'> & {name: string} {
+export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'nftVersion' | 'os'> & {name: string} {
   const text = (path: string): string | null => {
     const value = facts.get(path)
     return typeof value === 'string' ? value : null
@@ -35,7 +35,7 @@ export function nodeSubjects(nodes: readonly ProbedNode[]): Subject[] {
 }
 
 /** A node run's report row: what the node's own facts show. */
-export function probedNodeReport(node: ProbedNode): NodeReport {
+export function probedNodeReport(node: ProbedNode): NodeRow {
   return {
     ...describeNode(node.facts),
     name: nodeName(node),
@@ -98,8 +98,8 @@ export interface ClusterNodeProbes {
 }
 
 /** A cluster run's report row of a node: as the API shows it, or as the node probe found it. */
-export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: ClusterNodeProbes): NodeReport {
-  const api: NodeReport = {
+export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: ClusterNodeProbes): NodeRow {
+  const api: NodeRow = {
     name: node.name,
     source: 'api',
     origin: snapshot.source.context ?? snapshot.source.server ?? 'snapshot',

@@ -2,6 +2,7 @@ import type {ASTNode, ParseResult} from '@marcbachmann/cel-js'
 import semver from 'semver'
 
 import type {EngineUnknownReason, FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
+import {subjectPath} from '../contract/subject.js'
 import type {FactSet, UnknownFact} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
 import {activationVariables, estimateCost, formatCost, RULE_COST_BUDGET} from './cel-cost.js'
@@ -28,6 +29,15 @@ export interface EvaluationOptions {
    * is unknown with that reason, never a pass or a skip over no subjects.
    */
   unreadableKinds?: ReadonlyMap<string, UnknownFact>
+  /** Subject kinds whose own finding per rule is kept apart (`bySubject`), however the findings sum them up. */
+  perSubject?: ReadonlySet<string>
+}
+
+/** What the rules found: the findings, and for the `perSubject` kinds each subject's own finding per rule. */
+export interface Evaluation {
+  findings: Finding[]
+  /** Subject path (`node/worker-1`) → rule id → the finding of the subject's group (its message and evidence are alike). */
+  bySubject: Map<string, Map<string, Finding>>
 }
 
 type Activation = Record<string, unknown>
@@ -125,8 +135,9 @@ export function subjectKindOf(rule: LoadedRule): string {
  */
 const SUMMARISED_KINDS: ReadonlySet<string> = new Set(['Service'])
 
-export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Finding[] {
+export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Evaluation {
   const findings: Finding[] = []
+  const bySubject = new Map<string, Map<string, Finding>>()
   // One activation per subject and scope, shared by every rule that reads it.
   const activations = new Map<string, WeakMap<FactSet, Activation>>()
   const activationOf = (subject: Subject, scope: LoadedRule['scope']) => {
@@ -175,6 +186,16 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
       else groups.set(key, {finding: evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options), members: [index]})
     }
 
+    if (options.perSubject?.has(kind)) {
+      for (const {finding, members} of groups.values()) {
+        for (const index of members) {
+          const key = subjectPath(own[index])
+          const ofSubject = bySubject.get(key) ?? new Map<string, Finding>()
+          bySubject.set(key, ofSubject.set(rule.id, finding))
+        }
+      }
+    }
+
     if ((options.summarise ?? SUMMARISED_KINDS).has(kind)) {
       const {listed, folded} = summarise(rule, own, [...groups.values()], options)
       findings.push(...listed)
@@ -186,7 +207,7 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     }
   }
 
-  return [...findings, ...foldedUnknowns]
+  return {findings: [...findings, ...foldedUnknowns], bySubject}
 }
 
 /** A rule whose subjects could not be listed: one unknown finding about the cluster, with the rule's own words for the reason. */

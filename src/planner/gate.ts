@@ -2,18 +2,21 @@
  * The gate: findings with waivers and baseline marks, the counts, the verdict, the exit code and the
  * plan, in the one Report every output renders.
  */
-import type {GatedFinding, Severity} from '../contract/finding.js'
-import {type BaselineSummary, type NodeReport, type Report, REPORT_SCHEMA_VERSION, type WaiverSummary} from '../contract/report.js'
+import type {Finding, GatedFinding, Severity} from '../contract/finding.js'
+import {type BaselineSummary, type NodeCheck, type NodeReport, type NodeRow, type Report, REPORT_SCHEMA_VERSION, type WaiverSummary} from '../contract/report.js'
+import {subjectPath} from '../contract/subject.js'
 import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
 import {type Baseline, compareWithBaseline} from './baseline.js'
 import {type ClusterPlanInput, type RulePlan} from './plan-input.js'
 import {buildPlan} from './plan.js'
 import {countFindings, exitCodeOf, type GatePolicy, verdictOf} from './verdict.js'
-import {applyWaivers, type Waiver} from './waivers.js'
+import {applyWaivers, type Waiver, WaiverMatcher} from './waivers.js'
 
 export interface ReportInput {
-  nodes: NodeReport[]
+  nodes: NodeRow[]
   findings: GatedFinding[]
+  /** Each subject's own finding per rule, by subject path (the engine's `bySubject`): the nodes' are read. */
+  bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>
   evaluatedRules: number
   skippedRules: readonly string[]
   severityOverrides: ReadonlyMap<string, Severity>
@@ -53,13 +56,15 @@ export function buildReport(input: ReportInput): Report {
   let findings = input.findings
   let waivers: undefined | WaiverSummary
   let baseline: BaselineSummary | undefined
-  if (input.waivers) ({findings, summary: waivers} = applyWaivers(findings, input.waivers.entries, input.waivers.file, now))
+  const matcher = input.waivers && new WaiverMatcher(input.waivers.entries, now)
+  // The nodes' checks first: a waiver that matches only a check on one node is not unused.
+  const nodes = input.nodes.map((node) => withChecks(node, input.bySubject.get(subjectPath({kind: 'Node', name: node.name})), matcher)).toSorted((a, b) => a.name.localeCompare(b.name))
+  if (input.waivers && matcher) ({findings, summary: waivers} = applyWaivers(findings, matcher, input.waivers.file))
   if (input.baseline) ({findings, summary: baseline} = compareWithBaseline(findings, input.baseline))
 
   const summary = countFindings(findings)
   const verdict = verdictOf(summary)
   const gated = input.baseline ? countFindings(findings.filter((finding) => finding.baseline !== 'existing')) : summary
-  const nodes = input.nodes.toSorted((a, b) => a.name.localeCompare(b.name))
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: {name: TOOL_NAME, version: TOOL_VERSION},
@@ -79,4 +84,18 @@ export function buildReport(input: ReportInput): Report {
     ...(baseline ? {baseline} : {}),
     plan: buildPlan({findings, nodes, rulePlans: input.rulePlans, ...(input.cluster ? {cluster: input.cluster} : {})}),
   }
+}
+
+/** A node with its verdict and every node rule's result on it, waived where a waiver names the rule and the node. */
+function withChecks(node: NodeRow, own: ReadonlyMap<string, Finding> | undefined, matcher: undefined | WaiverMatcher): NodeReport {
+  const checked: GatedFinding[] = []
+  const checks: Record<string, NodeCheck> = {}
+  for (const [rule, finding] of [...(own ?? [])].toSorted(([a], [b]) => a.localeCompare(b))) {
+    const onNode = {rule, status: finding.status, severity: finding.severity, subject: {kind: 'Node', name: node.name}}
+    const waiver = matcher?.waiverOf(onNode)
+    checked.push({...finding, ...onNode, ...(waiver ? {waiver} : {})})
+    checks[rule] = {status: finding.status, severity: finding.severity, message: finding.message, ...(finding.reason ? {reason: finding.reason} : {}), ...(waiver ? {waiver} : {})}
+  }
+
+  return {...node, verdict: verdictOf(countFindings(checked)), checks}
 }

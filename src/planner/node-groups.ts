@@ -1,9 +1,9 @@
 import type {GatedFinding} from '../contract/finding.js'
-import type {NodeGroup, NodeReport} from '../contract/report.js'
+import type {NodeGroup, NodeRow} from '../contract/report.js'
 import {needsStep} from './plan-input.js'
 
 /** Nodes alike in OS and kernel, each with the rules that fail or cannot decide on its nodes. */
-export function groupNodes(nodes: readonly NodeReport[], findings: readonly GatedFinding[]): NodeGroup[] {
+export function groupNodes(nodes: readonly NodeRow[], findings: readonly GatedFinding[]): NodeGroup[] {
   const groups = new Map<string, NodeGroup>()
   const groupOfNode = new Map<string, NodeGroup>()
   for (const node of nodes) {

@@ -3,14 +3,14 @@ import semver from 'semver'
 import {stringify as stringifyYaml} from 'yaml'
 
 import type {GatedFinding} from '../contract/finding.js'
-import type {ClusterSummary, NodeGroup, NodeReport, PlanStep} from '../contract/report.js'
+import type {ClusterSummary, NodeGroup, NodeRow, PlanStep} from '../contract/report.js'
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import {type ClusterPlanInput, needsStep, type RulePlan} from './plan-input.js'
 import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSnippets, recipeSteps} from './recipes.js'
 
 /** The recipe's steps whose conditions hold, filled with the cluster's names and the new configuration. */
-export function switchSteps(cluster: ClusterPlanInput, input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeReport[]; rulePlans: ReadonlyMap<string, RulePlan>}): PlanStep[] {
+export function switchSteps(cluster: ClusterPlanInput, input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeRow[]; rulePlans: ReadonlyMap<string, RulePlan>}): PlanStep[] {
   const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
   const additions = configAdditions(input.findings, input.rulePlans)
   const {variables, refused} = planVariables(cluster, input.nodeGroups, controlPlane, additions)

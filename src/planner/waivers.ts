@@ -1,4 +1,4 @@
-import type {GatedFinding} from '../contract/finding.js'
+import type {AppliedWaiver, GatedFinding} from '../contract/finding.js'
 import type {WaiverSummary} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
 
@@ -14,28 +14,47 @@ export interface Waiver {
   source: string
 }
 
+/** Finds the waiver for failed and unknown findings (the first matching one wins), and keeps which were used. */
+export class WaiverMatcher {
+  readonly used = new Set<Waiver>()
+  private readonly today: string
+  private readonly matchers: Array<{matches: (path: string) => boolean; waiver: Waiver}>
+
+  constructor(readonly waivers: readonly Waiver[], now: Date) {
+    this.today = now.toISOString().slice(0, 10)
+    this.matchers = waivers.map((waiver) => ({waiver, matches: subjectMatcher(waiver.subject)}))
+  }
+
+  /** A waiver past its expiry day still marks the finding, as expired: the finding counts again and says why. */
+  waiverOf(finding: Pick<GatedFinding, 'rule' | 'status' | 'subject'>): AppliedWaiver | undefined {
+    if (finding.status !== 'fail' && finding.status !== 'unknown') return undefined
+    const path = subjectPath(finding.subject)
+    const waiver = this.matchers.find(({waiver, matches}) => waiver.rule === finding.rule && matches(path))?.waiver
+    if (!waiver) return undefined
+    this.used.add(waiver)
+    return {reason: waiver.reason, ...(waiver.expires ? {expires: waiver.expires} : {}), expired: waiver.expires !== undefined && waiver.expires < this.today, source: waiver.source}
+  }
+
+  /** The waivers that matched nothing: fixed, or mistyped. */
+  unused(): WaiverSummary['unused'] {
+    return this.waivers.filter((waiver) => !this.used.has(waiver)).map(({rule, subject, source}) => ({rule, subject, source}))
+  }
+}
+
 /**
- * Marks failed and unknown findings that a waiver covers (the first matching waiver wins). A waiver
- * past its expiry day still marks the finding, as expired: the finding counts again and says why.
+ * Marks the failed and unknown findings a waiver covers, and counts the active and expired ones; the
+ * unused waivers are those neither these findings nor the matcher's earlier uses (nodes' checks) matched.
  */
-export function applyWaivers(findings: GatedFinding[], waivers: readonly Waiver[], file: string, now: Date): {findings: GatedFinding[]; summary: WaiverSummary} {
-  const today = now.toISOString().slice(0, 10)
-  const matchers = waivers.map((waiver) => ({waiver, matches: subjectMatcher(waiver.subject)}))
-  const used = new Set<Waiver>()
+export function applyWaivers(findings: GatedFinding[], matcher: WaiverMatcher, file: string): {findings: GatedFinding[]; summary: WaiverSummary} {
   const summary: WaiverSummary = {file, applied: 0, expired: 0, unused: []}
   const marked = findings.map((finding) => {
-    if (finding.status !== 'fail' && finding.status !== 'unknown') return finding
-    const path = subjectPath(finding.subject)
-    const match = matchers.find(({waiver, matches}) => waiver.rule === finding.rule && matches(path))
-    if (!match) return finding
-    const {waiver} = match
-    used.add(waiver)
-    const expired = waiver.expires !== undefined && waiver.expires < today
-    if (expired) summary.expired++
+    const waiver = matcher.waiverOf(finding)
+    if (!waiver) return finding
+    if (waiver.expired) summary.expired++
     else summary.applied++
-    return {...finding, waiver: {reason: waiver.reason, ...(waiver.expires ? {expires: waiver.expires} : {}), expired, source: waiver.source}}
+    return {...finding, waiver}
   })
-  summary.unused = waivers.filter((waiver) => !used.has(waiver)).map(({rule, subject, source}) => ({rule, subject, source}))
+  summary.unused = matcher.unused()
   return {findings: marked, summary}
 }
 

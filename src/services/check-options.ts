@@ -11,3 +11,6 @@ export interface CheckOptions {
   policy: GatePolicy
   gateFiles?: GateFiles
 }
+
+/** The subject kind every report gives a verdict and checks of its own (`nodes[]`), in node and cluster runs alike. */
+export const PER_NODE: ReadonlySet<string> = new Set(['Node'])

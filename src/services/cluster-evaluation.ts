@@ -12,7 +12,7 @@ import {buildReport, type ReportInput} from '../planner/gate.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
 import {objectName} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
-import {type CheckOptions} from './check-options.js'
+import {type CheckOptions, PER_NODE} from './check-options.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 import {rulePlans} from './rule-catalog.js'
 
@@ -34,7 +34,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
   // With nothing to migrate, only the rules that say so run (`evaluate: always`).
   const active = nothingToMigrate ? rules.filter((rule) => rule.evaluate === 'always') : rules
   const skip = new Set(options.skip)
-  const findings = evaluateRules(active, clusterSubjects(model), {
+  const {findings, bySubject} = evaluateRules(active, clusterSubjects(model), {
     skip,
     severity: options.severity,
     kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined,
@@ -43,10 +43,12 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     summarise: new Set(['Service', 'Node']),
     summariseUnknown: new Set(['not-collected']),
     unreadableKinds: model.unreadableKinds,
+    perSubject: PER_NODE,
   })
   return buildReport({
     nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes)),
     findings,
+    bySubject,
     evaluatedRules: active.filter((rule) => !skip.has(rule.id)).length,
     skippedRules: options.skip,
     severityOverrides: options.severity,

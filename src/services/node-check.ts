@@ -7,7 +7,7 @@ import {readFactsBundles} from '../sources/node/bundles.js'
 import {type ProbedNode, probeThisMachine} from '../sources/node/node-probes.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
-import {type CheckOptions} from './check-options.js'
+import {type CheckOptions, PER_NODE} from './check-options.js'
 import {readGateFiles} from './gate-files.js'
 import {runSilently, type StepRunner} from './progress.js'
 import {loadRuleCatalog, rulePlans, validateRuleSelection} from './rule-catalog.js'
@@ -58,9 +58,11 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
   )
 
   const skip = new Set(options.skip)
+  const {findings, bySubject} = evaluateRules(run.rules, nodeSubjects(run.probed), {skip, severity: options.severity, perSubject: PER_NODE})
   return buildReport({
     nodes: run.probed.map((node) => probedNodeReport(node)),
-    findings: evaluateRules(run.rules, nodeSubjects(run.probed), {skip, severity: options.severity}),
+    findings,
+    bySubject,
     evaluatedRules: run.rules.filter((rule) => !skip.has(rule.id)).length,
     skippedRules: options.skip,
     severityOverrides: options.severity,

@@ -21,7 +21,7 @@ describe('evaluation', () => {
         reason,
         'test',
       )
-      for (const finding of evaluateRules(rules, node(facts))) {
+      for (const finding of evaluateRules(rules, node(facts)).findings) {
         assert.ok(finding.status === 'unknown' || finding.status === 'skip', `${finding.rule} was ${finding.status}: ${finding.message}`)
         if (finding.status === 'unknown') assert.ok(finding.reason)
       }
@@ -33,7 +33,7 @@ describe('evaluation', () => {
     const [finding] = evaluateRules(
       rules.filter((rule) => rule.id === 'node/kernel-version'),
       node(facts),
-    )
+    ).findings
     assert.equal(finding.status, 'unknown')
     assert.equal(finding.reason, 'permission-denied')
     assert.match(finding.message, /permission-denied/)
@@ -44,7 +44,7 @@ describe('evaluation', () => {
     const findings = evaluateRules(rules, node(facts), {
       skip: new Set(['node/os-distro']),
       severity: new Map([['node/kernel-version', 'warning' as const]]),
-    })
+    }).findings
     const kernel = findings.find((finding) => finding.rule === 'node/kernel-version')
     assert.equal(kernel?.status, 'fail')
     assert.equal(kernel?.severity, 'warning')
@@ -61,7 +61,7 @@ describe('evaluation', () => {
     const [finding] = evaluateRules(
       rules.filter((rule) => rule.id === 'node/kernel-version'),
       node(facts),
-    )
+    ).findings
     assert.match(finding.message, /4\.18\.0-553\.el8_10\.x86_64 is older than 5\.13 \(Red Hat Enterprise Linux 8\.10 \(Ootpa\)\)/)
     assert.match(finding.remediation[0], /RHEL 9/)
     assert.match(finding.remediation.join(' '), /KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK/)
@@ -75,13 +75,13 @@ describe('the CEL cost budget at evaluation', () => {
   const tables = (count: number) => Array.from({length: count}, (_, index) => `ip t${index}`)
 
   it('decides a rule that lints on a list of the usual size', () => {
-    const [finding] = evaluateRules([tablePairs], node(new FactSet().set('netfilter.tables', ['ip filter', 'ip nat'])))
+    const [finding] = evaluateRules([tablePairs], node(new FactSet().set('netfilter.tables', ['ip filter', 'ip nat']))).findings
     assert.deepEqual([finding.status, finding.message], ['pass', '2 tables, none another\'s name with an x appended.'])
   })
 
   it('does not evaluate it on 3,000 tables: unknown (cost-limit), saying the cost and the budget, at once', () => {
     const started = performance.now()
-    const [finding] = evaluateRules([tablePairs], node(new FactSet().set('netfilter.tables', tables(3000))))
+    const [finding] = evaluateRules([tablePairs], node(new FactSet().set('netfilter.tables', tables(3000)))).findings
     assert.ok(performance.now() - started < 1000, 'not evaluated: 9 million comparisons would take seconds')
     // u + "x": 3 and 1 for its 8 characters; t == u + "x": 1 + 1 + 4 + 1 (7 characters read); the inner
     // exists 1 + 2 + 3,000 × 7 = 21,003; the outer 1 + 2 + 3,000 × 21,003.
@@ -94,7 +94,7 @@ describe('the CEL cost budget at evaluation', () => {
   it('keeps the status decided when only a message would go over the budget, and says so in it', () => {
     // On 350 tables the condition costs 858,553 (7 × 350² and a little); the message's nested filter about as much again.
     const joined = {...tablePairs, outcomes: [tablePairs.outcomes[0], {status: 'pass' as const, message: 'Tables: {{ join(netfilter.tables.map(t, netfilter.tables.filter(u, u == t).size()), ", ") }}.'}]}
-    const [finding] = evaluateRules([joined], node(new FactSet().set('netfilter.tables', tables(350))))
+    const [finding] = evaluateRules([joined], node(new FactSet().set('netfilter.tables', tables(350)))).findings
     assert.deepEqual([finding.status, finding.message], ['pass', 'Tables: (over the CEL cost budget).'])
   })
 })

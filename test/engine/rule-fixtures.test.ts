@@ -55,7 +55,7 @@ describe('rule fixtures', () => {
       for (const file of files) {
         const expected = file.split('.', 1)[0]
         it(`is ${expected} on ${file}`, () => {
-          const finding = telling(evaluateRules([rule], subjectsOf(rule, join(dir, file))))
+          const finding = telling(evaluateRules([rule], subjectsOf(rule, join(dir, file))).findings)
           assert.equal(finding.status, expected, `${file}: ${finding.message} (${finding.reason ?? ''})`)
           assert.ok(finding.message.length > 0 && !finding.message.includes('{{'), `message rendered: ${finding.message}`)
           if (finding.status === 'unknown') assert.ok(finding.reason, 'an unknown finding says why')

@@ -6,7 +6,7 @@ import {after, before, describe, it} from 'node:test'
 
 import type {GatedFinding} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
-import {applyWaivers} from '../../src/planner/waivers.js'
+import {applyWaivers, WaiverMatcher} from '../../src/planner/waivers.js'
 import {readWaivers} from '../../src/services/waivers-file.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
@@ -72,7 +72,7 @@ describe('applying waivers', () => {
       {rule: 'cluster/ipvs-lb-hijack', subject: 'service/*', reason: 'r2', source: 'w.yaml:5'},
       {rule: 'cluster/ipvs-lb-hijack', subject: 'service/**', reason: 'r3', source: 'w.yaml:8'},
     ]
-    const {findings: marked, summary} = applyWaivers(findings, waivers, 'w.yaml', now)
+    const {findings: marked, summary} = applyWaivers(findings, new WaiverMatcher(waivers, now), 'w.yaml')
     assert.deepEqual(
       marked.map((item) => item.waiver?.source),
       ['w.yaml:2', undefined, 'w.yaml:8', undefined],
@@ -83,8 +83,8 @@ describe('applying waivers', () => {
 
   it('holds through its expiry day and lapses the day after', () => {
     const waiver = (expires: string) => [{rule: 'node/kernel-version', subject: 'node/core-1', reason: 'r', expires, source: 'w.yaml:2'}]
-    assert.equal(applyWaivers(findings, waiver('2026-11-29'), 'w.yaml', now).findings[1].waiver?.expired, false)
-    const lapsed = applyWaivers(findings, waiver('2026-11-28'), 'w.yaml', now)
+    assert.equal(applyWaivers(findings, new WaiverMatcher(waiver('2026-11-29'), now), 'w.yaml').findings[1].waiver?.expired, false)
+    const lapsed = applyWaivers(findings, new WaiverMatcher(waiver('2026-11-28'), now), 'w.yaml')
     assert.equal(lapsed.findings[1].waiver?.expired, true)
     assert.equal(lapsed.summary.expired, 1)
   })
