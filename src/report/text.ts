@@ -1,7 +1,7 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 
 import type {GatedFinding} from '../contract/finding.js'
-import type {Report} from '../contract/report.js'
+import type {NodeCheck, Report} from '../contract/report.js'
 import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
@@ -39,19 +39,21 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
     '',
     chalk.bold('Nodes'),
     renderTable(
-      ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
+      ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
       report.nodes.slice(0, NODES_SHOWN).map((node) => {
-        const own = report.findings.filter((finding) => finding.subject.kind === 'Node' && finding.subject.name === node.name)
-        const count = (predicate: (finding: GatedFinding) => boolean) => String(own.filter((finding) => predicate(finding)).length)
+        // From the node's own checks: a cluster run's findings sum passing and not-collected nodes up.
+        const counted = Object.values(node.checks).filter((check) => !check.waiver || check.waiver.expired)
+        const count = (predicate: (check: NodeCheck) => boolean) => String(counted.filter((check) => predicate(check)).length)
         return [
           nodeLabel(node, chalk),
           node.source,
           node.kernelRelease ?? '?',
           node.os.prettyName ?? node.os.id ?? '?',
           node.nftVersion ?? '-',
-          count((finding) => finding.status === 'fail' && finding.severity === 'blocker'),
-          count((finding) => finding.status === 'fail' && finding.severity === 'warning'),
-          count((finding) => finding.status === 'unknown'),
+          node.verdict,
+          count((check) => check.status === 'fail' && check.severity === 'blocker'),
+          count((check) => check.status === 'fail' && check.severity === 'warning'),
+          count((check) => check.status === 'unknown'),
         ]
       }),
       '  ',
