@@ -11,13 +11,14 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
+import {skipSuiteOutsideCi} from '../helpers/ci.js'
 import {runCli} from '../helpers/cli.js'
 import {validateReport} from '../helpers/schemas.js'
 import {forcedCommandKey, freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 
 const FLEET_SIZE = 20
 
-describe('kpx-check node --ssh (CLI)', {skip: sshdUnavailable()}, () => {
+describe('kpx-check node --ssh (CLI)', {skip: skipSuiteOutsideCi(sshdUnavailable())}, () => {
   let sshd: TestSshd
   let home: string
   const env = () => ({HOME: home, SSH_AUTH_SOCK: ''})
