@@ -11,13 +11,14 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
+import {skipSuiteOutsideCi} from '../helpers/ci.js'
 import {runCli} from '../helpers/cli.js'
 import {validateReport} from '../helpers/schemas.js'
 import {forcedCommandKey, freePort, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
 
 const FLEET_SIZE = 20
 
-describe('kpx-check node --ssh (CLI)', {skip: sshdUnavailable()}, () => {
+describe('kpx-check node --ssh (CLI)', {skip: skipSuiteOutsideCi(sshdUnavailable())}, () => {
   let sshd: TestSshd
   let home: string
   const env = () => ({HOME: home, SSH_AUTH_SOCK: ''})
@@ -58,6 +59,26 @@ describe('kpx-check node --ssh (CLI)', {skip: sshdUnavailable()}, () => {
     assert.equal(code, 5)
     assert.equal(report!.nodes[0].reachable, false)
     assert.match(report!.nodes[0].reason ?? '', /^host-key: the server offered ED25519 SHA256:\S+, but known_hosts expects ED25519 SHA256:/)
+  })
+
+  it('--host-key-policy accept-new still refuses a changed key, and leaves known_hosts byte for byte as it was', async () => {
+    const changed = join(home, 'known_hosts.changed')
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(home, 'old_host_key')])
+    const before = `# the key the host had before\n[127.0.0.1]:${sshd.port} ${readFileSync(join(home, 'old_host_key.pub'), 'utf8')}`
+    writeFileSync(changed, before)
+    const {code, report} = await run(['--ssh', login(), '--identity', sshd.clientKey, '--known-hosts', changed, '--host-key-policy', 'accept-new', '--json'])
+    assert.equal(code, 5)
+    assert.equal(report!.nodes[0].reachable, false)
+    assert.match(report!.nodes[0].reason ?? '', /^host-key: the server offered ED25519 SHA256:\S+, but known_hosts expects ED25519 SHA256:/)
+    assert.equal(readFileSync(changed, 'utf8'), before)
+  })
+
+  it('--host-key-policy accept-new records an unknown host in the first --known-hosts file', async () => {
+    const fresh = join(home, 'known_hosts.fresh')
+    writeFileSync(fresh, '')
+    const {report} = await run(['--ssh', login(), '--identity', sshd.clientKey, '--known-hosts', fresh, '--host-key-policy', 'accept-new', '--json'])
+    assert.equal(report!.nodes[0].reachable, true, report!.nodes[0].reason)
+    assert.equal(readFileSync(fresh, 'utf8'), `[127.0.0.1]:${sshd.port} ${sshd.hostKeyLine}\n`)
   })
 
   it('ends a closed port as incomplete (exit 5) within the timeout', async () => {

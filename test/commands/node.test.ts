@@ -106,6 +106,20 @@ describe('kpx-check node', () => {
     assert.equal(strict.code, 4, strict.stdout)
   })
 
+  // One node, incomplete (unknown blockers) with a failed warning: each flag decides its own exit code.
+  const incompleteWithWarning: Array<[string[], number]> = [
+    [['--fail-on', 'warning'], 5],
+    [['--allow-incomplete'], 0],
+    [['--allow-incomplete', '--fail-on', 'warning'], 4],
+  ]
+  for (const [flags, exit] of incompleteWithWarning) {
+    it(`an incomplete run with a failed warning, ${flags.join(' ')}: exit ${exit}`, async () => {
+      const {code, stdout} = await runCli(['node', '--facts', ruleFixture('nodeport-addresses', 'fail.two-nics.facts'), '--json', ...flags])
+      const report = JSON.parse(stdout)
+      assert.deepEqual([report.verdict, report.summary.warnings, report.exitCode, code], ['incomplete', 1, exit, exit])
+    })
+  }
+
   it('loads extra rules with --rules', async () => {
     const file = ruleFixture('kernel-version', 'pass.ubuntu-22.04-azure-5.15.facts')
     const {stdout} = await runCli(['node', '--facts', file, '--rules', join(FIXTURES, 'custom-rules'), '--json'])

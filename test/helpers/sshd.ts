@@ -1,9 +1,13 @@
 /**
  * A real OpenSSH server for tests: Debian's /usr/sbin/sshd on a free port of 127.0.0.1 (and of
  * 127.0.0.2…127.0.0.N for fleets, one sshd per 16 addresses), with host and client keys generated in a temporary folder. It
- * lets in only TEST_USER, a plain account with /bin/sh as its shell, created when missing. It needs
- * root (sshd's privilege separation, useradd, sudoers), so `sshdUnavailable()` says why a test must
- * skip elsewhere.
+ * lets in only TEST_USER, a plain account with /bin/sh as its shell. It needs root (sshd's privilege
+ * separation, useradd, sudoers), so `sshdUnavailable()` says why a test must skip elsewhere.
+ *
+ * TEST_USER is this process's own (node --test runs each test file in a process of its own, two at
+ * a time, and work trees may run theirs side by side): created by the first startSshd, removed with
+ * its home and sudoers drop-in when the last server this process started stops. No file shares it
+ * with another, so none can remove it from under another's feet.
  */
 import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
 import {appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -11,7 +15,7 @@ import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-export const TEST_USER = 'kpx-ssh-test'
+export const TEST_USER = `kpx-ssh-test-${process.pid}`
 const SSHD = '/usr/sbin/sshd'
 const SUDOERS_DROP_IN = `/etc/sudoers.d/${TEST_USER}`
 const MAX_LISTEN_ADDRESSES = 16
@@ -36,16 +40,25 @@ export function sshdUnavailable(): string | undefined {
   return undefined
 }
 
+/** Servers this process runs for TEST_USER: the account lives while there is one. */
+let serversRunning = 0
+
 /** Creates TEST_USER when missing, with a usable (not locked) account: sshd without PAM refuses locked ones. */
-export function ensureTestUser(): void {
+function ensureTestUser(): void {
   try {
     execFileSync('useradd', ['--create-home', '--shell', '/bin/sh', TEST_USER], {stdio: 'ignore'})
   } catch (error) {
-    // 9: the account exists (another test file may have just made it).
+    // 9: the account exists (left by an earlier process of the same id that was killed).
     if ((error as {status?: number}).status !== 9) throw error
   }
 
   execFileSync('usermod', ['--password', '*', TEST_USER])
+}
+
+/** Removes TEST_USER, its home and its sudoers drop-in; --force: a login sshd has not reaped yet must not keep it. */
+function removeTestUser(): void {
+  removeSudo()
+  execFileSync('userdel', ['--force', '--remove', TEST_USER], {stdio: 'ignore'})
 }
 
 /** Lets TEST_USER run exactly `sh -s` as root, without a password or (`'password'`) with one. */
@@ -60,7 +73,8 @@ export function removeSudo(): void {
 }
 
 export async function startSshd(options: {addresses?: number} = {}): Promise<TestSshd> {
-  ensureTestUser()
+  if (serversRunning === 0) ensureTestUser()
+  serversRunning++
   // The folder holds authorized_keys, which sshd reads as TEST_USER.
   const dir = mkdtempSync(join(tmpdir(), 'kpx-sshd-'))
   chmodSync(dir, 0o755)
@@ -75,9 +89,13 @@ export async function startSshd(options: {addresses?: number} = {}): Promise<Tes
   mkdirSync('/run/sshd', {recursive: true, mode: 0o755})
   // One sshd listens on at most 16 addresses (MAX_LISTEN_SOCKS): a fleet gets one sshd per 16, all alike.
   const servers: ChildProcess[] = []
+  let stopped = false
   const stop = async () => {
+    if (stopped) return
+    stopped = true
     await Promise.all(servers.map((server) => stopProcess(server)))
     rmSync(dir, {recursive: true, force: true})
+    if (--serversRunning === 0) removeTestUser()
   }
 
   try {

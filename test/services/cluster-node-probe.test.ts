@@ -17,6 +17,7 @@ import {checkHostTemplate} from '../../src/sources/ssh/host-template.js'
 import {UsageError} from '../../src/util/errors.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {skipSuiteOutsideCi} from '../helpers/ci.js'
 import {runCli} from '../helpers/cli.js'
 import {validateReport} from '../helpers/schemas.js'
 import {sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/sshd.js'
@@ -86,7 +87,7 @@ describe('cluster --node-probe ssh flags', () => {
   })
 })
 
-describe('cluster --node-probe ssh against a real sshd', {skip: sshdUnavailable()}, () => {
+describe('cluster --node-probe ssh against a real sshd', {skip: skipSuiteOutsideCi(sshdUnavailable())}, () => {
   let sshd: TestSshd
   let server: ApiServer
   let dir: string

@@ -20,11 +20,12 @@ import type {SshProbeOptions} from '../../../src/sources/ssh/options.js'
 import type {SshTarget} from '../../../src/sources/ssh/target.js'
 import {UsageError} from '../../../src/util/errors.js'
 import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
+import {skipSuiteOutsideCi} from '../../helpers/ci.js'
 import {FIXTURES} from '../../helpers/paths.js'
 import {allowSudo, forcedCommandKey, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../../helpers/sshd.js'
 
 const FLEET_SIZE = 20
-const skip = sshdUnavailable()
+const skip = skipSuiteOutsideCi(sshdUnavailable())
 
 /** Everything a rule can read: known values and the reasons for unknown ones. */
 function comparable(facts: FactSet) {
