@@ -132,3 +132,66 @@ export function bumpVersion(version: string, step: number): string | undefined {
   const last = parts.at(-1)! + step
   return last < 0 ? undefined : [...parts.slice(0, -1), last].join('.')
 }
+
+/** Which side of a version literal a fixture must sit on for a comparison's boundary to be pinned down. */
+export type BoundarySide = 'above' | 'at' | 'below'
+
+/** A rule condition comparing what a fact expression reads with a version literal. */
+export interface VersionComparison {
+  condition: RuleCondition
+  /** The CEL that yields the version compared, as the rule wrote it: `kernel.version`. */
+  reads: string
+  literal: string
+  /** Column of the literal in the condition, from 1. */
+  column: number
+  sides: BoundarySide[]
+}
+
+const MIRRORED: Record<ComparisonOperator, ComparisonOperator> = {'<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!='}
+
+/**
+ * The sides of V where `version op V` changes its value: `< V` and `>= V` at V and just below it, `<= V` and
+ * `> V` at V and just above, `==` and `!=` on all three.
+ */
+const SIDES: Record<ComparisonOperator, BoundarySide[]> = {
+  '<': ['at', 'below'],
+  '>=': ['at', 'below'],
+  '<=': ['at', 'above'],
+  '>': ['at', 'above'],
+  '==': ['at', 'below', 'above'],
+  '!=': ['at', 'below', 'above'],
+}
+
+/**
+ * `compareVersions(x, "V") op 0` and `versionAtLeast(x, "V")` in the rule's conditions (either argument the
+ * literal); a versions from `data` is not a literal of the rule's CEL and is not listed.
+ */
+export function versionComparisons(rule: LoadedRule): VersionComparison[] {
+  const comparisons: VersionComparison[] = []
+  for (const condition of ruleConditions(rule)) {
+    for (const {node, parent} of astNodes(condition.ast)) {
+      if (node.op !== 'call' || !['compareVersions', 'versionAtLeast'].includes(node.args[0])) continue
+      const [first, second] = node.args[1]
+      const literal = [first, second].find((argument) => isVersionLiteral(argument))
+      if (!literal) continue
+      const fact = literal === first ? second : first
+      // The operator as if written `fact op literal`.
+      let operator: ComparisonOperator = '>='
+      if (node.args[0] === 'compareVersions') {
+        const outer = parent && isComparison(parent) ? (parent.op as ComparisonOperator) : '=='
+        operator = (parent?.args as unknown[] | undefined)?.[1] === node ? MIRRORED[outer] : outer
+      }
+
+      if (literal === first) operator = MIRRORED[operator]
+      comparisons.push({
+        condition,
+        reads: condition.expression.slice(fact.start, fact.end),
+        literal: literal.args as string,
+        column: literal.start + 1,
+        sides: SIDES[operator],
+      })
+    }
+  }
+
+  return comparisons
+}
