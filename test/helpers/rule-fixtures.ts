@@ -38,7 +38,7 @@ export function fixtureExtension(rule: LoadedRule): string {
 
 export function fixtureFiles(rule: LoadedRule): string[] {
   const dir = join(RULE_FIXTURES, ruleName(rule))
-  return existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(fixtureExtension(rule))).sort() : []
+  return existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(fixtureExtension(rule))).toSorted() : []
 }
 
 export function ruleFixtures(rule: LoadedRule): RuleFixture[] {
