@@ -164,7 +164,7 @@ const SIDES: Record<ComparisonOperator, BoundarySide[]> = {
 
 /**
  * `compareVersions(x, "V") op 0` and `versionAtLeast(x, "V")` in the rule's conditions (either argument the
- * literal); a versions from `data` is not a literal of the rule's CEL and is not listed.
+ * literal). A version taken from `data` is not a literal of the CEL and is not listed.
  */
 export function versionComparisons(rule: LoadedRule): VersionComparison[] {
   const comparisons: VersionComparison[] = []
