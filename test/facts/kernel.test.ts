@@ -9,7 +9,7 @@ import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {parseKernelRelease, parseKernelVersion} from '../../src/facts/parsers/kernel.js'
 import {compareVersions, parseGenericVersion} from '../../src/facts/parsers/versions.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
-import {kernelRows} from '../helpers/corpus.js'
+import {kernelRows, kernelVerdicts} from '../helpers/corpus.js'
 
 const rows = kernelRows()
 const kernelRule = (await loadRuleCatalog([])).filter((rule) => rule.id === 'node/kernel-version')
@@ -67,7 +67,19 @@ describe('parseKernelVersion on the real kernel releases of kernels.tsv', () => 
     })
   }
 
-  // domain.md §6: which kernels kube-proxy's 5.13 check accepts; the rule sees them as a bundle's kernel-release.
+  const bundleWith = (release: string) => deriveNodeFacts(parseBundle(`# kpx-check node facts v1\n### kernel-release\n${release}\n### end\n`), 'node-1')
+
+  it('kernel-verdicts.tsv has one verdict for every row', () => {
+    assert.deepEqual([...kernelVerdicts().keys()].toSorted(), rows.map((row) => row.release).toSorted())
+  })
+
+  for (const [release, status] of kernelVerdicts()) {
+    it(`node/kernel-version is ${status} on ${release}, as kernel-verdicts.tsv says`, () => {
+      assert.equal(kernelVerdict(bundleWith(release)), status)
+    })
+  }
+
+  // domain.md §6: which kernels kube-proxy's 5.13 check accepts, named by the distro that ships them.
   const verdicts: Array<[release: string, status: Status, why: string]> = [
     ['5.14.0-284.11.1.el9_2.x86_64', 'pass', 'RHEL 9'],
     ['5.14.0-611.11.1.el9_7.x86_64', 'pass', 'AlmaLinux 9.7'],
@@ -86,8 +98,7 @@ describe('parseKernelVersion on the real kernel releases of kernels.tsv', () => 
   for (const [release, status, why] of verdicts) {
     it(`${why}: node/kernel-version is ${status} on ${release}`, () => {
       assert.ok(rows.some((row) => row.release === release), 'is a real kernel from kernels.tsv')
-      const bundle = parseBundle(`# kpx-check node facts v1\n### kernel-release\n${release}\n### end\n`)
-      assert.equal(kernelVerdict(deriveNodeFacts(bundle, 'node-1')), status)
+      assert.equal(kernelVerdict(bundleWith(release)), status)
     })
   }
 })

@@ -59,6 +59,14 @@ export function kernelRows(): KernelRow[] {
   return readTsv('kernels.tsv').map((row) => ({distro: row.distro, release: row.kernel_release, source: row.source}))
 }
 
+/**
+ * kernel_release → the outcome node/kernel-version must have on it, from kernel-verdicts.tsv: written
+ * apart from the code under test (SOURCES.md says how), for every row of kernels.tsv.
+ */
+export function kernelVerdicts(): Map<string, 'fail' | 'pass'> {
+  return new Map(readTsv('kernel-verdicts.tsv').map((row) => [row.kernel_release, row['node/kernel-version'] as 'fail' | 'pass']))
+}
+
 export function toolRows(): ToolRow[] {
   return readTsv('tool-versions.tsv').map((row) => ({tool: row.tool, output: row.output, source: row.source}))
 }
