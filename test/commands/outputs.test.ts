@@ -62,8 +62,11 @@ async function runWithEveryOutput(scenario: string): Promise<Outputs> {
   }
 }
 
-/** The four outputs agree: exit code and verdict, one SARIF result and one JUnit case per problem. */
-function assertAgree(outputs: Outputs): void {
+/**
+ * Consistency, not correctness: the four outputs of one run agree (exit code and verdict, one SARIF
+ * result and one JUnit case per problem). Each test adds what its scenario must show.
+ */
+function assertOutputsConsistent(outputs: Outputs): void {
   const {report, sarif, junit} = outputs
   assert.ok(validateReport(report), JSON.stringify(validateReport.errors))
   assert.ok(validateSarif(sarif), JSON.stringify(validateSarif.errors))
@@ -95,8 +98,10 @@ function assertAgree(outputs: Outputs): void {
 describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree', () => {
   it('EKS in IPVS mode with an old VPC CNI', async () => {
     const outputs = await runWithEveryOutput('eks-ipvs-old-vpc-cni')
-    assertAgree(outputs)
+    assertOutputsConsistent(outputs)
     assert.equal(outputs.code, 3)
+    // The old VPC CNI is the one blocker.
+    assert.equal(outputs.junit('count(//testcase/failure[@type="blocker"])'), '1')
     const cni = outputs.sarif.runs[0].results.find((result) => result.ruleId === 'cluster/cni-version')!
     assert.equal(cni.level, 'error')
     assert.equal(cni.locations[0].logicalLocations[0].fullyQualifiedName, 'daemonset/kube-system/aws-node')
@@ -110,8 +115,10 @@ describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree
 
   it('kubeadm with RHEL 8 nodes', async () => {
     const outputs = await runWithEveryOutput('kubeadm-rhel8')
-    assertAgree(outputs)
+    assertOutputsConsistent(outputs)
     assert.equal(outputs.code, 3)
+    // The blockers are the three RHEL 8 kernels.
+    assert.equal(outputs.junit('count(//testcase/failure[@type="blocker"])'), '3')
     const kernel = outputs.report.findings.filter((finding) => finding.rule === 'node/kernel-version' && finding.status === 'fail')
     assert.deepEqual(kernel.map((finding) => finding.subject.name), ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02'])
     assert.deepEqual(

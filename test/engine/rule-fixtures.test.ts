@@ -6,11 +6,13 @@ import {describe, it} from 'node:test'
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {fixtureExtension, RULE_FIXTURES, ruleFixtures, ruleName, telling} from '../helpers/rule-fixtures.js'
+import {FIXTURE_EXPECTATIONS} from './rule-fixture-expectations.js'
 
 /**
  * Every rule ships fixtures named by expectation: test/fixtures/rules/<rule-name>/<status>.<case>.<ext>.
  * A node rule's fixture is a facts bundle (.facts); a cluster rule's is a cluster snapshot (.json),
  * where the rule's most telling outcome across its subjects (fail, then unknown, pass, skip) counts.
+ * What an unknown or fail fixture must say besides its status is written in rule-fixture-expectations.ts.
  */
 const rules = await loadRuleCatalog([])
 
@@ -35,12 +37,39 @@ describe('rule fixtures', () => {
           const finding = telling(evaluateRules([rule], subjects).findings)
           assert.equal(finding.status, expected, `${file}: ${finding.message} (${finding.reason ?? ''})`)
           assert.ok(finding.message.length > 0 && !finding.message.includes('{{'), `message rendered: ${finding.message}`)
-          if (finding.status === 'unknown') assert.ok(finding.reason, 'an unknown finding says why')
-          if (finding.status === 'fail') assert.ok(finding.remediation.length > 0)
+          const expectation = FIXTURE_EXPECTATIONS[`${name}/${file}`]
+          if (expected === 'unknown' || expected === 'fail') assert.ok(expectation, `${name}/${file} needs a row in test/engine/rule-fixture-expectations.ts`)
+          if (expectation && 'reason' in expectation) assert.equal(finding.reason, expectation.reason, `${file}: ${finding.message}`)
+          if (expectation && 'severity' in expectation) {
+            assert.equal(finding.severity, expectation.severity)
+            assert.equal(`${finding.subject.kind}/${finding.subject.name}`, expectation.subject)
+            assert.ok(finding.remediation.length > 0, 'a failing finding says what to do')
+            if (expectation.remediation) {
+              assert.ok(
+                finding.remediation.some((step) => step.includes(expectation.remediation!)),
+                `remediation carries ${JSON.stringify(expectation.remediation)}: ${JSON.stringify(finding.remediation)}`,
+              )
+            }
+          }
         })
       }
     })
   }
+
+  it('has a written expectation for every unknown and fail fixture, and none for a missing one', () => {
+    const fixtures = readdirSync(RULE_FIXTURES).flatMap((dir) => readdirSync(join(RULE_FIXTURES, dir)).map((file) => `${dir}/${file}`))
+    const needing = fixtures.filter((path) => /\/(unknown|fail)\./.test(path)).toSorted()
+    assert.deepEqual(Object.keys(FIXTURE_EXPECTATIONS).toSorted(), needing)
+    for (const [path, expectation] of Object.entries(FIXTURE_EXPECTATIONS)) {
+      assert.equal('reason' in expectation, path.includes('/unknown.'), `${path}: an unknown fixture expects a reason, a fail fixture a severity`)
+    }
+  })
+
+  it('expects permission-denied of every fixture named <resource>-forbidden', () => {
+    const forbidden = Object.entries(FIXTURE_EXPECTATIONS).filter(([path]) => /^[^/]+\/unknown\.[\w-]+-forbidden\.json$/.test(path))
+    assert.equal(forbidden.length, 12)
+    for (const [path, expectation] of forbidden) assert.deepEqual(expectation, {reason: 'permission-denied'}, path)
+  })
 
   it('has no fixture folder without a rule', () => {
     const names = new Set(rules.map((rule) => ruleName(rule)))

@@ -4,10 +4,14 @@ import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {after, describe, it} from 'node:test'
 
+import {evaluateRules} from '../../src/engine/evaluate.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
-import {kernelRows, osReleaseFiles, writeCorpusBundles} from '../helpers/corpus.js'
+import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {kernelRows, kernelVerdicts, osReleaseFiles, writeCorpusBundles} from '../helpers/corpus.js'
+
+const kernelRule = (await loadRuleCatalog([])).filter((rule) => rule.id === 'node/kernel-version')
 
 describe('writeCorpusBundles', () => {
   const first = mkdtempSync(join(tmpdir(), 'kpx-corpus-a-'))
@@ -26,13 +30,25 @@ describe('writeCorpusBundles', () => {
     assert.deepEqual(readdirSync(first).toSorted(), bundles.map((entry) => `${entry.name}.facts`).toSorted())
   })
 
-  it('is deterministic', () => {
+  it('consistency: writing the corpus twice gives the same files', () => {
     const again = writeCorpusBundles(second)
     assert.deepEqual(
       again.map((entry) => entry.name),
       bundles.map((entry) => entry.name),
     )
     for (const entry of bundles) assert.equal(readFileSync(join(second, `${entry.name}.facts`), 'utf8'), readFileSync(entry.file, 'utf8'), entry.name)
+  })
+
+  it('node/kernel-version is on every bundle what kernel-verdicts.tsv says of its kernel', () => {
+    const verdicts = kernelVerdicts()
+    const seen = new Set<string>()
+    for (const {entry, facts} of derived) {
+      const [finding] = evaluateRules(kernelRule, [{kind: 'Node', name: entry.name, facts}]).findings
+      assert.equal(finding.status, verdicts.get(entry.kernelRelease), `${entry.name}: ${entry.kernelRelease}`)
+      seen.add(finding.status)
+    }
+
+    assert.deepEqual([...seen].toSorted(), ['fail', 'pass'])
   })
 
   it('uses every os-release fixture at least three times, and only real kernels', () => {

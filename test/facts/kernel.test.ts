@@ -1,14 +1,25 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import type {Status} from '../../src/contract/finding.js'
+import {evaluateRules} from '../../src/engine/evaluate.js'
+import {parseBundle} from '../../src/facts/bundle.js'
+import {FactSet} from '../../src/facts/fact-set.js'
+import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {parseKernelRelease, parseKernelVersion} from '../../src/facts/parsers/kernel.js'
 import {compareVersions, parseGenericVersion} from '../../src/facts/parsers/versions.js'
-import {kernelRows} from '../helpers/corpus.js'
-
-/** kube-proxy's floor (pkg/util/kernel/constants.go); the rule node/kernel-version holds the same number. */
-const NFTABLES_MIN_KERNEL = '5.13'
+import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {kernelRows, kernelVerdicts} from '../helpers/corpus.js'
 
 const rows = kernelRows()
+const kernelRule = (await loadRuleCatalog([])).filter((rule) => rule.id === 'node/kernel-version')
+assert.equal(kernelRule.length, 1, 'the catalogue has node/kernel-version')
+
+/** The status of the shipped rule node/kernel-version on one node's facts. */
+function kernelVerdict(facts: FactSet): Status {
+  const [finding] = evaluateRules(kernelRule, [{kind: 'Node', name: 'node-1', facts}]).findings
+  return finding.status
+}
 
 describe('parseKernelVersion on the real kernel releases of kernels.tsv', () => {
   it('has the 182 rows', () => {
@@ -56,26 +67,53 @@ describe('parseKernelVersion on the real kernel releases of kernels.tsv', () => 
     })
   }
 
-  // domain.md §6: which kernels kube-proxy's 5.13 check accepts.
-  const verdicts: Array<[release: string, passes: boolean, why: string]> = [
-    ['5.14.0-284.11.1.el9_2.x86_64', true, 'RHEL 9'],
-    ['5.14.0-611.11.1.el9_7.x86_64', true, 'AlmaLinux 9.7'],
-    ['4.18.0-553.el8_10.x86_64', false, 'RHEL 8'],
-    ['6.1.0-18-cloud-amd64', true, 'Debian 12'],
-    ['5.10.0-28-cloud-amd64', false, 'Debian 11'],
-    ['5.15.0-1050-azure', true, 'Ubuntu 22.04'],
-    ['5.4.0-204-generic', false, 'Ubuntu 20.04 GA'],
-    ['5.10.230-223.885.amzn2.x86_64', false, 'Amazon Linux 2'],
-    ['6.1.158-180.294.amzn2023.x86_64', true, 'Amazon Linux 2023'],
-    ['3.10.0-1160.59.1.el7.x86_64', false, 'RHEL 7'],
-    ['5.10.0-182.0.0.95.r3008_246.hce2.x86_64', false, 'Huawei Cloud EulerOS 2.0'],
-    ['5.15.0-103.114.4.el8uek.x86_64', true, 'Oracle Linux 8 UEK7'],
-    ['6.12.55+', true, 'COS on GKE 1.34'],
+  const bundleWith = (release: string) => deriveNodeFacts(parseBundle(`# kpx-check node facts v1\n### kernel-release\n${release}\n### end\n`), 'node-1')
+
+  it('kernel-verdicts.tsv has one verdict for every row', () => {
+    assert.deepEqual([...kernelVerdicts().keys()].toSorted(), rows.map((row) => row.release).toSorted())
+  })
+
+  for (const [release, status] of kernelVerdicts()) {
+    it(`node/kernel-version is ${status} on ${release}, as kernel-verdicts.tsv says`, () => {
+      assert.equal(kernelVerdict(bundleWith(release)), status)
+    })
+  }
+
+  // domain.md §6: which kernels kube-proxy's 5.13 check accepts, named by the distro that ships them.
+  const verdicts: Array<[release: string, status: Status, why: string]> = [
+    ['5.14.0-284.11.1.el9_2.x86_64', 'pass', 'RHEL 9'],
+    ['5.14.0-611.11.1.el9_7.x86_64', 'pass', 'AlmaLinux 9.7'],
+    ['4.18.0-553.el8_10.x86_64', 'fail', 'RHEL 8'],
+    ['6.1.0-18-cloud-amd64', 'pass', 'Debian 12'],
+    ['5.10.0-28-cloud-amd64', 'fail', 'Debian 11'],
+    ['5.15.0-1050-azure', 'pass', 'Ubuntu 22.04'],
+    ['5.4.0-204-generic', 'fail', 'Ubuntu 20.04 GA'],
+    ['5.10.230-223.885.amzn2.x86_64', 'fail', 'Amazon Linux 2'],
+    ['6.1.158-180.294.amzn2023.x86_64', 'pass', 'Amazon Linux 2023'],
+    ['3.10.0-1160.59.1.el7.x86_64', 'fail', 'RHEL 7'],
+    ['5.10.0-182.0.0.95.r3008_246.hce2.x86_64', 'fail', 'Huawei Cloud EulerOS 2.0'],
+    ['5.15.0-103.114.4.el8uek.x86_64', 'pass', 'Oracle Linux 8 UEK7'],
+    ['6.12.55+', 'pass', 'COS on GKE 1.34'],
   ]
-  for (const [release, passes, why] of verdicts) {
-    it(`${why}: ${release} ${passes ? 'passes' : 'fails'} the ${NFTABLES_MIN_KERNEL} check`, () => {
+  for (const [release, status, why] of verdicts) {
+    it(`${why}: node/kernel-version is ${status} on ${release}`, () => {
       assert.ok(rows.some((row) => row.release === release), 'is a real kernel from kernels.tsv')
-      assert.equal(compareVersions(parseKernelVersion(release)!, NFTABLES_MIN_KERNEL) >= 0, passes)
+      assert.equal(kernelVerdict(bundleWith(release)), status)
+    })
+  }
+})
+
+describe('node/kernel-version at the 5.13 boundary', () => {
+  // Hand-made facts either side of kube-proxy's floor; 5.9 and 10.1 catch a comparison of text, not numbers.
+  const cases: Array<[version: string, release: string, status: Status]> = [
+    ['5.12.19', '5.12.19-051219-generic', 'fail'],
+    ['5.13.0', '5.13.0-19-generic', 'pass'],
+    ['5.9.16', '5.9.16-1-MANJARO', 'fail'],
+    ['10.1.0', '10.1.0-future', 'pass'],
+  ]
+  for (const [version, release, status] of cases) {
+    it(`is ${status} on kernel ${version}`, () => {
+      assert.equal(kernelVerdict(new FactSet().set('kernel.version', version).set('kernel.release', release)), status)
     })
   }
 })

@@ -18,16 +18,13 @@
  * bundle is self-consistent. The nft/iptables banners are real banners whose version is the one
  * the distro ships, or the nearest one the corpus has (approximate for distros the corpus has no
  * banner for). Everything is deterministic: the same files every run.
+ *
+ * The corpus is built without the parsers and judges it tests (src/facts/parsers): it reads its
+ * parts with the few plain readers below, so a broken parser cannot shape its own test input.
  */
 import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {parseKernelConfig} from '../../src/facts/parsers/kernel-config.js'
-import {assessKernelSupport} from '../../src/facts/parsers/kernel-features.js'
-import {parseKernelVersion} from '../../src/facts/parsers/kernel.js'
-import {moduleName} from '../../src/facts/parsers/modules.js'
-import {parseOsRelease} from '../../src/facts/parsers/os-release.js'
-import {compareVersions, parseDottedVersion, parseIptablesVersion, parseNftVersion} from '../../src/facts/parsers/versions.js'
 import {PACKAGE_ROOT} from '../../src/util/paths.js'
 
 export const FIXTURES_DIR = join(PACKAGE_ROOT, 'test', 'fixtures')
@@ -57,6 +54,14 @@ export function readTsv(name: string): Array<Record<string, string>> {
 
 export function kernelRows(): KernelRow[] {
   return readTsv('kernels.tsv').map((row) => ({distro: row.distro, release: row.kernel_release, source: row.source}))
+}
+
+/**
+ * kernel_release → the outcome node/kernel-version must have on it, from kernel-verdicts.tsv: written
+ * apart from the code under test (SOURCES.md says how), for every row of kernels.tsv.
+ */
+export function kernelVerdicts(): Map<string, 'fail' | 'pass'> {
+  return new Map(readTsv('kernel-verdicts.tsv').map((row) => [row.kernel_release, row['node/kernel-version'] as 'fail' | 'pass']))
 }
 
 export function toolRows(): ToolRow[] {
@@ -92,6 +97,51 @@ export function documentedKernels(): Map<string, string> {
 
   return kernels
 }
+
+// --- plain readers, apart from the code under test ----------------------------------------------
+
+/** The numbers of a dotted version (`1.0.6` → [1, 0, 6]). */
+const versionNumbers = (version: string): number[] => version.split('.').map(Number)
+
+/** Numeric order of dotted versions; a missing component counts as 0. */
+function compareDotted(a: string, b: string): number {
+  const [left, right] = [versionNumbers(a), versionNumbers(b)]
+  for (let index = 0; index < Math.max(left.length, right.length); index++) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0)
+    if (difference !== 0) return Math.sign(difference)
+  }
+
+  return 0
+}
+
+/** major.minor.patch at the start of a kernel release (`5.15.0-1034-azure` → `5.15.0`). */
+function kernelVersionOf(release: string): string {
+  const match = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(release)
+  if (!match) throw new Error(`kernels.tsv: ${release} does not start with a version`)
+  return `${match[1]}.${match[2]}.${match[3] ?? 0}`
+}
+
+/** The last value of an os-release key, unquoted and trimmed. */
+function osReleaseField(text: string, key: string): string | undefined {
+  const values = [...text.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((match) => match[1].trim().replace(/^(["'])(.*)\1$/, '$2'))
+  return values.at(-1)
+}
+
+/** `nftables v1.0.6 (Lester Gooch #5)` → 1.0.6. */
+const nftBannerVersion = (banner: string): string | undefined => /^nftables v(\d+(?:\.\d+)+)/.exec(banner)?.[1]
+
+/** `iptables v1.8.4 (nf_tables)` → 1.8.4, nf_tables; a banner without a backend is legacy. */
+function iptablesBanner(banner: string): {version: string; backend: string} | undefined {
+  const match = /^iptables v(\d+(?:\.\d+)+)(?: \((legacy|nf_tables)\))?/.exec(banner)
+  return match ? {version: match[1], backend: match[2] ?? 'legacy'} : undefined
+}
+
+/** A kernel config's `CONFIG_X=value` lines, without the CONFIG_ prefix. */
+const configOptions = (configText: string): Map<string, string> =>
+  new Map([...configText.matchAll(/^CONFIG_(\w+)=(\S+)$/gm)].map((match) => [match[1], match[2]]))
+
+/** The module a modules.builtin/modules.dep path names (`kernel/net/netfilter/nft-ct.ko.xz` → nft_ct). */
+const moduleOf = (path: string): string => path.split('/').at(-1)!.replace(/\.ko(\.\w+)?$/, '').replaceAll('-', '_')
 
 // --- pairing os-release files with kernels ------------------------------------------------------
 
@@ -154,16 +204,16 @@ interface OsInfo {
 }
 
 function osInfo(stem: string, text: string): OsInfo {
-  const release = parseOsRelease(text)
-  if (!release) throw new Error(`test/fixtures/os-release/${stem}.txt does not parse`)
-  const versionId = release.versionId ?? ''
-  const servicePack = /SP(\d+)/.exec(release.fields.get('VERSION') ?? '')
-  const major = release.id === 'euleros' ? servicePack?.[1] : /^[vV]?(\d+)/.exec(versionId)?.[1]
-  const codename = release.fields.get('VERSION_CODENAME')?.toLowerCase()
+  // os-release(5): ID defaults to linux.
+  const id = osReleaseField(text, 'ID') || 'linux'
+  const versionId = osReleaseField(text, 'VERSION_ID') ?? ''
+  const servicePack = /SP(\d+)/.exec(osReleaseField(text, 'VERSION') ?? '')
+  const major = id === 'euleros' ? servicePack?.[1] : /^[vV]?(\d+)/.exec(versionId)?.[1]
+  const codename = osReleaseField(text, 'VERSION_CODENAME')?.toLowerCase()
   return {
     stem,
     text,
-    id: release.id,
+    id,
     versionId,
     ...(major === undefined ? {} : {major}),
     ...(codename && /^[a-z]{3,}$/.test(codename) ? {codename} : {}),
@@ -329,23 +379,24 @@ function shippedTools(os: OsInfo, kernelRelease: string): ShippedTools {
 function nearestBanner(banners: ReadonlyArray<{version: string; text: string}>, version: string): string | undefined {
   const exact = banners.find((banner) => banner.version === version)
   if (exact) return exact.text
-  const [major, minor, patch = 0] = parseDottedVersion(version) ?? []
+  const [major, minor, patch = 0] = versionNumbers(version)
+  const patchOf = (banner: {version: string}) => versionNumbers(banner.version)[2] ?? 0
   const sameMinor = banners
     .filter((banner) => {
-      const [bMajor, bMinor] = parseDottedVersion(banner.version) ?? []
+      const [bMajor, bMinor] = versionNumbers(banner.version)
       return bMajor === major && bMinor === minor
     })
-    .toSorted((a, b) => Math.abs((parseDottedVersion(a.version)?.[2] ?? 0) - patch) - Math.abs((parseDottedVersion(b.version)?.[2] ?? 0) - patch) || compareVersions(a.version, b.version))
+    .toSorted((a, b) => Math.abs(patchOf(a) - patch) - Math.abs(patchOf(b) - patch) || compareDotted(a.version, b.version))
   if (sameMinor.length > 0) return sameMinor[0].text
-  const sorted = banners.toSorted((a, b) => compareVersions(a.version, b.version))
-  return sorted.findLast((banner) => compareVersions(banner.version, version) < 0)?.text ?? sorted[0]?.text
+  const sorted = banners.toSorted((a, b) => compareDotted(a.version, b.version))
+  return sorted.findLast((banner) => compareDotted(banner.version, version) < 0)?.text ?? sorted[0]?.text
 }
 
 function bannerPicker(rows: readonly ToolRow[]) {
-  const nft = rows.filter((row) => row.tool === 'nft').map((row) => ({version: parseNftVersion(row.output)!, text: row.output}))
+  const nft = rows.filter((row) => row.tool === 'nft').map((row) => ({version: nftBannerVersion(row.output)!, text: row.output}))
   const iptables = rows
     .filter((row) => row.tool === 'iptables')
-    .map((row) => ({...parseIptablesVersion(row.output)!, text: row.output}))
+    .map((row) => ({...iptablesBanner(row.output)!, text: row.output}))
   return {
     nft: (version: string) => nearestBanner(nft, version),
     iptables: (version: string, backend: string) =>
@@ -428,15 +479,14 @@ function modulePathFor(option: string, value: string): string | undefined {
 
 /** modules.builtin and modules.dep paths for the netfilter options of a config. */
 export function moduleListsFromConfig(configText: string, suffix: string): {builtin: string[]; available: string[]} {
-  const config = parseKernelConfig(configText)
+  const options = configOptions(configText)
   const builtin: string[] = []
   const available: string[] = []
-  if (!config) return {builtin, available}
-  for (const [option, value] of config.options) {
+  for (const [option, value] of options) {
     if (value !== 'y' && value !== 'm') continue
     const paths = [modulePathFor(option, value)]
     // From 5.1 the nat chain type is nft_chain_nat.ko, built by CONFIG_NFT_NAT.
-    if (option === 'NFT_NAT' && !config.options.has('NFT_CHAIN_NAT_IPV4')) paths.push('kernel/net/netfilter/nft_chain_nat')
+    if (option === 'NFT_NAT' && !options.has('NFT_CHAIN_NAT_IPV4')) paths.push('kernel/net/netfilter/nft_chain_nat')
     for (const path of paths) {
       if (!path) continue
       if (value === 'y') builtin.push(`${path}.ko`)
@@ -647,14 +697,30 @@ function broadcastOf(address: string, prefix: number): string {
   return [24, 16, 8, 0].map((shift) => Math.floor(last / 2 ** shift) % 256).join('.')
 }
 
-const KERNEL_FEATURE_ERROR: Record<string, string> = {
-  nft_fib_ipv4: 'fib daddr type local',
-  nft_fib_ipv6: 'fib daddr type local',
-  nft_numgen: 'numgen random mod 2 vmap { 0 : goto endpoint-a, 1 : goto endpoint-b }',
-  nft_ct: 'ct state invalid drop',
-  nft_masq: 'masquerade fully-random',
-  nft_reject: 'reject',
-  nft_nat: 'dnat to 10.244.1.17:8080',
+/**
+ * The kube-proxy-like ruleset `nft -c` checks, as [module it needs, the line that fails without it],
+ * in the order kube-proxy's rules use them: nft reports the first line the kernel cannot take.
+ */
+const NFT_CHECK_LINES: ReadonlyArray<[module: string, line: string]> = [
+  ['nft_ct', 'ct state invalid drop'],
+  ['nft_nat', 'dnat to 10.244.1.17:8080'],
+  ['nft_masq', 'masquerade fully-random'],
+  ['nft_reject', 'reject'],
+  ['nft_fib_ipv4', 'fib daddr type local'],
+  ['nft_fib_ipv6', 'fib daddr type local'],
+  ['nft_numgen', 'numgen random mod 2 vmap { 0 : goto endpoint-a, 1 : goto endpoint-b }'],
+]
+
+/**
+ * The first ruleset line `nft -c` rejects on a kernel with this config: one whose module the config
+ * does not build (before 5.2 masquerade in an ip table also needs nft_masq_ipv4, when the config
+ * has that option). Without a config the node is taken to have every feature.
+ */
+function nftCheckFailure(configText: string | undefined, modules: ReadonlySet<string>): string | undefined {
+  if (!configText) return undefined
+  const options = configOptions(configText)
+  const needs = (module: string) => (module === 'nft_masq' && options.has('NFT_MASQ_IPV4') ? ['nft_masq', 'nft_masq_ipv4'] : [module])
+  return NFT_CHECK_LINES.find(([module]) => !needs(module).every((name) => modules.has(name)))?.[1]
 }
 
 /** The bundle text for one node. */
@@ -664,9 +730,9 @@ export function buildBundleText(spec: NodeSpec): string {
   const add = (name: string, text: string) => sections.push([name, text])
   const deny = (name: string, reason: string, detail: string) => unavailable.push(`${name} ${reason} ${detail}`)
 
-  const kernelVersion = parseKernelVersion(spec.kernelRelease) ?? '0.0.0'
-  const modern = compareVersions(kernelVersion, '5.1') >= 0
-  const iptables = spec.iptablesBanner ? parseIptablesVersion(spec.iptablesBanner) : undefined
+  const kernelVersion = kernelVersionOf(spec.kernelRelease)
+  const modern = compareDotted(kernelVersion, '5.1') >= 0
+  const iptables = spec.iptablesBanner ? iptablesBanner(spec.iptablesBanner) : undefined
   const backend = iptables?.backend ?? 'legacy'
   const forwardDrop = spec.services.docker === 'active' || spec.services.docker === 'running'
 
@@ -694,23 +760,18 @@ export function buildBundleText(spec: NodeSpec): string {
     deny('modules-available', 'not-present', `/lib/modules/${spec.kernelRelease}/modules.dep does not exist`)
   }
 
-  const availableNames = spec.kernelConfig ? new Set(available.map((path) => moduleName(path))) : undefined
+  const availableNames = spec.kernelConfig ? new Set(available.map((path) => moduleOf(path))) : undefined
   const loaded = loadedModules(spec, backend, availableNames, modern)
   add('modules', procModules(loaded, spec.root))
 
-  // nft -c of a kube-proxy-like ruleset: fails on the first feature the kernel lacks.
-  const support = assessKernelSupport({
-    ...(spec.kernelConfig ? {config: parseKernelConfig(spec.kernelConfig)} : {}),
-    loaded: new Set(loaded),
-    ...(spec.kernelConfig ? {builtin: new Set(builtin.map((path) => moduleName(path))), available: availableNames} : {}),
-  })
+  // nft -c of a kube-proxy-like ruleset: fails on the first line the kernel lacks a module for.
+  const failing = nftCheckFailure(spec.kernelConfig, new Set([...loaded, ...builtin.map((path) => moduleOf(path)), ...(availableNames ?? [])]))
   if (!spec.nftBanner) deny('nft-check', 'not-installed', 'nft is not in PATH')
   else if (spec.root) {
-    const failing = support.missing.find((feature) => KERNEL_FEATURE_ERROR[feature])
     add(
       'nft-check',
       failing
-        ? `exit=1\n/dev/stdin:14:3-${KERNEL_FEATURE_ERROR[failing].length + 2}: Error: Could not process rule: No such file or directory\n\t\t${KERNEL_FEATURE_ERROR[failing]}\n\t\t${'^'.repeat(KERNEL_FEATURE_ERROR[failing].length)}`
+        ? `exit=1\n/dev/stdin:14:3-${failing.length + 2}: Error: Could not process rule: No such file or directory\n\t\t${failing}\n\t\t${'^'.repeat(failing.length)}`
         : 'exit=0',
     )
   }
@@ -725,7 +786,7 @@ export function buildBundleText(spec: NodeSpec): string {
   }
 
   const sysctl = [`net.ipv4.conf.all.route_localnet = ${spec.mode === 'iptables' ? 1 : 0}`, `net.netfilter.nf_conntrack_tcp_be_liberal = ${spec.seed % 13 === 5 ? 1 : 0}`]
-  if (spec.mode === 'ipvs') sysctl.push(`net.ipv4.vs.conn_reuse_mode = ${compareVersions(kernelVersion, '5.9') >= 0 ? 1 : 0}`)
+  if (spec.mode === 'ipvs') sysctl.push(`net.ipv4.vs.conn_reuse_mode = ${compareDotted(kernelVersion, '5.9') >= 0 ? 1 : 0}`)
   add('sysctl', sysctl.join('\n'))
 
   add('services', [`# method: ${spec.serviceMethod}`, ...Object.entries(spec.services).map(([name, state]) => `${name} ${state}`)].join('\n'))
@@ -741,7 +802,7 @@ export function buildBundleText(spec: NodeSpec): string {
     const version = iptables?.version ?? '1.4.21'
     const debianLike = /^(ID=|ID_LIKE=).*\b(debian|ubuntu)\b/m.test(spec.osRelease)
     const hasLegacySave = backend === 'legacy' || debianLike
-    const hasNftSave = compareVersions(version, '1.8') >= 0 && (backend === 'nf_tables' || debianLike)
+    const hasNftSave = compareDotted(version, '1.8') >= 0 && (backend === 'nf_tables' || debianLike)
     if (hasLegacySave) lines.push(backend === 'legacy' ? `legacy total=${total} kube=${kube}` : `legacy total=${spec.seed % 5 === 0 ? 14 : 0} kube=${spec.seed % 5 === 0 ? 9 : 0}`)
     if (hasNftSave) lines.push(backend === 'nf_tables' ? `nft total=${total} kube=${kube}` : 'nft total=0 kube=0')
     add('iptables-rules', lines.join('\n'))
@@ -824,7 +885,7 @@ export interface CorpusBundle {
 }
 
 function moduleSuffix(os: OsInfo, kernelVersion: string): string {
-  if (os.id === 'ubuntu') return compareVersions(kernelVersion, '6.2') >= 0 ? '.ko.zst' : '.ko'
+  if (os.id === 'ubuntu') return compareDotted(kernelVersion, '6.2') >= 0 ? '.ko.zst' : '.ko'
   if (os.id === 'debian') return Number(os.major ?? 12) >= 13 ? '.ko.xz' : '.ko'
   if (os.id === 'amzn') return Number(os.major ?? 2) >= 2022 ? '.ko.xz' : '.ko'
   if (['rhel', 'centos', 'rocky', 'almalinux', 'ol', 'miraclelinux', 'rhcos', 'fedora', 'alinux', 'tencentos', 'euleros', 'hce', 'kylin', 'openEuler'].includes(os.id)) return '.ko.xz'
@@ -854,14 +915,14 @@ export function writeCorpusBundles(dir: string): CorpusBundle[] {
       index++
       const seed = hash(`${stem}#${round}`) % 100_000
       const kernelRelease = kernels[round % kernels.length]
-      const kernelVersion = parseKernelVersion(kernelRelease) ?? '0.0.0'
+      const kernelVersion = kernelVersionOf(kernelRelease)
       const tools = shippedTools(os, kernelRelease)
       const elLike = DISTROS[os.id]?.el || os.id === 'rhcos' || os.id === 'fedora'
       const systemd = !['bottlerocket', 'k3os', 'rancheros', 'coreos'].includes(os.id)
 
       let mode: Mode = (['iptables', 'ipvs', 'iptables', 'nftables', 'iptables', 'ipvs', 'nftables', 'none'] as const)[index % 8]
       let skipKernelCheck = false
-      if (mode === 'nftables' && compareVersions(kernelVersion, '5.13') < 0) {
+      if (mode === 'nftables' && compareDotted(kernelVersion, '5.13') < 0) {
         if (index % 16 === 3) skipKernelCheck = true
         else mode = 'iptables'
       }

@@ -54,8 +54,11 @@ function numbers(xpath: XPath, expressions: Record<string, string>): Record<stri
   return Object.fromEntries(Object.keys(expressions).map((name, index) => [name, Number(values[index])]))
 }
 
-/** The counts on every element agree with the test cases under it, and with the report's own summary. */
-function assertCounts(report: Report, xpath: XPath): void {
+/**
+ * Consistency, not correctness: the counts on every element agree with the test cases under it, and
+ * with the report's own summary (both come from the same run). assertFailures says which cases fail.
+ */
+function assertCountsConsistent(report: Report, xpath: XPath): void {
   const {summary} = report
   const rules = new Set(report.findings.map((finding) => finding.rule)).size
   const properties = `property[@name="verdict"]/@value = "${report.verdict}" and property[@name="exitCode"]/@value = "${report.exitCode}"`
@@ -96,12 +99,33 @@ function assertCounts(report: Report, xpath: XPath): void {
   assert.equal(xpath(report.findings.map((finding) => `count(${testCase(finding)}) = 1`).join(' and ')), 'true')
 }
 
+/**
+ * The failing test cases, written by hand from the fixtures: `rule subject-path type` each, and the
+ * total number of test cases (a finding per rule and subject).
+ */
+function assertFailures(xpath: XPath, tests: number, failing: readonly string[]): void {
+  assert.equal(xpath('string(/testsuites/@tests)'), String(tests))
+  assert.equal(xpath('string(/testsuites/@failures)'), String(failing.length))
+  assert.equal(count(xpath, '//testcase[failure]'), failing.length)
+  for (const line of failing) {
+    const [rule, subject, type] = line.split(' ')
+    assert.equal(count(xpath, `//testcase[@classname="${rule}" and @name="${subject}"]/failure[@type="${type}"]`), 1, line)
+  }
+}
+
 describe('renderJunit', () => {
-  it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, counts that add up', async (t) => {
+  it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, the failing cases of the snapshot', async (t) => {
     if (!requireXmllint(t)) return
-    const report = await exampleClusterReport()
-    const xpath = render(report)
-    assertCounts(report, xpath)
+    const xpath = render(await exampleClusterReport())
+    // 26 rules, one case each for the cluster, plus a second subject for cni-version and ipvs-lb-hijack.
+    assertFailures(xpath, 28, [
+      'cluster/cni-version daemonset/kube-flannel/kube-flannel-ds warning',
+      'cluster/ipvs-lb-hijack service/dns/coredns-external warning',
+      'cluster/ipvs-lb-hijack service/ingress-nginx/ingress-nginx-controller warning',
+      'cluster/kubernetes-version cluster warning',
+      'cluster/nodeport-addresses cluster warning',
+    ])
+    assert.equal(count(xpath, '/testsuites/testsuite'), 26)
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check')
 
     const flannel = '//testcase[@classname="cluster/cni-version" and @name="daemonset/kube-flannel/kube-flannel-ds"]'
@@ -126,7 +150,22 @@ describe('renderJunit', () => {
     if (!requireXmllint(t)) return
     const report = await exampleNodeReport()
     const xpath = render(report)
-    assertCounts(report, xpath)
+    // Four bundles, thirteen node rules: 52 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail the
+    // kernel and the OS check, CBL-Mariner lacks nft_fib, the Debian 12 node pulls via localhost NodePorts.
+    assertFailures(xpath, 52, [
+      'node/kernel-version node/ip-10-0-1-23 blocker',
+      'node/kernel-version node/rhel8-worker-07.corp.example blocker',
+      'node/localhost-nodeports node/worker-bookworm-1 blocker',
+      'node/nftables-kernel-features node/aks-nodepool1-31718369-vmss000002 blocker',
+      'node/host-firewall node/rhel8-worker-07.corp.example warning',
+      'node/host-firewall node/worker-bookworm-1 warning',
+      'node/ipvs-other-users node/ip-10-0-1-23 warning',
+      'node/nodeport-addresses node/ip-10-0-1-23 warning',
+      'node/nodeport-addresses node/worker-bookworm-1 warning',
+      'node/os-distro node/ip-10-0-1-23 warning',
+      'node/os-distro node/rhel8-worker-07.corp.example warning',
+    ])
+    assert.equal(count(xpath, '/testsuites/testsuite'), 13)
 
     const kernel = report.findings.find((finding) => finding.rule === 'node/kernel-version' && finding.subject.name === 'ip-10-0-1-23')!
     assert.equal(xpath(`string(${testCase(kernel)}/failure/@type)`), 'blocker')
@@ -136,6 +175,11 @@ describe('renderJunit', () => {
     assert.match(details, /^References:\n {2}kube-proxy nftables mode requires kernel 5\.13 \(Virtual IPs and Service Proxies\): https:\/\/kubernetes\.io\//m)
     assert.match(details, /^Evidence:\n(?: {2}.*\n)* {2}kernel\.release = 5\.4\.0-204-generic$/m)
     assert.equal(xpath('string(/testsuites/testsuite[1]/properties/property[@name="verdict"]/@value)'), 'no-go')
+  })
+
+  it('consistency: every count agrees with the cases under it and with the report summary (cluster and node runs)', async (t) => {
+    if (!requireXmllint(t)) return
+    for (const report of [await exampleClusterReport(), await exampleNodeReport()]) assertCountsConsistent(report, render(report))
   })
 
   it('skips waived findings with the waiver; an expired waiver fails the finding again and says so', async (t) => {
@@ -151,8 +195,11 @@ describe('renderJunit', () => {
       [openEnded, {reason: 'Second NIC is for storage only', expired: false, source: 'waivers.yaml:14'}],
     ])
     const xpath = render(report)
-    assertCounts(report, xpath)
+    assertCountsConsistent(report, xpath)
     assert.equal(report.summary.waived, 3)
+    // Of the 11 failing cases, the waived blocker and the open-ended warning no longer fail; the expired one does.
+    assert.equal(xpath('string(/testsuites/@failures)'), '9')
+    assert.equal(count(xpath, '//testcase/skipped[starts-with(@message, "waived")]'), 3)
 
     const waived = 'waived until 2099-12-31: Kernel upgrade booked for the <Q3> window & tracked in "OPS-42"'
     assert.equal(xpath(`string(${testCase(blocker)}/skipped/@message)`), waived)

@@ -1,0 +1,176 @@
+import type {Severity, UnknownReason} from '../../src/contract/finding.js'
+
+/**
+ * What each rule fixture's telling finding must say beyond its status, written by hand from the
+ * fixture's content and the rule's intent (never read back from a run):
+ *
+ * - `unknown.<case>`: the exact reason. A case ending in `-forbidden` (the API answered 403) is
+ *   always `permission-denied`; the others are written out because the case names the situation,
+ *   not the reason (`no-kernel-evidence` is `not-collected` when the bundle lacks a section,
+ *   `not-present` when the node lacks the files).
+ * - `fail.<case>`: the severity, the subject (`Kind/name`), and, where the remediation carries a
+ *   command, a piece of that command (or of the advice that differs between fixtures of one rule).
+ *
+ * Keyed by `<rule name>/<fixture file>`.
+ */
+export type FixtureExpectation = {reason: UnknownReason} | {remediation?: string; severity: Severity; subject: string}
+
+export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
+  // --- cluster rules ---
+  'cni-version/fail.aws-vpc-cni-1.20.json': {
+    severity: 'blocker',
+    subject: 'DaemonSet/kube-system/aws-node',
+    remediation: 'aws eks update-addon --addon-name vpc-cni',
+  },
+  'cni-version/fail.calico-iptables-dataplane.json': {
+    severity: 'warning',
+    subject: 'DaemonSet/kube-system/calico-node',
+    remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"linuxDataplane":"Nftables"}}}'`,
+  },
+  'cni-version/fail.canal.json': {severity: 'blocker', subject: 'DaemonSet/kube-system/canal', remediation: 'Replace Canal'},
+  // The flannel image reference has no tag: there is a CNI, but no version to compare.
+  'cni-version/unknown.flannel-image-without-tag.json': {reason: 'unparseable'},
+  'config-carry-over/fail.iptables-masquerade-all.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'masqueradeAll'},
+  'config-carry-over/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
+  'ipvs-deprecation/fail.ipvs-on-1.35.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'KubeProxyIPVS'},
+  // Boundaries: deprecated (a warning) from 1.35, off by default (a blocker) from 1.40.
+  'ipvs-deprecation/fail.ipvs-on-1.35.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'KubeProxyIPVS'},
+  'ipvs-deprecation/fail.ipvs-on-1.39.9-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'KubeProxyIPVS'},
+  'ipvs-deprecation/fail.ipvs-on-1.40.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'before upgrading to Kubernetes 1.40'},
+  'ipvs-deprecation/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
+  'ipvs-flush-users/fail.kube-router-service-proxy.json': {severity: 'warning', subject: 'Cluster/cluster'},
+  'ipvs-flush-users/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
+  'ipvs-lb-hijack/fail.shared-with-ingress.json': {severity: 'warning', subject: 'Service/web/shop', remediation: 'kubernetes.io/elb.pass-through: "true"'},
+  'ipvs-lb-hijack/unknown.ingresses-forbidden.json': {reason: 'permission-denied'},
+  'ipvs-scheduler/fail.source-hashing.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'sessionAffinity: ClientIP'},
+  'ipvs-scheduler/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
+  'ipvs-strict-arp/fail.external-ips-without-announcer.json': {severity: 'warning', subject: 'Cluster/cluster'},
+  'ipvs-strict-arp/unknown.services-forbidden.json': {reason: 'permission-denied'},
+  // The mode itself is not a problem: the finding says a switch is to be done.
+  'kube-proxy-mode/fail.ipvs-mode-kubespray.json': {severity: 'info', subject: 'Cluster/cluster'},
+  'kube-proxy-mode/fail.iptables-mode.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'Follow the migration plan'},
+  'kube-proxy-mode/unknown.configmap-forbidden.json': {reason: 'permission-denied'},
+  'kube-proxy-mode/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
+  'kubernetes-version/fail.eks-1.31-kube-proxy.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'featureGates: {NFTablesProxyMode: true}'},
+  'kubernetes-version/fail.kubernetes-1.28.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  // Boundaries (the node list is EKS's capture, so the EKS floor of 1.33 applies): no nftables mode before 1.29,
+  // none on EKS before 1.33, then a warning until 1.33.6 brings the two nftables fixes.
+  'kubernetes-version/fail.kubeadm-1.28.15-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.29.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.30.14-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.31.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.32.9-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.33.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.33.5-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  // GET /version answered 503 ("the server is currently unable to handle the request"): the read failed.
+  'kubernetes-version/unknown.version-unreachable.json': {reason: 'failed'},
+  'nodeport-addresses/fail.node-with-two-internal-ips.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '["0.0.0.0/0"]'},
+  'nodeport-addresses/unknown.services-forbidden.json': {reason: 'permission-denied'},
+  'platform-switch/fail.openshift-sdn.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'OVN-Kubernetes'},
+  'platform-switch/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
+  'service-count/fail.600-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
+  'service-count/unknown.services-forbidden.json': {reason: 'permission-denied'},
+  'windows-nodes/fail.aks-windows-pool.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kubernetes.io/os=windows'},
+  'windows-nodes/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
+
+  // --- node rules (a node fixture's subject is the node named after its file) ---
+  'conntrack-liberal/fail.drops-on-5.15.facts': {severity: 'warning', subject: 'Node/fail.drops-on-5.15.facts', remediation: '--conntrack-tcp-be-liberal'},
+  'conntrack-liberal/fail.drops-on-6.0.19-from-fixed-kernel-6.1.facts': {severity: 'warning', subject: 'Node/fail.drops-on-6.0.19-from-fixed-kernel-6.1.facts', remediation: '--conntrack-tcp-be-liberal'},
+  'conntrack-liberal/unknown.metrics-unreachable.facts': {reason: 'unreachable'},
+  'host-firewall/fail.docker-forward-drop.facts': {severity: 'warning', subject: 'Node/fail.docker-forward-drop.facts', remediation: 'DOCKER-USER'},
+  'host-firewall/fail.nftables-conf-policy-drop.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.nftables-conf-policy-drop.facts',
+    remediation: 'ufw allow 30000:32767/tcp',
+  },
+  'host-firewall/fail.rhel-firewalld-active.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.rhel-firewalld-active.facts',
+    remediation: 'firewall-cmd --permanent --add-port=30000-32767/tcp',
+  },
+  'host-firewall/unknown.no-services-section.facts': {reason: 'not-collected'},
+  'host-firewall/unknown.non-root-cannot-read-policies.facts': {reason: 'permission-denied'},
+  'iptables-backend-mix/fail.legacy-and-nft.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.legacy-and-nft.facts',
+    remediation: 'update-alternatives --set iptables /usr/sbin/iptables-nft',
+  },
+  'iptables-backend-mix/unknown.non-root.facts': {reason: 'permission-denied'},
+  'ipvs-leftovers/fail.kube-ipvs0-after-switch.facts': {severity: 'warning', subject: 'Node/fail.kube-ipvs0-after-switch.facts', remediation: 'ip link delete kube-ipvs0'},
+  'ipvs-leftovers/unknown.metrics-unreachable.facts': {reason: 'unreachable'},
+  'ipvs-leftovers/unknown.no-section.facts': {reason: 'not-collected'},
+  'ipvs-other-users/fail.keepalived-lvs.facts': {severity: 'warning', subject: 'Node/fail.keepalived-lvs.facts', remediation: 'ipvsadm -Ln'},
+  'ipvs-other-users/fail.kube-vip-ipvs-with-iptables-kube-proxy.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.kube-vip-ipvs-with-iptables-kube-proxy.facts',
+    remediation: 'ipvsadm -Ln',
+  },
+  'ipvs-other-users/unknown.ip-vs-unreadable.facts': {reason: 'permission-denied'},
+  'kernel-check-bypass/fail.set.facts': {severity: 'warning', subject: 'Node/fail.set.facts', remediation: 'Remove the variable'},
+  'kernel-check-bypass/unknown.environ-unreadable.facts': {reason: 'permission-denied'},
+  'kernel-version/fail.rhel-8.10-4.18.facts': {severity: 'blocker', subject: 'Node/fail.rhel-8.10-4.18.facts', remediation: 'Move to RHEL 9 or newer'},
+  'kernel-version/fail.kernel-5.12.19-from-ubuntu-22.04-azure.facts': {severity: 'blocker', subject: 'Node/fail.kernel-5.12.19-from-ubuntu-22.04-azure.facts', remediation: 'mixed modes'},
+  'kernel-version/fail.tencent-5.4-vendor-suffix.facts': {
+    severity: 'blocker',
+    subject: 'Node/fail.tencent-5.4-vendor-suffix.facts',
+    remediation: 'KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK=1',
+  },
+  'kernel-version/unknown.no-kernel-release.facts': {reason: 'not-collected'},
+  'localhost-nodeports/fail.registry-pulls-via-localhost.facts': {
+    severity: 'blocker',
+    subject: 'Node/fail.registry-pulls-via-localhost.facts',
+    remediation: 'KubeProxyNFTablesLocalhostNodePorts',
+  },
+  'localhost-nodeports/unknown.metrics-unreachable.facts': {reason: 'unreachable'},
+  // kube-proxy answered, but its metrics have no localhost NodePort counter.
+  'localhost-nodeports/unknown.old-kube-proxy-without-metric.facts': {reason: 'not-present'},
+  'nf-tables-kernel/fail.kernel-config-without-nf-tables.facts': {
+    severity: 'blocker',
+    subject: 'Node/fail.kernel-config-without-nf-tables.facts',
+    remediation: 'CONFIG_NF_TABLES=y or =m',
+  },
+  // The bundle has no nft-check section at all (hand-made); the config and module lists are not-present.
+  'nf-tables-kernel/unknown.no-kernel-evidence.facts': {reason: 'not-collected'},
+  'nft-version/fail.debian-10-nft-0.9.0-kube-proxy-on-host.facts': {
+    severity: 'blocker',
+    subject: 'Node/fail.debian-10-nft-0.9.0-kube-proxy-on-host.facts',
+    remediation: 'kubectl -n kube-system exec ds/kube-proxy -- nft --version',
+  },  'nft-version/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts': {severity: 'blocker', subject: 'Node/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts', remediation: 'Install nftables 1.0.1 or newer'},
+  // 1.1.3 is the first host nft whose set metadata crashes the older nft in kube-proxy images: a warning.
+  'nft-version/fail.nft-1.1.3-from-1.1.6.facts': {severity: 'warning', subject: 'Node/fail.nft-1.1.3-from-1.1.6.facts', remediation: 'Install nftables 1.0.1 or newer'},
+
+  'nft-version/fail.host-binary-kube-proxy-without-nft.facts': {
+    severity: 'blocker',
+    subject: 'Node/fail.host-binary-kube-proxy-without-nft.facts',
+    remediation: 'Install nftables 1.0.1 or newer',
+  },
+  // kube-proxy's own nft (in its image) is the one at risk, not the node's switch: a warning.
+  'nft-version/fail.nft-1.1.6-crashes-old-kube-proxy-image.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.nft-1.1.6-crashes-old-kube-proxy-image.facts',
+    remediation: 'kubernetes/kubernetes#137501',
+  },
+  // No host nft; without the kube-proxy runtime nobody can tell whether that matters.
+  'nft-version/unknown.no-host-nft-kube-proxy-runtime-not-collected.facts': {reason: 'not-installed'},
+  'nft-version/unknown.not-collected.facts': {reason: 'not-collected'},
+  'nftables-kernel-features/fail.nft-check-rejected.facts': {
+    severity: 'blocker',
+    subject: 'Node/fail.nft-check-rejected.facts',
+    remediation: 'kpx-check collect | sudo sh',
+  },
+  // Read from the kernel config only (no nft -c as root): a warning, not a blocker.
+  'nftables-kernel-features/fail.talos-without-nft-fib.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.talos-without-nft-fib.facts',
+    remediation: 'CONFIG_NFT_FIB_IPV4/IPV6',
+  },
+  // The node has no kernel config nor module lists (not-present); /proc/modules was unreadable.
+  'nftables-kernel-features/unknown.no-kernel-evidence.facts': {reason: 'not-present'},
+  'nodeport-addresses/fail.two-nics.facts': {severity: 'warning', subject: 'Node/fail.two-nics.facts', remediation: 'nodePortAddresses'},
+  'nodeport-addresses/unknown.no-ip-command.facts': {reason: 'not-installed'},
+  'os-distro/fail.centos-7.facts': {severity: 'warning', subject: 'Node/fail.centos-7.facts', remediation: 'upgrade to centos 9 or newer'},
+  'os-distro/fail.euleros-2.0-sp9.facts': {severity: 'warning', subject: 'Node/fail.euleros-2.0-sp9.facts', remediation: 'Debian 12+, Ubuntu 22.04+ or RHEL 9+'},
+  'os-distro/fail.rhel-8.10.facts': {severity: 'warning', subject: 'Node/fail.rhel-8.10.facts', remediation: 'upgrade to rhel 9 or newer'},
+  'os-distro/fail.ubuntu-18.04.facts': {severity: 'warning', subject: 'Node/fail.ubuntu-18.04.facts', remediation: 'upgrade to ubuntu 22.04 or newer'},
+  'os-distro/unknown.no-os-release.facts': {reason: 'not-collected'},
+}
