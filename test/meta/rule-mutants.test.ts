@@ -37,9 +37,7 @@ const SURVIVORS = new Map<string, string>([
   ['cluster/service-count outcomes[0].when', 'no fixture yet with 10,000 endpoints (the version boundary 1.35.9/1.36.0 is there, without the endpoints)'],
   ['cluster/service-count outcomes[1].when:16 >= → >', 'no fixture yet of exactly 3,000 Services'],
   ['cluster/service-count outcomes[2].when:16 >= → >', 'no fixture yet of exactly 500 Services'],
-  ['node/iptables-backend-mix outcomes[0].when:47 > → >=', 'no fixture yet of a node with legacy rules only'],
   ['node/ipvs-other-users outcomes[2].when:46 == → !=', 'no fixture yet of kube-proxy in IPVS mode with its runtime collected'],
-  ['node/nodeport-addresses outcomes[0].when:62 > → >=', 'no fixture yet of a node with exactly one global IPv6 address'],
 ])
 
 /** The entry that lets a mutant survive: its own, or its condition's. */
