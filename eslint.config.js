@@ -6,7 +6,8 @@ import unicorn from 'eslint-plugin-unicorn'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/', 'node_modules/', 'test/fixtures/']},
+  // Stryker's sandbox copies of the project and its reports (npm run mutate) are not sources.
+  {ignores: ['dist/', 'node_modules/', 'test/fixtures/', '.stryker-tmp/', 'reports/']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   unicorn.configs.recommended,

@@ -13,4 +13,12 @@ describe('rule message placeholders', () => {
     assert.deepEqual(templateExpressions('{{a\n{{b}}'), ['b'])
     assert.equal(renderTemplate('x}} {{a\n{{b}} {{', (expression) => `<${expression}>`), 'x}} {{a\n<b> {{')
   })
+
+  it('find a placeholder that closes before its line ends, on every line', () => {
+    assert.deepEqual(templateExpressions('{{a}}\n{{ b }} and {{c}}\n'), ['a', 'b', 'c'])
+  })
+
+  it('close at the first }} after the opening, and go on after it', () => {
+    assert.equal(renderTemplate('{{a{{}} b}} {{c}}', (expression) => `<${expression}>`), '<a{{> b}} <c>')
+  })
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import type {Finding} from '../../src/contract/finding.js'
+import type {Finding, GatedFinding} from '../../src/contract/finding.js'
 import {countFindings, exitCodeOf, verdictOf} from '../../src/planner/verdict.js'
 
 function finding(status: Finding['status'], severity: Finding['severity']): Finding {
@@ -56,4 +56,43 @@ describe('verdict and exit code, over every --allow-incomplete and --fail-on', (
       }
     }
   }
+})
+
+describe('counting findings', () => {
+  const waiver = {reason: 'accepted until the upgrade', source: 'waivers.yaml:3'}
+
+  it('counts each status and severity once, and an active waiver only as waived', () => {
+    const findings: GatedFinding[] = [
+      finding('fail', 'blocker'),
+      finding('fail', 'warning'),
+      finding('fail', 'warning'),
+      finding('fail', 'info'),
+      finding('unknown', 'blocker'),
+      finding('unknown', 'warning'),
+      finding('pass', 'blocker'),
+      finding('pass', 'warning'),
+      finding('pass', 'info'),
+      finding('skip', 'blocker'),
+      {...finding('fail', 'blocker'), waiver: {...waiver, expired: false}},
+      {...finding('unknown', 'blocker'), waiver: {...waiver, expires: '2026-01-01', expired: false}},
+      {...finding('fail', 'warning'), waiver: {...waiver, expires: '2020-01-01', expired: true}},
+    ]
+    assert.deepEqual(countFindings(findings), {
+      blockers: 1,
+      warnings: 3,
+      info: 1,
+      unknown: 2,
+      unknownBlockers: 1,
+      passed: 3,
+      skipped: 1,
+      waived: 2,
+    })
+  })
+
+  it('lets a waived failed blocker through to go, and an expired waiver not', () => {
+    const waived = countFindings([{...finding('fail', 'blocker'), waiver: {...waiver, expired: false}}])
+    assert.equal(verdictOf(waived), 'go')
+    const expired = countFindings([{...finding('fail', 'blocker'), waiver: {...waiver, expired: true}}])
+    assert.equal(verdictOf(expired), 'no-go')
+  })
 })
