@@ -8,25 +8,9 @@ import {after, before, describe, it} from 'node:test'
 import type {Report} from '../../src/contract/report.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {NODE_RULES} from '../helpers/node-rules.js'
 import {FIXTURES} from '../helpers/paths.js'
 import {validateReport} from '../helpers/schemas.js'
-
-/** The node rules in rules/node, as `kpx-check rules` lists them. */
-const NODE_RULES = [
-  'node/conntrack-liberal',
-  'node/host-firewall',
-  'node/iptables-backend-mix',
-  'node/ipvs-leftovers',
-  'node/ipvs-other-users',
-  'node/kernel-check-bypass',
-  'node/kernel-version',
-  'node/localhost-nodeports',
-  'node/nf-tables-kernel',
-  'node/nft-version',
-  'node/nftables-kernel-features',
-  'node/nodeport-addresses',
-  'node/os-distro',
-]
 
 let workdir: string
 before(() => {

@@ -15,6 +15,7 @@ import {lintRecipes, loadRecipes, recipeFiles} from '../../src/services/recipe-c
 import {BUILTIN_PLATFORMS_DIR} from '../../src/util/paths.js'
 import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {NODE_RULES} from '../helpers/node-rules.js'
 import {KUBEADM_KUBE_PROXY, KUBEADM_SUMMARY} from '../helpers/plan-inputs.js'
 
 const recipes = await loadRecipes()
@@ -113,21 +114,7 @@ describe('the migration plan, per platform', () => {
   it('Nodes forbidden: one step finds out what the Nodes are, for every node rule; the cluster rules keep their own', async () => {
     const report = await planOf('kubeadm-calico', [], [{path: '/api/v1/nodes', kind: 'forbidden'}])
     const listNodes = step(report, 'prerequisites/list-nodes')
-    assert.deepEqual(listNodes.rules, [
-      'node/conntrack-liberal',
-      'node/host-firewall',
-      'node/iptables-backend-mix',
-      'node/ipvs-leftovers',
-      'node/ipvs-other-users',
-      'node/kernel-check-bypass',
-      'node/kernel-version',
-      'node/localhost-nodeports',
-      'node/nf-tables-kernel',
-      'node/nft-version',
-      'node/nftables-kernel-features',
-      'node/nodeport-addresses',
-      'node/os-distro',
-    ])
+    assert.deepEqual(listNodes.rules, NODE_RULES)
     assert.deepEqual(
       report.plan.steps.filter((candidate) => candidate.title.startsWith('Find out')).map((candidate) => candidate.id),
       ['prerequisites/cluster-platform-switch', 'prerequisites/list-nodes', 'prerequisites/cluster-windows-nodes'],
