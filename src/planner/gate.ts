@@ -88,14 +88,13 @@ export function buildReport(input: ReportInput): Report {
 
 /** A node with its verdict and every node rule's result on it, waived where a waiver names the rule and the node. */
 function withChecks(node: NodeRow, own: ReadonlyMap<string, Finding> | undefined, matcher: undefined | WaiverMatcher): NodeReport {
-  const checked: GatedFinding[] = []
   const checks: Record<string, NodeCheck> = {}
-  for (const [rule, finding] of [...(own ?? [])].toSorted(([a], [b]) => a.localeCompare(b))) {
-    const onNode = {rule, status: finding.status, severity: finding.severity, subject: {kind: 'Node', name: node.name}}
-    const waiver = matcher?.waiverOf(onNode)
-    checked.push({...finding, ...onNode, ...(waiver ? {waiver} : {})})
-    checks[rule] = {status: finding.status, severity: finding.severity, message: finding.message, ...(finding.reason ? {reason: finding.reason} : {}), ...(waiver ? {waiver} : {})}
+  const subject = {kind: 'Node', name: node.name}
+  for (const [rule, {message, reason, severity, status}] of [...(own ?? [])].toSorted(([a], [b]) => a.localeCompare(b))) {
+    const waiver = matcher?.waiverOf({rule, status, subject})
+    checks[rule] = {status, severity, message, ...(reason ? {reason} : {}), ...(waiver ? {waiver} : {})}
   }
 
-  return {...node, verdict: verdictOf(countFindings(checked)), checks}
+  // The checks are counted as findings are: waived ones apart.
+  return {...node, verdict: verdictOf(countFindings(Object.values(checks))), checks}
 }

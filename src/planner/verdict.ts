@@ -8,12 +8,15 @@ export interface GatePolicy {
   allowIncomplete: boolean
 }
 
+/** What the counts read of a finding, or of a node's check. */
+type Counted = Pick<GatedFinding, 'severity' | 'status' | 'waiver'>
+
 /** An active waiver accepts the finding: it is reported but not counted. An expired one counts again. */
-export function isWaived(finding: GatedFinding): boolean {
+export function isWaived(finding: Pick<GatedFinding, 'waiver'>): boolean {
   return finding.waiver !== undefined && !finding.waiver.expired
 }
 
-export function countFindings(findings: readonly GatedFinding[]): Summary {
+export function countFindings(findings: readonly Counted[]): Summary {
   const summary: Summary = {blockers: 0, warnings: 0, info: 0, unknown: 0, unknownBlockers: 0, passed: 0, skipped: 0, waived: 0}
   for (const finding of findings) {
     if (isWaived(finding)) {

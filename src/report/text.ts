@@ -42,7 +42,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
       ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
       report.nodes.slice(0, NODES_SHOWN).map((node) => {
         // From the node's own checks: a cluster run's findings sum passing and not-collected nodes up.
-        const counted = Object.values(node.checks).filter((check) => !check.waiver || check.waiver.expired)
+        const counted = Object.values(node.checks).filter((check) => !isWaived(check))
         const count = (predicate: (check: NodeCheck) => boolean) => String(counted.filter((check) => predicate(check)).length)
         return [
           nodeLabel(node, chalk),
