@@ -16,11 +16,11 @@ export interface Waiver {
 
 /** Finds the waiver for failed and unknown findings (the first matching one wins), and keeps which were used. */
 export class WaiverMatcher {
-  readonly used = new Set<Waiver>()
+  private readonly used = new Set<Waiver>()
   private readonly today: string
   private readonly matchers: Array<{matches: (path: string) => boolean; waiver: Waiver}>
 
-  constructor(readonly waivers: readonly Waiver[], now: Date) {
+  constructor(private readonly waivers: readonly Waiver[], now: Date) {
     this.today = now.toISOString().slice(0, 10)
     this.matchers = waivers.map((waiver) => ({waiver, matches: subjectMatcher(waiver.subject)}))
   }
