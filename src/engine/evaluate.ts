@@ -3,6 +3,7 @@ import semver from 'semver'
 
 import type {EngineUnknownReason, FactValue, Finding, Severity, Status, UnknownReason} from '../contract/finding.js'
 import {subjectPath} from '../contract/subject.js'
+import {factSpecs} from '../facts/catalog.js'
 import type {FactSet, UnknownFact} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
 import {activationVariables, estimateCost, formatCost, RULE_COST_BUDGET} from './cel-cost.js'
@@ -68,7 +69,7 @@ class CostMeter {
 
 const parsedExpressions = new Map<string, ParseResult>()
 
-function evaluateExpression(rule: LoadedRule, expression: string, activation: Activation, meter: CostMeter): unknown {
+function parsed(rule: LoadedRule, expression: string): ParseResult {
   const key = `${rule.scope}\u0000${expression}`
   let run = parsedExpressions.get(key)
   if (!run) {
@@ -76,6 +77,11 @@ function evaluateExpression(rule: LoadedRule, expression: string, activation: Ac
     parsedExpressions.set(key, run)
   }
 
+  return run
+}
+
+function evaluateExpression(rule: LoadedRule, expression: string, activation: Activation, meter: CostMeter): unknown {
+  const run = parsed(rule, expression)
   meter.charge(run.ast, activation)
   try {
     return run(activation)
@@ -137,7 +143,6 @@ const SUMMARISED_KINDS: ReadonlySet<string> = new Set(['Service'])
 
 export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Evaluation {
   const findings: Finding[] = []
-  const bySubject = new Map<string, Map<string, Finding>>()
   // One activation per subject and scope, shared by every rule that reads it.
   const activations = new Map<string, WeakMap<FactSet, Activation>>()
   const activationOf = (subject: Subject, scope: LoadedRule['scope']) => {
@@ -161,6 +166,7 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
   }
 
   const foldedUnknowns: Finding[] = []
+  const perSubject = new PerSubjectFindings()
   for (const rule of rules) {
     if (options.skip?.has(rule.id)) continue
     const kind = subjectKindOf(rule)
@@ -179,24 +185,29 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     const declared = [...rule.needs, ...(rule.uses ?? [])]
     const own = subjectsByKind.get(kind) ?? []
     const groups = new Map<string, Group>()
+    const summarised = (options.summarise ?? SUMMARISED_KINDS).has(kind)
+    // Where only counts and an example are reported, subjects alike in what the skip stage reads share its
+    // skip, however else they differ: 30,000 Services skip an IPVS rule on one look at the cluster's mode.
+    const skipReads = summarised ? skipStageReads(rule) : undefined
+    const skipStages = new Map<string, Finding | null>()
     for (const [index, subject] of own.entries()) {
-      const key = inputKeys.of(subject.facts, declared)
-      const group = groups.get(key)
-      if (group) group.members.push(index)
-      else groups.set(key, {finding: evaluateRule(rule, subject, {...activationOf(subject, rule.scope), data}, options), members: [index]})
-    }
-
-    if (options.perSubject?.has(kind)) {
-      for (const {finding, members} of groups.values()) {
-        for (const index of members) {
-          const key = subjectPath(own[index])
-          const ofSubject = bySubject.get(key) ?? new Map<string, Finding>()
-          bySubject.set(key, ofSubject.set(rule.id, finding))
+      const activation = () => ({...activationOf(subject, rule.scope), data})
+      if (skipReads) {
+        const skipKey = inputKeys.of(subject.facts, skipReads)
+        let ended = skipStages.get(skipKey)
+        if (ended === undefined) skipStages.set(skipKey, (ended = ruleRun(rule, subject, activation(), options).skipStage() ?? null))
+        if (ended) {
+          joinGroup(groups, `\u0002${skipKey}`, index, () => ended)
+          continue
         }
       }
+
+      joinGroup(groups, inputKeys.of(subject.facts, declared), index, () => evaluateRule(rule, subject, activation(), options))
     }
 
-    if ((options.summarise ?? SUMMARISED_KINDS).has(kind)) {
+    if (options.perSubject?.has(kind)) perSubject.add(rule.id, own, groups.values())
+
+    if (summarised) {
       const {listed, folded} = summarise(rule, own, [...groups.values()], options)
       findings.push(...listed)
       foldedUnknowns.push(...folded)
@@ -207,7 +218,118 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     }
   }
 
-  return {findings: [...findings, ...foldedUnknowns], bySubject}
+  return {findings: [...findings, ...foldedUnknowns], bySubject: perSubject.bySubject()}
+}
+
+/**
+ * Each subject's own finding per rule. Subjects whose findings agree on every rule (most nodes of a
+ * pool) share one map, so that what is made of it (a node's checks, their JSON) can be made once.
+ */
+class PerSubjectFindings {
+  /** By subject path: which group each rule put it in, as `rule:group,` pairs, and that group's finding. */
+  private readonly subjects = new Map<string, {findings: Finding[]; signature: string}>()
+  private readonly rules: string[] = []
+  private readonly paths = new WeakMap<Subject, string>()
+
+  add(rule: string, subjects: readonly Subject[], groups: Iterable<Group>): void {
+    const ruleIndex = this.rules.push(rule) - 1
+    let groupIndex = 0
+    for (const {finding, members} of groups) {
+      for (const index of members) {
+        const path = this.pathOf(subjects[index])
+        let entry = this.subjects.get(path)
+        if (!entry) this.subjects.set(path, (entry = {findings: [], signature: ''}))
+        entry.findings[ruleIndex] = finding
+        entry.signature += `${ruleIndex}:${groupIndex},`
+      }
+
+      groupIndex++
+    }
+  }
+
+  bySubject(): Map<string, Map<string, Finding>> {
+    const shared = new Map<string, Map<string, Finding>>()
+    const bySubject = new Map<string, Map<string, Finding>>()
+    for (const [path, {findings, signature}] of this.subjects) {
+      let map = shared.get(signature)
+      if (!map) {
+        map = new Map()
+        for (const [index, finding] of findings.entries()) if (finding) map.set(this.rules[index], finding)
+        shared.set(signature, map)
+      }
+
+      bySubject.set(path, map)
+    }
+
+    return bySubject
+  }
+
+  private pathOf(subject: Subject): string {
+    let path = this.paths.get(subject)
+    if (path === undefined) this.paths.set(subject, (path = subjectPath(subject)))
+    return path
+  }
+}
+
+const skipReadsOfRules = new WeakMap<LoadedRule, null | readonly string[]>()
+
+/**
+ * The facts a rule's skip stage reads (its skip conditions and their messages; its Kubernetes versions
+ * are the run's), or undefined when it has no skip stage or reads a fact in a way that names no declared one.
+ */
+function skipStageReads(rule: LoadedRule): readonly string[] | undefined {
+  let reads = skipReadsOfRules.get(rule)
+  if (reads === undefined) {
+    const expressions = (rule.skip ?? []).flatMap((skip) => [skip.when, ...templateExpressions(skip.message)])
+    const hasSkipStage = expressions.length > 0 || rule.versions?.kubernetes !== undefined
+    reads = (hasSkipStage && factsRead(expressions.map((expression) => parsed(rule, expression).ast), rule)) || null
+    skipReadsOfRules.set(rule, reads)
+  }
+
+  return reads ?? undefined
+}
+
+/** The declared facts the expressions read (`cluster.proxyMode`), or undefined if one reads a fact root otherwise (whole, or by index). */
+function factsRead(expressions: readonly ASTNode[], rule: LoadedRule): string[] | undefined {
+  const roots = new Set(factSpecs(rule.scope).map((spec) => spec.path.split('.', 1)[0]))
+  const declared = [...rule.needs, ...(rule.uses ?? [])]
+  const read = new Set<string>()
+  let named = true
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const child of value) visit(child)
+      return
+    }
+
+    if (typeof value !== 'object' || value === null || !('op' in value)) return
+    const node = value as ASTNode
+    const chain = selectChain(node)
+    if (chain && roots.has(chain.split('.', 1)[0])) {
+      const fact = declared.find((path) => chain === path || chain.startsWith(`${path}.`))
+      if (fact) read.add(fact)
+      else named = false
+    } else if (node.op === 'id') {
+      if (roots.has(node.args)) named = false
+    } else {
+      visit(node.args)
+    }
+  }
+
+  visit(expressions)
+  return named ? [...read] : undefined
+}
+
+/** `a.b.c` for a field selection from a variable, else undefined. */
+function selectChain(node: ASTNode): string | undefined {
+  const fields: string[] = []
+  let current = node
+  while (current.op === '.' || current.op === '.?') {
+    const [object, field] = current.args as [ASTNode, string]
+    fields.unshift(field)
+    current = object
+  }
+
+  return current.op === 'id' && fields.length > 0 ? [current.args as string, ...fields].join('.') : undefined
 }
 
 /** A rule whose subjects could not be listed: one unknown finding about the cluster, with the rule's own words for the reason. */
@@ -233,6 +355,13 @@ function unknownForEvery(rule: LoadedRule, kind: string, why: UnknownFact, optio
 interface Group {
   finding: Finding
   members: number[]
+}
+
+/** Puts a subject in the group of its key, evaluating the group's finding when it is the first. */
+function joinGroup(groups: Map<string, Group>, key: string, index: number, evaluate: () => Finding): void {
+  const group = groups.get(key)
+  if (group) group.members.push(index)
+  else groups.set(key, {finding: evaluate(), members: [index]})
 }
 
 /** The group's finding, told of one of its subjects. */
@@ -322,6 +451,15 @@ function summarise(rule: LoadedRule, subjects: readonly Subject[], groups: reado
 }
 
 function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation, options: EvaluationOptions): Finding {
+  const run = ruleRun(rule, subject, activation, options)
+  return run.skipStage() ?? run.decide()
+}
+
+/**
+ * One rule on one subject, in its two stages: whether it applies (its Kubernetes versions, its skip
+ * conditions), which may end it, then what its needs and outcomes decide.
+ */
+function ruleRun(rule: LoadedRule, subject: Subject, activation: Activation, options: EvaluationOptions): {decide(): Finding; skipStage(): Finding | undefined} {
   const meter = new CostMeter()
   const base = {
     rule: rule.id,
@@ -341,49 +479,57 @@ function evaluateRule(rule: LoadedRule, subject: Subject, activation: Activation
     ...(extra.reason === undefined ? {} : {reason: extra.reason}),
   })
 
-  const range = rule.versions?.kubernetes
-  const version = options.kubernetesVersion && semver.coerce(options.kubernetesVersion)
-  if (range && version && !semver.satisfies(version, range)) {
-    return finish('skip', `Applies to Kubernetes ${range}; this is ${version.major}.${version.minor}.`, {reason: 'not-applicable'})
-  }
+  return {skipStage, decide}
 
-  for (const skip of rule.skip ?? []) {
-    try {
-      if (evaluateExpression(rule, skip.when, activation, meter) === true) {
-        return finish('skip', render(rule, skip.message, activation, meter), {reason: 'not-applicable'})
-      }
-    } catch (error) {
-      // A skip condition over an unknown fact cannot show the rule is inapplicable: carry on.
-      if (!(error instanceof MissingFact)) return ruleError(error)
+  function skipStage(): Finding | undefined {
+    const range = rule.versions?.kubernetes
+    const version = options.kubernetesVersion && semver.coerce(options.kubernetesVersion)
+    if (range && version && !semver.satisfies(version, range)) {
+      return finish('skip', `Applies to Kubernetes ${range}; this is ${version.major}.${version.minor}.`, {reason: 'not-applicable'})
     }
-  }
 
-  for (const fact of rule.needs) {
-    const missing = subject.facts.whyUnknown(fact)
-    if (missing) return unknownFrom({fact, ...missing})
-  }
-
-  for (const outcome of rule.outcomes) {
-    try {
-      if (outcome.when === undefined || evaluateExpression(rule, outcome.when, activation, meter) === true) {
-        if (outcome.status === 'unknown') {
-          const missing = firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: ''}
-          return finish('unknown', render(rule, outcome.message, {...activation, missing}, meter), {reason: outcome.reason ?? missing.reason})
+    for (const skip of rule.skip ?? []) {
+      try {
+        if (evaluateExpression(rule, skip.when, activation, meter) === true) {
+          return finish('skip', render(rule, skip.message, activation, meter), {reason: 'not-applicable'})
         }
-
-        return finish(outcome.status, render(rule, outcome.message, activation, meter), {
-          severity: outcome.severity,
-          ...(outcome.status === 'skip' ? {reason: 'not-applicable'} : {}),
-        })
+      } catch (error) {
+        // A skip condition over an unknown fact cannot show the rule is inapplicable: carry on.
+        if (!(error instanceof MissingFact)) return ruleError(error)
       }
-    } catch (error) {
-      if (error instanceof MissingFact) return unknownFrom(firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: error.message})
-
-      return ruleError(error)
     }
+
+    return undefined
   }
 
-  return finish('unknown', `No outcome of ${rule.id} matched these facts; the rule is incomplete.`, {reason: 'rule-error'})
+  function decide(): Finding {
+    for (const fact of rule.needs) {
+      const missing = subject.facts.whyUnknown(fact)
+      if (missing) return unknownFrom({fact, ...missing})
+    }
+
+    for (const outcome of rule.outcomes) {
+      try {
+        if (outcome.when === undefined || evaluateExpression(rule, outcome.when, activation, meter) === true) {
+          if (outcome.status === 'unknown') {
+            const missing = firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: ''}
+            return finish('unknown', render(rule, outcome.message, {...activation, missing}, meter), {reason: outcome.reason ?? missing.reason})
+          }
+
+          return finish(outcome.status, render(rule, outcome.message, activation, meter), {
+            severity: outcome.severity,
+            ...(outcome.status === 'skip' ? {reason: 'not-applicable'} : {}),
+          })
+        }
+      } catch (error) {
+        if (error instanceof MissingFact) return unknownFrom(firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: error.message})
+
+        return ruleError(error)
+      }
+    }
+
+    return finish('unknown', `No outcome of ${rule.id} matched these facts; the rule is incomplete.`, {reason: 'rule-error'})
+  }
 
   function unknownFrom(missing: {detail: string; fact: string; reason: UnknownReason}): Finding {
     const template = rule.unknown.byReason?.[missing.reason] ?? rule.unknown.message

@@ -2,7 +2,7 @@
  * The gate: findings with waivers and baseline marks, the counts, the verdict, the exit code and the
  * plan, in the one Report every output renders.
  */
-import type {Finding, GatedFinding, Severity} from '../contract/finding.js'
+import type {AppliedWaiver, Finding, GatedFinding, Severity} from '../contract/finding.js'
 import {type BaselineSummary, type NodeCheck, type NodeReport, type NodeRow, type Report, REPORT_SCHEMA_VERSION, type WaiverSummary} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
 import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
@@ -58,7 +58,8 @@ export function buildReport(input: ReportInput): Report {
   let baseline: BaselineSummary | undefined
   const matcher = input.waivers && new WaiverMatcher(input.waivers.entries, now)
   // The nodes' checks first: a waiver that matches only a check on one node is not unused.
-  const nodes = input.nodes.map((node) => withChecks(node, input.bySubject.get(subjectPath({kind: 'Node', name: node.name})), matcher)).toSorted((a, b) => a.name.localeCompare(b.name))
+  const nodeChecks = new NodeChecks(matcher)
+  const nodes = input.nodes.map((node) => nodeChecks.of(node, input.bySubject.get(subjectPath({kind: 'Node', name: node.name})))).toSorted((a, b) => a.name.localeCompare(b.name))
   if (input.waivers && matcher) ({findings, summary: waivers} = applyWaivers(findings, matcher, input.waivers.file))
   if (input.baseline) ({findings, summary: baseline} = compareWithBaseline(findings, input.baseline))
 
@@ -86,15 +87,40 @@ export function buildReport(input: ReportInput): Report {
   }
 }
 
-/** A node with its verdict and every node rule's result on it, waived where a waiver names the rule and the node. */
-function withChecks(node: NodeRow, own: ReadonlyMap<string, Finding> | undefined, matcher: undefined | WaiverMatcher): NodeReport {
+/**
+ * Each node with its verdict and every node rule's result on it, waived where a waiver names the rule
+ * and the node. Nodes that share their findings (the engine gives them one map) and carry no waiver
+ * share their checks too: one object, made once.
+ */
+class NodeChecks {
+  private readonly unwaived = new WeakMap<ReadonlyMap<string, Finding>, Pick<NodeReport, 'checks' | 'verdict'>>()
+
+  constructor(private readonly matcher: undefined | WaiverMatcher) {}
+
+  of(node: NodeRow, own: ReadonlyMap<string, Finding> = new Map()): NodeReport {
+    const subject = {kind: 'Node', name: node.name}
+    const waivers = new Map<string, AppliedWaiver>()
+    if (this.matcher) {
+      for (const [rule, {status}] of own) {
+        const waiver = this.matcher.waiverOf({rule, status, subject})
+        if (waiver) waivers.set(rule, waiver)
+      }
+    }
+
+    if (waivers.size > 0) return {...node, ...checksOf(own, waivers)}
+    let checks = this.unwaived.get(own)
+    if (!checks) this.unwaived.set(own, (checks = checksOf(own, waivers)))
+    return {...node, ...checks}
+  }
+}
+
+function checksOf(own: ReadonlyMap<string, Finding>, waivers: ReadonlyMap<string, AppliedWaiver>): Pick<NodeReport, 'checks' | 'verdict'> {
   const checks: Record<string, NodeCheck> = {}
-  const subject = {kind: 'Node', name: node.name}
-  for (const [rule, {message, reason, severity, status}] of [...(own ?? [])].toSorted(([a], [b]) => a.localeCompare(b))) {
-    const waiver = matcher?.waiverOf({rule, status, subject})
+  for (const [rule, {message, reason, severity, status}] of [...own].toSorted(([a], [b]) => a.localeCompare(b))) {
+    const waiver = waivers.get(rule)
     checks[rule] = {status, severity, message, ...(reason ? {reason} : {}), ...(waiver ? {waiver} : {})}
   }
 
   // The checks are counted as findings are: waived ones apart.
-  return {...node, verdict: verdictOf(countFindings(Object.values(checks))), checks}
+  return {verdict: verdictOf(countFindings(Object.values(checks))), checks}
 }

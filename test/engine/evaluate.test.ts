@@ -98,3 +98,48 @@ describe('the CEL cost budget at evaluation', () => {
     assert.deepEqual([finding.status, finding.message], ['pass', 'Tables: (over the CEL cost budget).'])
   })
 })
+
+describe('skips that only the cluster decides (summed-up subjects)', () => {
+  const hijack = rules.filter((rule) => rule.id === 'cluster/ipvs-lb-hijack')
+  const services = (mode: string) => {
+    const cluster = new FactSet().set('cluster.proxyMode', mode)
+    const service = (name: string, sharedWith: string[]) =>
+      new FactSet(cluster).set('service.name', name).set('service.addresses', ['203.0.113.7']).set('service.sharedWith', sharedWith).set('service.portCount', 1)
+    return [
+      {kind: 'Service', name: 'default/a', facts: service('default/a', [])},
+      {kind: 'Service', name: 'default/b', facts: service('default/b', ['ingress/web'])},
+      {kind: 'Service', name: 'default/c', facts: service('default/c', [])},
+    ]
+  }
+
+  it('sums up every Service as not applying when the cluster’s mode skips the rule, whatever the Services hold', () => {
+    const {findings} = evaluateRules(hijack, services('iptables'))
+    assert.deepEqual(
+      findings.map(({message, status, subject}) => ({status, subject: subject.name, message})),
+      [{status: 'skip', subject: 'cluster', message: '3 Service(s) do not apply; for example default/a: kube-proxy runs in iptables mode, which does not bind load-balancer addresses to the node.'}],
+    )
+  })
+
+  it('still decides each Service on its own facts when the rule applies', () => {
+    const {findings} = evaluateRules(hijack, services('ipvs'))
+    assert.deepEqual(
+      findings.map(({status, subject}) => `${status} ${subject.name}`),
+      ['fail default/b', 'pass cluster'],
+    )
+    assert.match(findings[1].message, /^2 Service\(s\) pass \(1 reported apart\); for example default\/a: /)
+  })
+})
+
+describe('skips decided by each summed-up node’s own facts', () => {
+  const bypass = rules.filter((rule) => rule.id === 'node/kernel-check-bypass')
+  const node = (name: string, runtime: string) => ({kind: 'Node', name, facts: new FactSet().set('kubeProxy.runtime', runtime).set('kubeProxy.skipKernelCheck', true)})
+
+  it('skips only the nodes whose own facts say so, and fails the others one by one', () => {
+    const {findings} = evaluateRules(bypass, [node('a', 'none'), node('b', 'daemonset'), node('c', 'none')], {summarise: new Set(['Node'])})
+    assert.deepEqual(
+      findings.map(({status, subject}) => `${status} ${subject.name}`),
+      ['fail b', 'skip cluster'],
+    )
+    assert.equal(findings[1].message, '2 Node(s) do not apply (1 reported apart); for example a: kube-proxy does not run on this node.')
+  })
+})

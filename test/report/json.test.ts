@@ -9,6 +9,7 @@ it('writes exactly what JSON.stringify(value, null, 2) does, in pieces', () => {
     {empty: {}, list: [1, [2, 3], {a: [4]}], text: 'quote " and – dash', none: null, skipped: undefined},
     [],
     'plain',
+    sharedObjects(),
   ]
   for (const value of values) {
     let out = ''
@@ -16,3 +17,9 @@ it('writes exactly what JSON.stringify(value, null, 2) does, in pieces', () => {
     assert.equal(out, `${JSON.stringify(value, null, 2)}\n`)
   }
 })
+
+/** Nodes alike share their checks object; it is written once and its text reused, at every depth it stands at. */
+function sharedObjects() {
+  const checks = {'node/x': {status: 'pass', message: 'fine'}, list: [1, {two: 2}]}
+  return {nodes: [{name: 'a', checks}, {name: 'b', checks}], plan: {deep: {deeper: checks}}, top: checks, inList: [[checks]]}
+}

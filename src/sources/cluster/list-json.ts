@@ -138,14 +138,32 @@ export class ItemArrayCounter {
     let inString = this.inString
     let escaped = this.escaped
     let closed = -1
+    // Strings are most of these bytes: indexOf finds where each ends, and the next backslash, kept
+    // as the scan goes (it only moves forward), tells whether an escape comes first.
+    let backslash = chunk.indexOf(BACKSLASH, from)
     for (let index = from; index < chunk.length; index++) {
-      const code = chunk[index]
       if (inString) {
-        if (escaped) escaped = false
-        else if (code === BACKSLASH) escaped = true
-        else if (code === QUOTE) inString = false
+        if (escaped) {
+          escaped = false
+          continue
+        }
+
+        if (backslash !== -1 && backslash < index) backslash = chunk.indexOf(BACKSLASH, index)
+        const quote = chunk.indexOf(QUOTE, index)
+        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
+          index = backslash
+          escaped = true
+        } else if (quote === -1) {
+          index = chunk.length
+        } else {
+          index = quote
+          inString = false
+        }
+
         continue
       }
+
+      const code = chunk[index]
 
       if (code <= SPACE) continue
       if (depth === 1 && code !== COMMA && code !== CLOSE_ARRAY) empty = false

@@ -33,7 +33,7 @@ const TRICKY: Item[] = [
   {
     metadata: {name: 'a', labels: {endpoints: 'x'}, annotations: {note: String.raw`say "endpoints":[1,2] \ and \"endpoints\"`, 'é': 'ünïcødé 日本 🚀'}},
     addressType: 'IPv4',
-    endpoints: [{addresses: ['10.0.0.1'], targetRef: {name: 'p[0]{"}'}, zone: 'a,b'}, {addresses: ['10.0.0.2']}],
+    endpoints: [{addresses: ['10.0.0.1'], targetRef: {name: 'p[0]{"}'}, zone: 'a,b'}, {addresses: ['10.0.0.2']}, {hostname: String.raw`\\"],\\\"`, zone: '\\'}],
     ports: [{name: 'endpoints', port: 80}],
   },
   {metadata: {name: 'b'}, addressType: 'IPv6', endpoints: []},
