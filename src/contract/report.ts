@@ -48,6 +48,8 @@ export interface NodeCheck {
   /** Why it is unknown, or does not apply. */
   reason?: string
   waiver?: AppliedWaiver
+  /** With --baseline: whether the baseline report had this failed or unknown check on this node. */
+  baseline?: 'existing' | 'new'
 }
 
 /** A node in the report: its row, its verdict of its own, and every node rule's result on it. */
@@ -143,9 +145,9 @@ export interface WaiverSummary {
 export interface BaselineSummary {
   file: string
   generatedAt: string
-  /** Failed or unknown findings not in the baseline (or there with another status). */
+  /** Failed or unknown results not in the baseline (or there with another status): each node's checks, and the findings that are not their sum. */
   new: number
-  /** Failed or unknown findings the baseline already had, with the same status. */
+  /** Failed or unknown results the baseline already had, with the same status. */
   existing: number
   /** Findings that failed or were unknown in the baseline and no longer are. */
   fixed: Array<{rule: string; subject: {kind: string; name: string}; was: 'fail' | 'unknown'}>

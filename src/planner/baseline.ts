@@ -1,32 +1,87 @@
 import type {GatedFinding} from '../contract/finding.js'
-import type {BaselineSummary} from '../contract/report.js'
+import type {BaselineSummary, NodeCheck, NodeReport} from '../contract/report.js'
 import {findingKey} from '../contract/subject.js'
 
-/** The failed and unknown findings of an earlier report, by rule and subject. */
+type Open = 'fail' | 'unknown'
+
+/** What an earlier report had failed or unknown, by rule and subject: each node's own checks, and the other findings. */
 export interface Baseline {
   file: string
   generatedAt: string
-  findings: Map<string, Pick<GatedFinding, 'rule' | 'subject'> & {status: 'fail' | 'unknown'}>
+  findings: Map<string, {rule: string; status: Open; subject: {kind: string; name: string}}>
+}
+
+/** The failed and unknown results of a report, the way a baseline compares them. */
+interface OpenResults {
+  /** By key (rule and subject): node checks, and findings that are not a sum of node checks. */
+  byKey: Baseline['findings']
+  /** Findings about the cluster that sum up the nodes' checks of their rule (a cluster run's folded ones). */
+  sums: ReadonlySet<GatedFinding>
 }
 
 /**
- * Marks each failed or unknown finding new or existing (the baseline had it, with the same status),
- * and lists what the baseline had that is gone: the gate then looks at new findings only.
+ * A report's failed and unknown results, each node's checks counted one by one: a cluster run sums
+ * up a node rule's results in one finding about the cluster, which would hide a node that joined.
  */
-export function compareWithBaseline(findings: GatedFinding[], baseline: Baseline): {findings: GatedFinding[]; summary: BaselineSummary} {
-  const summary: BaselineSummary = {file: baseline.file, generatedAt: baseline.generatedAt, new: 0, existing: 0, fixed: []}
-  const open = new Set<string>()
-  const marked = findings.map((finding): GatedFinding => {
-    if (finding.status !== 'fail' && finding.status !== 'unknown') return finding
-    const key = findingKey(finding)
-    open.add(key)
-    const existing = baseline.findings.get(key)?.status === finding.status
-    summary[existing ? 'existing' : 'new']++
-    return {...finding, baseline: existing ? 'existing' : 'new'}
-  })
-  for (const [key, earlier] of baseline.findings) {
-    if (!open.has(key)) summary.fixed.push({rule: earlier.rule, subject: earlier.subject, was: earlier.status})
+export function openResults(findings: readonly GatedFinding[], nodes: ReadonlyArray<Pick<NodeReport, 'checks' | 'name'>>): OpenResults {
+  const byKey: Baseline['findings'] = new Map()
+  const nodeRules = new Set<string>()
+  for (const node of nodes) {
+    for (const [rule, {status}] of Object.entries(node.checks ?? {})) {
+      nodeRules.add(rule)
+      if (isOpen(status)) byKey.set(findingKey({rule, subject: {kind: 'Node', name: node.name}}), {rule, status, subject: {kind: 'Node', name: node.name}})
+    }
   }
 
-  return {findings: marked, summary}
+  const sums = new Set<GatedFinding>()
+  for (const finding of findings) {
+    if (!isOpen(finding.status)) continue
+    if (finding.subject.kind === 'Cluster' && nodeRules.has(finding.rule)) sums.add(finding)
+    else byKey.set(findingKey(finding), {rule: finding.rule, status: finding.status, subject: finding.subject})
+  }
+
+  return {byKey, sums}
+}
+
+function isOpen(status: string): status is Open {
+  return status === 'fail' || status === 'unknown'
+}
+
+/**
+ * Marks each failed or unknown result new or existing (the baseline had it, with the same status),
+ * node checks included, and lists what the baseline had that is gone: the gate then looks at new
+ * findings only. A finding that sums up nodes' checks is existing only if each of them is.
+ */
+export function compareWithBaseline(findings: GatedFinding[], nodes: NodeReport[], baseline: Baseline): {findings: GatedFinding[]; nodes: NodeReport[]; summary: BaselineSummary} {
+  const summary: BaselineSummary = {file: baseline.file, generatedAt: baseline.generatedAt, new: 0, existing: 0, fixed: []}
+  const current = openResults(findings, nodes)
+  const markOf = (key: string, status: Open) => (baseline.findings.get(key)?.status === status ? 'existing' : 'new')
+  for (const [key, {status}] of current.byKey) summary[markOf(key, status)]++
+  for (const [key, earlier] of baseline.findings) {
+    if (!current.byKey.has(key)) summary.fixed.push({rule: earlier.rule, subject: earlier.subject, was: earlier.status})
+  }
+
+  // Rules whose sum-up finding is new: a node check of that rule and status that the baseline did not have.
+  const newInSums = new Set<string>()
+  const markedNodes = nodes.map((node): NodeReport => {
+    const checks: Record<string, NodeCheck> = {}
+    for (const [rule, check] of Object.entries(node.checks)) {
+      if (!isOpen(check.status)) {
+        checks[rule] = check
+        continue
+      }
+
+      const mark = markOf(findingKey({rule, subject: {kind: 'Node', name: node.name}}), check.status)
+      if (mark === 'new') newInSums.add(`${rule} ${check.status}`)
+      checks[rule] = {...check, baseline: mark}
+    }
+
+    return {...node, checks}
+  })
+  const marked = findings.map((finding): GatedFinding => {
+    if (!isOpen(finding.status)) return finding
+    if (current.sums.has(finding)) return {...finding, baseline: newInSums.has(`${finding.rule} ${finding.status}`) ? 'new' : 'existing'}
+    return {...finding, baseline: markOf(findingKey(finding), finding.status)}
+  })
+  return {findings: marked, nodes: markedNodes, summary}
 }

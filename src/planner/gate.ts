@@ -59,9 +59,9 @@ export function buildReport(input: ReportInput): Report {
   const matcher = input.waivers && new WaiverMatcher(input.waivers.entries, now)
   // The nodes' checks first: a waiver that matches only a check on one node is not unused.
   const nodeChecks = new NodeChecks(matcher)
-  const nodes = input.nodes.map((node) => nodeChecks.of(node, input.bySubject.get(subjectPath({kind: 'Node', name: node.name})))).toSorted((a, b) => a.name.localeCompare(b.name))
+  let nodes = input.nodes.map((node) => nodeChecks.of(node, input.bySubject.get(subjectPath({kind: 'Node', name: node.name})))).toSorted((a, b) => a.name.localeCompare(b.name))
   if (input.waivers && matcher) ({findings, summary: waivers} = applyWaivers(findings, matcher, input.waivers.file))
-  if (input.baseline) ({findings, summary: baseline} = compareWithBaseline(findings, input.baseline))
+  if (input.baseline) ({findings, nodes, summary: baseline} = compareWithBaseline(findings, nodes, input.baseline))
 
   const summary = countFindings(findings)
   const verdict = verdictOf(summary)

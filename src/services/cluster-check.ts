@@ -53,5 +53,5 @@ async function loadEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rule
   ])
   const rules = await loadRuleCatalog(options.rulePaths)
   validateRuleSelection(rules, options.skip, options.severity)
-  return {rules, evaluateSnapshot, gate: await readGateFiles(rules, options.gateFiles ?? {}), recipes: await loadRecipes()}
+  return {rules, evaluateSnapshot, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
 }

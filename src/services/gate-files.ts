@@ -3,10 +3,10 @@
  * reader (YAML, a JSON Schema) loads only when --waivers is given.
  */
 
-import {type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
-import {findingKey} from '../contract/subject.js'
+import type {Finding} from '../contract/finding.js'
+import {type NodeCheck, type NodeReport, type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
-import type {Baseline} from '../planner/baseline.js'
+import {type Baseline, openResults} from '../planner/baseline.js'
 import type {ReportInput} from '../planner/gate.js'
 import {UsageError} from '../util/errors.js'
 import {readUserJson} from '../util/user-file.js'
@@ -17,27 +17,50 @@ export interface GateFiles {
   baselinePath?: string
 }
 
-/** Reads --waivers (whose rules must exist) and --baseline. */
-export async function readGateFiles(rules: readonly LoadedRule[], files: GateFiles): Promise<Pick<ReportInput, 'baseline' | 'waivers'>> {
+/** Which command the report is for: a baseline must come from the same kind of run. */
+export type RunKind = 'cluster' | 'node'
+
+/** Reads --waivers (whose rules must exist) and --baseline (a report of the same kind of run). */
+export async function readGateFiles(rules: readonly LoadedRule[], files: GateFiles, run: RunKind): Promise<Pick<ReportInput, 'baseline' | 'waivers'>> {
   const {waiversPath, baselinePath} = files
   const waivers = waiversPath === undefined ? undefined : await import('./waivers-file.js').then(({readWaivers}) => readWaivers(waiversPath, new Set(rules.map((rule) => rule.id))))
-  const baseline = baselinePath === undefined ? undefined : await readBaseline(baselinePath)
+  const baseline = baselinePath === undefined ? undefined : await readBaseline(baselinePath, run)
   return {...(waivers ? {waivers: {file: waiversPath!, entries: waivers}} : {}), ...(baseline ? {baseline} : {})}
 }
 
 const BASELINE_HINT = ['Pass a report written earlier with --json or --output json=FILE.']
 
-export async function readBaseline(path: string): Promise<Baseline> {
+export async function readBaseline(path: string, run: RunKind): Promise<Baseline> {
   const report = (await readUserJson('--baseline', path, BASELINE_HINT)) as Partial<Report>
 
-  if (report.schemaVersion !== REPORT_SCHEMA_VERSION || !Array.isArray(report.findings)) {
+  if (report.schemaVersion !== REPORT_SCHEMA_VERSION || !Array.isArray(report.findings) || !report.findings.every((finding) => isFindingLike(finding))) {
     throw new UsageError(`--baseline ${path}: not a kpx-check report (expected schemaVersion "${REPORT_SCHEMA_VERSION}" and findings)`, BASELINE_HINT)
   }
 
-  const findings: Baseline['findings'] = new Map()
-  for (const finding of report.findings) {
-    if (finding.status === 'fail' || finding.status === 'unknown') findings.set(findingKey(finding), {rule: finding.rule, subject: finding.subject, status: finding.status})
+  // Cluster runs carry the cluster's summary; node runs do not.
+  const kind: RunKind = report.cluster === undefined ? 'node' : 'cluster'
+  if (kind !== run) {
+    throw new UsageError(`--baseline ${path}: a report of \`kpx-check ${kind}\`, and this is \`kpx-check ${run}\`: their findings are not comparable`, [
+      `Pass a report written earlier by kpx-check ${run} --json (or --output json=FILE).`,
+    ])
   }
 
-  return {file: path, generatedAt: String(report.generatedAt ?? ''), findings}
+  return {file: path, generatedAt: String(report.generatedAt ?? ''), findings: openResults(report.findings, nodeChecksOf(report.nodes)).byKey}
+}
+
+/** Enough of a finding to compare: its rule, status and subject. */
+function isFindingLike(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const {rule, status, subject} = value as Partial<Finding>
+  return typeof rule === 'string' && typeof status === 'string' && typeof subject?.kind === 'string' && typeof subject.name === 'string'
+}
+
+/** Each node's name and checks, as far as the file has them (reports from before per-node checks have none). */
+function nodeChecksOf(nodes: unknown): Array<Pick<NodeReport, 'checks' | 'name'>> {
+  if (!Array.isArray(nodes)) return []
+  return nodes.flatMap((node: Partial<NodeReport> | null) => {
+    if (typeof node?.name !== 'string' || typeof node.checks !== 'object' || node.checks === null) return []
+    const checks = Object.entries(node.checks).filter(([, check]) => typeof (check as Partial<NodeCheck> | null)?.status === 'string')
+    return [{name: node.name, checks: Object.fromEntries(checks)}]
+  })
 }

@@ -35,7 +35,7 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
         async task(context, task) {
           context.rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => rule.scope === 'node')
           validateRuleSelection(context.rules, options.skip, options.severity)
-          context.gate = await readGateFiles(context.rules, options.gateFiles ?? {})
+          context.gate = await readGateFiles(context.rules, options.gateFiles ?? {}, 'node')
           task.title = `Loaded ${context.rules.length} node rules`
         },
       },

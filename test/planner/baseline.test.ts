@@ -5,6 +5,8 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
+import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
+import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
 
@@ -79,5 +81,78 @@ describe('kpx-check node --baseline', () => {
     const missing = await runCli(['node', '--facts', RHEL8, '--baseline', join(workdir, 'nope.json')])
     assert.equal(missing.code, 2)
     assert.match(missing.stderr, /no such file/)
+  })
+})
+
+describe('kpx-check cluster --baseline: gates node by node', () => {
+  const NODES = '/api/v1/nodes'
+  /** kubeadm-calico's three nodes (kernel 4.18: kernel-version fails on each), and a fourth that joined later. */
+  function withNewWorker(): Scenario {
+    const scenario = loadScenario('kubeadm-calico')
+    const worker = structuredClone(scenario.objects[NODES].find((node) => node.metadata?.name === 'k8s-worker-02')!)
+    worker.metadata = {...worker.metadata, name: 'k8s-worker-03'}
+    return {...scenario, objects: {...scenario.objects, [NODES]: [...scenario.objects[NODES], worker]}}
+  }
+
+  async function clusterRun(scenario: Scenario | string, args: string[]): Promise<{code: null | number; report: Report; stdout: string}> {
+    const server = await startApiServer({scenario})
+    try {
+      const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(workdir, 'cluster-')), server), ...args, '--json'])
+      assert.ok(stdout.startsWith('{'), stderr)
+      return {code, report: JSON.parse(stdout) as Report, stdout}
+    } finally {
+      await server.close()
+    }
+  }
+
+  it('the same cluster again: every check existing, exit 0 though the verdict is still no-go', async () => {
+    const path = join(workdir, 'cluster-baseline.json')
+    writeFileSync(path, (await clusterRun('kubeadm-calico', [])).stdout)
+    const {code, report} = await clusterRun('kubeadm-calico', ['--baseline', path])
+    assert.equal(report.verdict, 'no-go')
+    assert.equal(code, 0)
+    assert.equal(report.baseline?.new, 0)
+    const marks = new Set(report.nodes.flatMap((node) => Object.values(node.checks).filter((check) => check.status === 'fail' || check.status === 'unknown').map((check) => check.baseline)))
+    assert.deepEqual(marks, new Set(['existing']))
+  })
+
+  it('a node that joined since: its checks are new, the others existing, and its unknowns (summed up with the others\' in one finding) gate the run', async () => {
+    const path = join(workdir, 'cluster-baseline-3.json')
+    writeFileSync(path, (await clusterRun('kubeadm-calico', [])).stdout)
+    const {code, report} = await clusterRun(withNewWorker(), ['--baseline', path])
+    assert.equal(code, 3, 'its kernel-version blocker is new')
+    const fresh = report.nodes.find((node) => node.name === 'k8s-worker-03')!
+    assert.equal(fresh.checks['node/kernel-version'].baseline, 'new')
+    assert.equal(fresh.checks['node/nft-version'].baseline, 'new')
+    assert.equal(report.nodes.find((node) => node.name === 'k8s-worker-01')!.checks['node/nft-version'].baseline, 'existing')
+    const folded = report.findings.find((finding) => finding.rule === 'node/nft-version' && finding.subject.kind === 'Cluster')!
+    assert.equal(folded.baseline, 'new', 'a sum over nodes is new when one of its nodes is')
+  })
+
+  it('its unknowns alone gate the run: with the new node\'s kernel blocker waived, exit 5 (incomplete)', async () => {
+    const path = join(workdir, 'cluster-baseline-unknowns.json')
+    writeFileSync(path, (await clusterRun('kubeadm-calico', [])).stdout)
+    const waivers = join(workdir, 'new-worker-waivers.yaml')
+    writeFileSync(waivers, ['waivers:', '  - rule: node/kernel-version', '    subject: node/k8s-worker-03', '    reason: Replaced next week (CHG-2001)', ''].join('\n'))
+    const {code} = await clusterRun(withNewWorker(), ['--baseline', path, '--waivers', waivers])
+    assert.equal(code, 5)
+  })
+
+  it('a baseline from a node run is refused for a cluster run (exit 2), and the other way round', async () => {
+    const nodeBaseline = await baselineOf('node-run.json', [RHEL8])
+    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    try {
+      const {code, stderr} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(workdir, 'refuse-')), server), '--baseline', nodeBaseline])
+      assert.equal(code, 2)
+      assert.match(stderr, /--baseline .*node-run\.json: a report of `kpx-check node`, and this is `kpx-check cluster`/)
+    } finally {
+      await server.close()
+    }
+
+    const clusterBaseline = join(workdir, 'cluster-for-node.json')
+    writeFileSync(clusterBaseline, (await clusterRun('kubeadm-calico', [])).stdout)
+    const {code, stderr} = await runCli(['node', '--facts', RHEL8, '--baseline', clusterBaseline])
+    assert.equal(code, 2)
+    assert.match(stderr, /a report of `kpx-check cluster`, and this is `kpx-check node`/)
   })
 })

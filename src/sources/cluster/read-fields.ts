@@ -81,17 +81,24 @@ export function readEnv(env: unknown): Map<string, string> {
 }
 
 /**
- * Node labels a check reads: the OS, the control-plane role, and the ones that name a platform (EKS,
- * AKS, GKE, OpenShift, CCE, ACK, TKE, kOps). The others, often dozens a node, are never kept.
+ * Node labels a check or the plan reads: the OS, the roles, and the ones that name a platform or a node
+ * pool (EKS, AKS, GKE, Karpenter, OpenShift, CCE, ACK, TKE, kOps). The others, often dozens a node, are never kept.
  */
 const READ_NODE_LABELS =
-  /^(kubernetes\.io\/os|node-role\.kubernetes\.io\/(control-plane|master)|eks\.amazonaws\.com\/.+|kubernetes\.azure\.com\/(cluster|agentpool|os-sku)|cloud\.google\.com\/gke-.+|node\.openshift\.io\/.+|cce\.cloud\.com\/.+|alibabacloud\.com\/.+|ack\.aliyun\.com.*|tke\.cloud\.tencent\.com\/.+|kops\.k8s\.io\/.+)$/
+  /^(kubernetes\.io\/os|node-role\.kubernetes\.io\/.+|eks\.amazonaws\.com\/.+|kubernetes\.azure\.com\/(cluster|agentpool|os-sku)|cloud\.google\.com\/gke-.+|karpenter\.sh\/nodepool|node\.openshift\.io\/.+|cce\.cloud\.com\/.+|alibabacloud\.com\/.+|ack\.aliyun\.com.*|tke\.cloud\.tencent\.com\/.+|kops\.k8s\.io\/.+)$/
 
-/** The labels of a Node that a check reads. */
+const readLabelsOf = new WeakMap<object, Record<string, string>>()
+
+/** The labels of a Node that a check reads (worked out once for each labels object: several derivers ask). */
 export function readNodeLabels(labels: unknown): Record<string, string> {
-  const read: Record<string, string> = {}
-  if (typeof labels !== 'object' || labels === null) return read
-  for (const [key, value] of Object.entries(labels)) if (READ_NODE_LABELS.test(key) && typeof value === 'string') read[key] = value
+  if (typeof labels !== 'object' || labels === null) return {}
+  let read = readLabelsOf.get(labels)
+  if (!read) {
+    read = {}
+    for (const [key, value] of Object.entries(labels)) if (READ_NODE_LABELS.test(key) && typeof value === 'string') read[key] = value
+    readLabelsOf.set(labels, read)
+  }
+
   return read
 }
 
