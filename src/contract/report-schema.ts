@@ -7,6 +7,8 @@ import {REPORT_SCHEMA_VERSION} from './report.js'
 const nullableString = {type: ['string', 'null']}
 const count = {type: 'integer', minimum: 0}
 const stringList = {type: 'array', items: {type: 'string'}}
+/** Nodes, each with the rules that hold it back. */
+const nodeRulesList = {type: 'array', items: {type: 'object', required: ['node', 'rules'], additionalProperties: false, properties: {node: {type: 'string'}, rules: stringList}}}
 const subjectSchema = {
   type: 'object',
   required: ['kind', 'name'],
@@ -111,6 +113,14 @@ export const REPORT_SCHEMA = {
           nftVersion: {...nullableString, description: 'Host nft version, normalised (1.0.6); null when not installed or unknown.'},
           reachable: {type: 'boolean'},
           controlPlane: {type: 'boolean', description: 'Cluster runs: the node has the control-plane role label.'},
+          pool: {
+            type: 'object',
+            required: ['label', 'name'],
+            additionalProperties: false,
+            description: 'Cluster runs: the node pool its labels name (EKS node group, Karpenter NodePool, AKS agent pool, GKE node pool, kOps instance group, ACK/TKE/CCE node pool), else its role.',
+            properties: {label: {type: 'string'}, name: {type: 'string'}},
+          },
+          windows: {const: true, description: 'Cluster runs: a Windows node, which the switch does not concern (it is in no wave).'},
           cutShort: {const: true, description: 'The node\'s bundle, or the collector\'s output, ends before its "### end" line: none of its facts is known (reason says where it ends).'},
           reason: {type: 'string'},
           verdict: {...verdictSchema, description: "This node's own, from its checks: no-go if a blocker fails on it, incomplete if one is unknown (waived ones apart)."},
@@ -211,7 +221,7 @@ export const REPORT_SCHEMA = {
     plan: {
       type: 'object',
       description: 'The ordered migration plan: fix what blocks, prepare the CNI, switch, canary, roll out, verify, clean up; and how to roll back.',
-      required: ['platform', 'summary', 'confidence', 'references', 'nodeGroups', 'steps'],
+      required: ['platform', 'summary', 'confidence', 'references', 'nodeGroups', 'waves', 'steps'],
       additionalProperties: false,
       properties: {
         platform: {...nullableString, description: 'The platform the commands are for; null for node runs.'},
@@ -234,6 +244,27 @@ export const REPORT_SCHEMA = {
               blockers: {...stringList, description: 'Rules failing as blockers on a node of the group.'},
               warnings: stringList,
               unknown: stringList,
+            },
+          },
+        },
+        waves: {
+          type: 'array',
+          description: 'The order nodes switch in: one wave per node pool (the control plane last), each with its canary and what blocks its nodes.',
+          items: {
+            type: 'object',
+            required: ['name', 'pool', 'selector', 'nodes', 'canary', 'ready', 'blocked', 'undecided'],
+            additionalProperties: false,
+            properties: {
+              name: {type: 'string'},
+              pool: {
+                oneOf: [{type: 'null'}, {type: 'object', required: ['label', 'name'], additionalProperties: false, properties: {label: {type: 'string'}, name: {type: 'string'}}}],
+              },
+              selector: {...nullableString, description: 'A kubectl label selector for exactly this wave\'s nodes; null for the control plane and for labels that cannot be written safely.'},
+              nodes: stringList,
+              canary: {...nullableString, description: 'Switches first: a ready node, else one whose blockers are only unchecked; null when every node is blocked.'},
+              ready: {...stringList, description: 'Nodes on which nothing blocks the switch.'},
+              blocked: {...nodeRulesList, description: 'Nodes a blocker fails on, with those rules.'},
+              undecided: {...nodeRulesList, description: 'Nodes with a blocker that could not be checked, with those rules.'},
             },
           },
         },

@@ -34,10 +34,22 @@ export interface NodeRow {
   reachable: boolean
   /** Cluster runs: the node carries the control-plane role label. */
   controlPlane?: boolean
+  /** Cluster runs: the node pool its labels name (EKS node group, Karpenter NodePool, …, else its role). */
+  pool?: NodePool
+  /** Cluster runs: a Windows node, which kube-proxy's switch does not concern (it is in no wave). */
+  windows?: true
   /** Its bundle, or the collector's output, was cut short (no end line): none of its facts is known. */
   cutShort?: true
   /** Why the node could not be probed (reachable false), where its bundle was cut short, or why it is not checked (Windows). */
   reason?: string
+}
+
+/** A node pool, as a node's labels name it. */
+export interface NodePool {
+  /** The label that names it: eks.amazonaws.com/nodegroup, karpenter.sh/nodepool, …, or node-role.kubernetes.io/ROLE. */
+  label: string
+  /** The label's value, or the role. */
+  name: string
 }
 
 /** A node rule's result on one node. */
@@ -100,6 +112,24 @@ export interface NodeGroup {
   unknown: string[]
 }
 
+/** The nodes of one pool, switched together: the canary first, then the others. */
+export interface Wave {
+  /** How the plan names it: `EKS node group workers-a`, `role infra`, `control plane`, `nodes in no pool`. */
+  name: string
+  pool: NodePool | null
+  /** A kubectl label selector for exactly this wave's nodes; null when the labels cannot be written in one safely. */
+  selector: null | string
+  nodes: string[]
+  /** The node that switches first: a ready one, else one whose blockers are only undecided; null when every node is blocked. */
+  canary: null | string
+  /** Nodes whose checks find nothing that blocks the switch. */
+  ready: string[]
+  /** Nodes a blocker fails on, with those blocker rules. */
+  blocked: Array<{node: string; rules: string[]}>
+  /** Nodes with no failed blocker but a blocker that could not be checked, with those rules. */
+  undecided: Array<{node: string; rules: string[]}>
+}
+
 export interface Plan {
   /** The platform the switch commands are for (kubeadm, eks, …); null for node runs. */
   platform: null | string
@@ -112,6 +142,8 @@ export interface Plan {
   /** The sources of the platform's switch steps. */
   references: RuleReference[]
   nodeGroups: NodeGroup[]
+  /** The order nodes switch in: a wave per node pool, each with its canary and what blocks its nodes. */
+  waves: Wave[]
   steps: PlanStep[]
 }
 

@@ -1,5 +1,6 @@
 import semver from 'semver'
 
+import type {NodePool} from '../contract/report.js'
 import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
 import {FactSet, type UnknownFact} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
@@ -7,6 +8,7 @@ import {configMapData, kubeProxyConfigKey, readNodeLabels} from '../sources/clus
 import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
 import {describeSetting, type KubeProxyConfig, kubeProxySettings, MAX_CONFIG_LENGTH, parseKubeProxyConfiguration} from './kube-proxy-config.js'
+import {CONTROL_PLANE_ROLES, nodePoolOf, ROLE_LABEL_PREFIX} from './node-pools.js'
 import {parseOsImage} from './os-image.js'
 import {SnapshotReads} from './snapshot-reads.js'
 
@@ -15,7 +17,7 @@ type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-expl
 /** What the cluster checks evaluate: the cluster, its Linux nodes as the API shows them, Services and components. */
 export interface ClusterModel {
   cluster: FactSet
-  nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; kernelRelease: null | string; osImage: null | string; os: {id: null | string; versionId: null | string}}>
+  nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; pool?: NodePool; kernelRelease: null | string; osImage: null | string; os: {id: null | string; versionId: null | string}}>
   services: Array<{name: string; facts: FactSet}>
   /** The CNIs, as rule subjects and as found. */
   components: Array<{component: Component; facts: FactSet; name: string}>
@@ -265,6 +267,8 @@ function componentFacts(cluster: FactSet, component: Component): FactSet {
 function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
+  const labels = readNodeLabels(node.metadata?.labels)
+  const pool = nodePoolOf(labels)
   const facts = new FactSet(shellOnly).set('node.name', name)
   const release = typeof info.kernelVersion === 'string' ? info.kernelVersion : undefined
   const version = release && parseKernelVersion(release)
@@ -294,7 +298,8 @@ function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFou
     name,
     facts,
     windows: isWindowsNode(node),
-    controlPlane: Object.keys(readNodeLabels(node.metadata?.labels)).some((label) => /^node-role\.kubernetes\.io\/(control-plane|master)$/.test(label)),
+    controlPlane: CONTROL_PLANE_ROLES.some((role) => `${ROLE_LABEL_PREFIX}${role}` in labels),
+    ...(pool ? {pool} : {}),
     kernelRelease: release ?? null,
     osImage: osImage ?? null,
     os: {id: os?.id ?? null, versionId: os?.versionId ?? null},

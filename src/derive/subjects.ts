@@ -108,8 +108,9 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
     nftVersion: null,
     reachable: true,
     controlPlane: node.controlPlane,
+    ...(node.pool ? {pool: node.pool} : {}),
   }
-  if (node.windows) return {...api, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
+  if (node.windows) return {...api, windows: true, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
   const unaddressed = probes?.unaddressed.get(node.name)
   if (unaddressed) return {...api, reachable: false, reason: unaddressed}
   const probed = probes?.probed.get(node.name)

@@ -1,6 +1,6 @@
 /** What the plan is made from. */
 import type {GatedFinding} from '../contract/finding.js'
-import type {ClusterSummary, NodeRow} from '../contract/report.js'
+import type {ClusterSummary, NodeReport} from '../contract/report.js'
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import type {RuleDefinition} from '../engine/rule-schema.js'
@@ -22,7 +22,7 @@ export interface RulePlan {
 export interface PlanInput {
   /** Findings after waivers: a waived finding needs no step. */
   findings: readonly GatedFinding[]
-  nodes: readonly NodeRow[]
+  nodes: readonly NodeReport[]
   /** Where each rule's fix goes (the rule's `phase`, default prerequisites) and the configuration it adds. */
   rulePlans: ReadonlyMap<string, RulePlan>
   /** Cluster runs: what the API showed; node runs have none and get no switch steps. */

@@ -6,6 +6,7 @@ import {stepsForFindings} from './finding-steps.js'
 import {groupNodes} from './node-groups.js'
 import {needsStep, type PlanInput} from './plan-input.js'
 import {recipeFor, switchSteps} from './switch-steps.js'
+import {planWaves} from './waves.js'
 
 /**
  * Findings and facts → the ordered migration plan: fix what blocks (per node group), prepare the CNI,
@@ -15,8 +16,10 @@ export function buildPlan(input: PlanInput): Plan {
   const nodeGroups = groupNodes(input.nodes, input.findings)
   const {cluster} = input
   if (cluster?.summary.nothingToMigrate) {
-    return {platform: cluster.summary.platform, summary: nothingToMigrate(cluster.summary), confidence: null, references: [], nodeGroups, steps: []}
+    return {platform: cluster.summary.platform, summary: nothingToMigrate(cluster.summary), confidence: null, references: [], nodeGroups, waves: [], steps: []}
   }
+
+  const waves = planWaves(input.nodes.filter((node) => !node.windows))
 
   const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePlans, {clusterRun: cluster !== undefined, unlistedNodes: cluster?.unlistedNodes})
   const blockers = input.findings.filter((finding) => needsStep(finding) && finding.status === 'fail' && finding.severity === 'blocker')
@@ -29,6 +32,7 @@ export function buildPlan(input: PlanInput): Plan {
       confidence: null,
       references: [],
       nodeGroups,
+      waves,
       steps: inPhaseOrder(findingSteps),
     }
   }
@@ -41,7 +45,8 @@ export function buildPlan(input: PlanInput): Plan {
     confidence: recipe.confidence,
     references: recipe.references,
     nodeGroups,
-    steps: inPhaseOrder([...findingSteps, ...switchSteps(cluster, {findings: input.findings, nodeGroups, nodes: input.nodes, rulePlans: input.rulePlans})]),
+    waves,
+    steps: inPhaseOrder([...findingSteps, ...switchSteps(cluster, {findings: input.findings, nodeGroups, nodes: input.nodes, rulePlans: input.rulePlans, waves})]),
   }
 }
 

@@ -30,6 +30,8 @@ export interface RecipeStep {
   why: string
   /** The step applies only when all these hold (see RECIPE_CONDITIONS). */
   when?: RecipeCondition[]
+  /** The step comes once for each wave of nodes (a node pool, plan.waves), with the WAVE_VARIABLES filled in. */
+  forEachWave?: boolean
   /** One runnable command an element: a loop or a block over several lines stays one element. */
   commands: string[]
   verify?: string[]
@@ -59,6 +61,10 @@ export const PLAN_VARIABLES = [
 ] as const
 export type PlanVariable = (typeof PLAN_VARIABLES)[number]
 
+/** The values a forEachWave step can name besides the plan's: the wave's name, its canary, and a shell word list of its nodes. */
+export const WAVE_VARIABLES = ['waveName', 'waveCanary', 'waveNodes'] as const
+export type WaveVariable = (typeof WAVE_VARIABLES)[number]
+
 const lines = {type: 'array', items: {type: 'string', minLength: 1}}
 
 export const RECIPE_FILE_SCHEMA = {
@@ -86,6 +92,7 @@ export const RECIPE_FILE_SCHEMA = {
           title: {type: 'string', minLength: 1},
           why: {type: 'string', minLength: 1},
           when: {type: 'array', items: {enum: [...RECIPE_CONDITIONS]}},
+          forEachWave: {type: 'boolean', description: 'Repeat the step for each wave of nodes (node pool), with {{waveName}}, {{waveCanary}} and {{waveNodes}}.'},
           commands: lines,
           verify: lines,
           undo: lines,

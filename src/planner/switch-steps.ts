@@ -3,37 +3,92 @@ import semver from 'semver'
 import {stringify as stringifyYaml} from 'yaml'
 
 import type {GatedFinding} from '../contract/finding.js'
-import type {ClusterSummary, NodeGroup, NodeRow, PlanStep} from '../contract/report.js'
+import type {ClusterSummary, NodeGroup, NodeRow, PlanStep, Wave} from '../contract/report.js'
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import {type ClusterPlanInput, needsStep, type RulePlan} from './plan-input.js'
-import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSnippets, recipeSteps} from './recipes.js'
+import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSnippets, recipeSteps, type WaveVariable} from './recipes.js'
+import {CONTROL_PLANE_WAVE, LABEL_VALUE} from './waves.js'
 
 /** The recipe's steps whose conditions hold, filled with the cluster's names and the new configuration. */
-export function switchSteps(cluster: ClusterPlanInput, input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeRow[]; rulePlans: ReadonlyMap<string, RulePlan>}): PlanStep[] {
+export function switchSteps(
+  cluster: ClusterPlanInput,
+  input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeRow[]; rulePlans: ReadonlyMap<string, RulePlan>; waves: readonly Wave[]},
+): PlanStep[] {
   const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
   const additions = configAdditions(input.findings, input.rulePlans)
-  const {variables, refused} = planVariables(cluster, input.nodeGroups, controlPlane, additions)
+  const {variables, refused} = planVariables(cluster, input.nodeGroups, controlPlane, additions, input.waves)
   const recipe = recipeFor(cluster.summary, cluster.recipes)
   const snippets = recipeSnippets(cluster.recipes, recipe)
   return recipeSteps(cluster.recipes, recipe)
     .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
-    .map((step): PlanStep => {
+    .flatMap((step): PlanStep[] => {
       const [title, commands, verify, undo] = [[step.title], step.commands, step.verify ?? [], step.undo ?? []].map((texts) => texts.map((text) => fillText(text, snippets)))
-      const fill = (texts: readonly string[]) => texts.map((text) => fillText(text, variables))
-      return {
-        id: `${step.phase}/${step.id}`,
-        phase: step.phase,
-        title: fill(title).join(' '),
-        why: step.why,
-        rules: [],
-        subjects: step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}],
-        actions: refusalNotes([...title, ...commands, ...verify, ...undo], refused),
-        commands: fill(commands),
-        verify: fill(verify),
-        undo: fill(undo),
+      const lines = [...title, ...commands, ...verify, ...undo]
+      const filled = (values: Readonly<Record<string, string>>, notes: string[], subjects: PlanStep['subjects'], id = `${step.phase}/${step.id}`): PlanStep => {
+        const fill = (texts: readonly string[]) => texts.map((text) => fillText(text, values))
+        return {id, phase: step.phase, title: fill(title).join(' '), why: step.why, rules: [], subjects, actions: notes, commands: fill(commands), verify: fill(verify), undo: fill(undo)}
       }
+
+      if (!step.forEachWave) {
+        const subjects = step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}]
+        return [filled(variables, refusalNotes(lines, refused), subjects)]
+      }
+
+      return input.waves.map((wave) => {
+        const ofWave = waveVariables(wave)
+        const notes = [...refusalNotes(lines, [...refused, ...ofWave.refused]), ...waveNotes(wave)]
+        const step_ = filled({...variables, ...ofWave.values}, notes, [{kind: 'NodePool', name: wave.name}], `${step.phase}/${step.id}/${slug(wave.name)}`)
+        // Every node of the pool is blocked: nothing of it can switch yet, so there is nothing to run.
+        return wave.canary === null ? {...step_, commands: [], verify: []} : step_
+      })
     })
+}
+
+/** A wave's name as a step id part: `eks-node-group-workers-a`. */
+function slug(name: string): string {
+  return name.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-').replaceAll(/^-|-$/g, '')
+}
+
+/** What the wave variables say for one wave, and the names that could not go into a command as they are. */
+function waveVariables(wave: Wave): {refused: Refusal[]; values: Record<WaveVariable, string>} {
+  const refused: Refusal[] = []
+  let canary = wave.canary ?? 'NODE'
+  if (!NAME_RULES.subdomain.test(canary)) {
+    refused.push({variable: 'waveCanary', value: canary, placeholder: 'NODE'})
+    canary = 'NODE'
+  }
+
+  // A selector picks the pool's nodes when the plan runs (nodes come and go); else they are named, valid names only.
+  let nodes = wave.selector === null ? '' : `$(kubectl get nodes -l '${wave.selector}' -o jsonpath='{.items[*].metadata.name}')`
+  if (wave.selector === null) {
+    const valid = wave.nodes.filter((name) => NAME_RULES.subdomain.test(name))
+    if (valid.length < wave.nodes.length) refused.push({variable: 'waveNodes', value: wave.nodes.find((name) => !valid.includes(name))!, placeholder: 'its other nodes'})
+    nodes = valid.join(' ') || 'NODE'
+  }
+
+  // The name holds the pool label's value, which only a valid label value may bring into a command.
+  let name = wave.name
+  if (wave.pool && !LABEL_VALUE.test(wave.pool.name)) {
+    refused.push({variable: 'waveName', value: wave.pool.name, placeholder: 'POOL'})
+    name = 'POOL'
+  }
+
+  return {values: {waveName: name, waveCanary: canary, waveNodes: nodes}, refused}
+}
+
+/** Which of the wave's nodes cannot switch yet, and why: a few names, then how many more. */
+function waveNotes(wave: Wave): string[] {
+  const listed = (entries: Wave['blocked']) => {
+    const shown = entries.slice(0, 5).map(({node, rules}) => `${node} (${rules.join(', ')})`)
+    return `${shown.join('; ')}${entries.length > shown.length ? `; and ${entries.length - shown.length} more` : ''}`
+  }
+
+  const notes: string[] = []
+  if (wave.canary === null) notes.push(`No node of ${wave.name} can switch yet: every one is blocked. Fix what blocks it first (the prerequisites steps).`)
+  if (wave.blocked.length > 0) notes.push(`Blocked, fix before this wave: ${listed(wave.blocked)}.`)
+  if (wave.undecided.length > 0) notes.push(`Not checked, probe before this wave: ${listed(wave.undecided)}.`)
+  return notes
 }
 
 /** The platform's recipe; self-managed clusters kpx-check cannot name get the plain DaemonSet recipe. */
@@ -122,7 +177,7 @@ const VARIABLE = /{{\s*(\w+)\s*}}/g
 
 /** A cluster value that did not pass its name rule: the commands say `placeholder` instead. */
 interface Refusal {
-  variable: PlanVariable
+  variable: PlanVariable | WaveVariable
   value: string
   placeholder: string
 }
@@ -140,16 +195,17 @@ function planVariables(
   nodeGroups: NodeGroup[],
   controlPlane: ReadonlySet<string>,
   additions: Record<string, unknown>,
+  waves: readonly Wave[],
 ): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
   const {kubeProxy, summary} = cluster
   const daemonSet = kubeProxy.daemonSet ?? {namespace: 'kube-system', name: 'kube-proxy'}
   const configMap = kubeProxy.configMap ?? {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'}
   const carried = carriedSettings(kubeProxy)
   const config = {mode: 'nftables', ...(carried.length > 0 ? {nftables: Object.fromEntries(carried)} : {}), ...additions}
-  // The canary is a worker of the largest group with nothing failing, so that it stands for many
-  // and a failure there spares the control plane.
+  // The canary is the first wave's (the pool most ready to switch). With no wave that has one, it is a
+  // worker of the largest group with nothing failing, so that it stands for many and a failure there spares the control plane.
   const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).toSorted((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
-  const canaryNode = canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
+  const canaryNode = waves.find((wave) => wave.canary !== null && wave.name !== CONTROL_PLANE_WAVE)?.canary ?? canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
   const cnis = cniToSwitch(cluster)
   const calico = cnis.find((cni) => cni.name === 'calico')?.daemonSet
   const flannel = cnis.find((cni) => cni.name === 'flannel')?.daemonSet

@@ -32,6 +32,7 @@ export function renderMarkdown(report: Report): string {
     ...findingTable('Waived', report.findings.filter((finding) => isWaived(finding))),
     ...baselineLines(report),
     ...nodeGroupTable(report),
+    ...waveTable(report),
     md``,
     md`## Plan`,
     md``,
@@ -103,6 +104,25 @@ function nodeGroupTable(report: Report): Markdown[] {
     md`|---|---|---|---|---|`,
     ...groups.slice(0, ROWS_SHOWN).map((group) => tableRow([prose(group.name), sample(group.nodes), ruleList(group.blockers), ruleList(group.warnings), ruleList(group.unknown)])),
     ...(groups.length > ROWS_SHOWN ? [md`| … ${groups.length - ROWS_SHOWN} more groups | | | | |`] : []),
+  ]
+}
+
+function waveTable(report: Report): Markdown[] {
+  const {waves} = report.plan
+  if (waves.length === 0) return []
+  const nodesOf = (entries: Array<{node: string}>) => (entries.length > 0 ? sample(entries.map(({node}) => node)) : md`–`)
+  return [
+    md``,
+    md`## Waves`,
+    md``,
+    md`Nodes switch pool by pool, in this order, each pool's canary first.`,
+    md``,
+    md`| # | Wave | Nodes | Canary | Ready | Blocked | Not checked |`,
+    md`|---|---|---|---|---|---|---|`,
+    ...waves
+      .slice(0, ROWS_SHOWN)
+      .map((wave, index) => tableRow([prose(String(index + 1)), prose(wave.name), prose(String(wave.nodes.length)), wave.canary ? code(wave.canary) : md`none: every node is blocked`, prose(String(wave.ready.length)), nodesOf(wave.blocked), nodesOf(wave.undecided)])),
+    ...(waves.length > ROWS_SHOWN ? [md`| | … ${waves.length - ROWS_SHOWN} more waves | | | | | |`] : []),
   ]
 }
 

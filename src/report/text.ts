@@ -90,7 +90,7 @@ function planLines(report: Report, chalk: ChalkInstance): string[] {
   const {plan} = report
   if (report.cluster?.nothingToMigrate) return []
   const note = planConfidenceNote(plan)
-  const lines = ['', chalk.bold('Plan'), `  ${plan.summary}`, ...(note ? [chalk.yellow(`  ${note}`)] : []), ...(plan.deadline ? [chalk.yellow(`  Deadline: ${plan.deadline}`)] : [])]
+  const lines = ['', chalk.bold('Plan'), `  ${plan.summary}`, ...(note ? [chalk.yellow(`  ${note}`)] : []), ...(plan.deadline ? [chalk.yellow(`  Deadline: ${plan.deadline}`)] : []), ...waveLines(plan.waves)]
   for (const [index, step] of plan.steps.entries()) {
     lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`, chalk.dim(`     ${step.why}`))
     for (const action of step.actions) lines.push(`     → ${action}`)
@@ -100,6 +100,19 @@ function planLines(report: Report, chalk: ChalkInstance): string[] {
   }
 
   return lines
+}
+
+/** The waves in their order, each with its canary and how many of its nodes can switch now. */
+function waveLines(waves: Report['plan']['waves']): string[] {
+  if (waves.length === 0) return []
+  return [
+    '',
+    '  Waves, in this order (a canary first in each):',
+    ...waves.map((wave, index) => {
+      const counts = [`${wave.ready.length} ready`, ...(wave.blocked.length > 0 ? [`${wave.blocked.length} blocked`] : []), ...(wave.undecided.length > 0 ? [`${wave.undecided.length} not checked`] : [])]
+      return `    ${index + 1}. ${wave.name}: ${wave.nodes.length} node(s), ${counts.join(', ')}; canary ${wave.canary ?? 'none (every node is blocked)'}`
+    }),
+  ]
 }
 
 /** A command as a prompt shows it: `$ ` before its first line (not before a comment), its other lines under it. */

@@ -2,7 +2,7 @@
 import {readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
-import {PLAN_VARIABLES, type PlatformRecipe, RECIPE_FILE_SCHEMA, recipeSnippets} from '../planner/recipes.js'
+import {PLAN_VARIABLES, type PlatformRecipe, RECIPE_FILE_SCHEMA, recipeSnippets, WAVE_VARIABLES} from '../planner/recipes.js'
 import {BUILTIN_PLATFORMS_DIR} from '../util/paths.js'
 import type {FileProblem, ValidYamlFile} from '../util/yaml-file.js'
 import {readBuildManifest} from './build-manifest.js'
@@ -59,12 +59,16 @@ export async function lintRecipes(dir: string): Promise<Map<string, PlatformReci
 function variableProblems(recipe: PlatformRecipe, file: ValidYamlFile<PlatformRecipe>, snippets: Record<string, string>): FileProblem[] {
   type Text = {where: Array<number | string>; text: string; known: readonly string[]}
   const inSteps = [...PLAN_VARIABLES, ...Object.keys(snippets)]
+  const inWaveSteps = [...inSteps, ...WAVE_VARIABLES]
   const texts: Text[] = [
     ...Object.entries(recipe.snippets ?? {}).map(([name, text]) => ({where: ['snippets', name], text, known: PLAN_VARIABLES})),
-    ...recipe.steps.flatMap((step, index) => [
-      {where: ['steps', index, 'title'], text: step.title, known: inSteps},
-      ...(['commands', 'verify', 'undo'] as const).flatMap((field) => (step[field] ?? []).map((text, line) => ({where: ['steps', index, field, line], text, known: inSteps}))),
-    ]),
+    ...recipe.steps.flatMap((step, index) => {
+      const known = step.forEachWave ? inWaveSteps : inSteps
+      return [
+        {where: ['steps', index, 'title'], text: step.title, known},
+        ...(['commands', 'verify', 'undo'] as const).flatMap((field) => (step[field] ?? []).map((text, line) => ({where: ['steps', index, field, line], text, known}))),
+      ]
+    }),
   ]
   const shadowing = Object.keys(recipe.snippets ?? {}).filter((name) => (PLAN_VARIABLES as readonly string[]).includes(name))
   return [

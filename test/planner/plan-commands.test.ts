@@ -13,7 +13,7 @@ import {join} from 'node:path'
 import {text} from 'node:stream/consumers'
 import {after, before, describe, it} from 'node:test'
 
-import type {ClusterSummary, PlanStep, Report} from '../../src/contract/report.js'
+import type {ClusterSummary, NodeReport, PlanStep, Report} from '../../src/contract/report.js'
 import type {Component} from '../../src/derive/components.js'
 import type {KubeProxyConfig} from '../../src/derive/kube-proxy-config.js'
 import {buildPlan} from '../../src/planner/plan.js'
@@ -46,8 +46,16 @@ describe('every command of every recipe', () => {
     {summary, kubeProxy, cnis: [cni('calico', 'kube-system', 'Iptables'), cni('flannel', 'kube-flannel', 'iptables')]},
     {summary: {...summary, proxyMode: 'iptables'}, kubeProxy: {...kubeProxy, mode: 'iptables', version: '1.34.1', carryOver: []}, cnis: [cni('calico', 'calico-system', 'Iptables')]},
   ]
+  // Waves of every kind: a pool picked by a selector, nodes in no pool, the control plane by name, and a pool whose every node is blocked.
+  const nodes: NodeReport[] = [
+    waveNode('ip-10-0-1-10.ec2.internal', {pool: {label: 'eks.amazonaws.com/nodegroup', name: 'workers-a'}}),
+    waveNode('ip-10-0-1-11.ec2.internal', {pool: {label: 'eks.amazonaws.com/nodegroup', name: 'workers-a'}}),
+    waveNode('legacy-1', {}),
+    waveNode('cp-1', {controlPlane: true}),
+    waveNode('old-kernel-1', {pool: {label: 'karpenter.sh/nodepool', name: 'spot'}, verdict: 'no-go'}),
+  ]
   const plans = [...recipes.keys()].flatMap((platform) =>
-    clusters.map((cluster) => ({platform, steps: buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {...cluster, summary: {...cluster.summary, platform}, recipes}}).steps})),
+    clusters.map((cluster) => ({platform, steps: buildPlan({findings: [], nodes, rulePlans: new Map(), cluster: {...cluster, summary: {...cluster.summary, platform}, recipes}}).steps})),
   )
   const commands = [...new Map(plans.flatMap((plan) => runnable(plan.steps)).map((entry) => [entry.command, entry])).values()]
 
@@ -90,16 +98,29 @@ describe('every command of every recipe', () => {
 /** The plan `kpx-check cluster --json` prints for the kubeadm cluster with manifest-installed Calico. */
 async function kubeadmCalicoPlan(server: ApiServer): Promise<Report> {
   const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'kubeconfig-')), server)
-  const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json'])
+  // Its nodes run kernel 4.18, a blocker: waived here, so that the plan has nodes to switch.
+  const waivers = join(workdir, 'kernel-waived.yaml')
+  writeFileSync(waivers, ['waivers:', '  - rule: node/kernel-version', "    subject: 'node/*'", '    reason: RHEL 8 kernel with the nftables backports, tested (CHG-7)', ''].join('\n'))
+  const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--waivers', waivers, '--json'])
   assert.ok(stdout.startsWith('{'), stderr)
   return JSON.parse(stdout) as Report
 }
 
-const commandOf = (report: Report, id: string): string => {
+const commandsOf = (report: Report, id: string): string[] => {
   const step = report.plan.steps.find((candidate) => candidate.id === id)
-  assert.ok(step, id)
-  assert.equal(step.commands.length, 1, `${id} is one command`)
-  return step.commands[0]
+  assert.ok(step, `${id} in ${report.plan.steps.map((candidate) => candidate.id).join(', ')}`)
+  return step.commands
+}
+
+const commandOf = (report: Report, id: string): string => {
+  const commands = commandsOf(report, id)
+  assert.equal(commands.length, 1, `${id} is one command`)
+  return commands[0]
+}
+
+/** A node as the planner sees it, ready to switch unless told otherwise. */
+function waveNode(name: string, row: Partial<NodeReport>): NodeReport {
+  return {name, source: 'api', origin: 'test', kernelRelease: '6.1.0', os: {id: 'debian', prettyName: null, versionId: '12'}, nftVersion: null, reachable: true, verdict: 'go', checks: {}, ...row}
 }
 
 /**
@@ -147,6 +168,8 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
     const cwd = mkdtempSync(join(workdir, `${shell}-`))
     const log = join(cwd, 'kubectl.log')
     const child = spawn(shell, ['-c', command], {cwd, env: {PATH: path, HOME: cwd, KPX_LOG: log, ...env}, timeout: 60_000})
+    // A command with nothing to do ends before it reads: its closed stdin is no failure.
+    child.stdin.on('error', () => {})
     child.stdin.end('\n'.repeat(10))
     const [stdout, stderr] = [child.stdout, child.stderr].map((stream) => text(stream))
     const [status] = (await once(child, 'close')) as [number | null]
@@ -166,29 +189,41 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
     ['-n', 'kube-system', 'wait', '--for=condition=Ready', `pod/kube-proxy-new-${node}`, '--timeout=5m'],
     ['-n', 'kube-system', 'get', `pod/kube-proxy-new-${node}`, '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'],
   ]
-  const listNodes = ['get', 'nodes', '-l', 'kubernetes.io/os=linux', '-o', 'jsonpath={.items[*].metadata.name}']
+  /** The workers' wave: kubeadm's workers carry no pool label, and the control plane is a wave of its own. */
+  const WORKERS = 'rollout/rollout/nodes-in-no-pool'
+  const CONTROL_PLANE = 'rollout/rollout/control-plane'
+  const listNodes = ['get', 'nodes', '-l', 'kubernetes.io/os=linux,!node-role.kubernetes.io/control-plane,!node-role.kubernetes.io/master', '-o', 'jsonpath={.items[*].metadata.name}']
 
   for (const shell of SHELLS) {
-    it(`${shell}: the rollout switches every node but the canary, one at a time, each waited for by its new pod`, async () => {
-      const {status, stdout, stderr, calls} = await stubbed(shell, commandOf(report, 'rollout/rollout'))
-      assert.equal(status, 0, stderr)
-      assert.deepEqual(calls, [listNodes, ...switchCalls('k8s-cp-01'), ...switchCalls('k8s-worker-02')])
-      assert.equal(stdout.match(/switched; check it, then press Enter for the next node/g)?.length, 2)
+    it(`${shell}: the rollout switches each wave's nodes one at a time, each waited for by its new pod: the workers but the canary, then the control plane`, async () => {
+      const [workersCanary, workers] = commandsOf(report, WORKERS)
+      assert.deepEqual((await stubbed(shell, workersCanary)).calls, [], 'the workers\' first node is the canary, switched already')
+      const rest = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-01 k8s-worker-02'})
+      assert.equal(rest.status, 0, rest.stderr)
+      assert.deepEqual(rest.calls, [listNodes, ...switchCalls('k8s-worker-02')])
+      assert.equal(rest.stdout.match(/switched; check it, then press Enter for the next node/g)?.length, 1)
+
+      const [controlPlaneCanary, controlPlane] = commandsOf(report, CONTROL_PLANE)
+      const first = await stubbed(shell, controlPlaneCanary)
+      assert.deepEqual(first.calls, switchCalls('k8s-cp-01'))
+      assert.match(first.stdout, /k8s-cp-01, the first of its pool, switched; watch it/)
+      assert.deepEqual((await stubbed(shell, controlPlane)).calls, [], 'its one node was its canary')
     })
 
     it(`${shell}: the rollout stops at the first node whose kube-proxy is not Ready, or restarts`, async () => {
-      const notReady = await stubbed(shell, commandOf(report, 'rollout/rollout'), {KPX_NOT_READY: 'k8s-cp-01'})
-      assert.deepEqual(notReady.calls, [listNodes, ...switchCalls('k8s-cp-01').slice(0, 5)])
-      assert.match(notReady.stderr, /kube-proxy on k8s-cp-01 is not Ready: stopping here/)
-      const restarted = await stubbed(shell, commandOf(report, 'rollout/rollout'), {KPX_RESTARTED: 'k8s-cp-01'})
-      assert.deepEqual(restarted.calls, [listNodes, ...switchCalls('k8s-cp-01')])
-      assert.match(restarted.stderr, /kube-proxy on k8s-cp-01 restarted after the switch: stopping here/)
+      const [, workers] = commandsOf(report, WORKERS)
+      const notReady = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-02 k8s-worker-03', KPX_NOT_READY: 'k8s-worker-02'})
+      assert.deepEqual(notReady.calls, [listNodes, ...switchCalls('k8s-worker-02').slice(0, 5)])
+      assert.match(notReady.stderr, /kube-proxy on k8s-worker-02 is not Ready: stopping here/)
+      const restarted = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-02 k8s-worker-03', KPX_RESTARTED: 'k8s-worker-02'})
+      assert.deepEqual(restarted.calls, [listNodes, ...switchCalls('k8s-worker-02')])
+      assert.match(restarted.stderr, /kube-proxy on k8s-worker-02 restarted after the switch: stopping here/)
     })
 
     it(`${shell}: a node name that carries shell syntax reaches kubectl as a name, and runs nothing`, async () => {
       // No blanks or glob characters: the API server accepts none in a name, and the loop splits kubectl's output into names.
       const hostile = 'n1;touch>PWNED;$(touch>PWNED)`touch>PWNED`|id&'
-      const {calls, cwd} = await stubbed(shell, commandOf(report, 'rollout/rollout'), {KPX_NODES: hostile})
+      const {calls, cwd} = await stubbed(shell, commandsOf(report, WORKERS)[1], {KPX_NODES: hostile})
       assert.deepEqual(calls, [listNodes, ...switchCalls(hostile)])
       assert.ok(!existsSync(join(cwd, 'PWNED')))
     })
@@ -209,8 +244,13 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
       writeFileSync(join(sleepOnly, 'sleep'), '#!/bin/sh\nexit 0\n')
       chmodSync(join(sleepOnly, 'sleep'), 0o755)
       const before = server.requests.length
-      const {status, stderr} = await run(shell, commandOf(report, 'rollout/rollout'), {KUBECONFIG: kubeconfig}, `${sleepOnly}:${process.env.PATH}`)
-      assert.equal(status, 0, stderr)
+      let stderr = ''
+      for (const command of [...commandsOf(report, WORKERS), ...commandsOf(report, CONTROL_PLANE)]) {
+        const ran = await run(shell, command, {KUBECONFIG: kubeconfig}, `${sleepOnly}:${process.env.PATH}`)
+        assert.equal(ran.status, 0, ran.stderr)
+        stderr += ran.stderr
+      }
+
       const requests = server.requests.slice(before)
       const deleted = requests.filter((request) => request.method === 'DELETE').map((request) => request.path.split('/').at(-1))
       // The scenario's kube-proxy pods of the two nodes that are not the canary (k8s-worker-01).
@@ -218,7 +258,7 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
       assert.ok(deleted.every((name) => name?.startsWith('kube-proxy-')))
       assert.ok(!requests.some((request) => request.status === 400 || request.status === 405), JSON.stringify(requests.filter((request) => (request.status ?? 0) >= 400)))
       const nodes = requests.filter((request) => request.query.fieldSelector?.startsWith('spec.nodeName=')).map((request) => request.query.fieldSelector)
-      assert.deepEqual([...new Set(nodes)], ['spec.nodeName=k8s-cp-01', 'spec.nodeName=k8s-worker-02'])
+      assert.deepEqual([...new Set(nodes)], ['spec.nodeName=k8s-worker-02', 'spec.nodeName=k8s-cp-01'])
       assert.doesNotMatch(stderr, /not Ready|restarted|unknown flag|error:/)
     })
   }

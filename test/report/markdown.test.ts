@@ -107,6 +107,12 @@ async function hostileReport(): Promise<Report> {
     group.nodes = group.nodes.map((node) => rename(node))
   }
 
+  for (const wave of report.plan.waves) {
+    wave.name = HOSTILE
+    wave.canary = wave.canary && rename(wave.canary)
+    wave.undecided = wave.undecided.map(({node, rules}) => ({node: rename(node), rules}))
+  }
+
   for (const step of report.plan.steps) {
     step.title = `${HOSTILE} ${step.title}`
     step.why = HOSTILE
@@ -148,7 +154,7 @@ describe('a hostile report read back by a GFM parser', () => {
       blocks.map((lines) => ['sh', lines.map((line) => (line === HOSTILE ? HOSTILE_IN_COMMAND : line)).join('\n')]),
     )
     // The headings are kpx-check's: the title, the sections, one per step; each step title is one heading.
-    assert.equal(ofType('heading').length, 1 + ['Warnings', 'Unknown', 'Node groups', 'Plan', 'Sources'].length + report.plan.steps.length)
+    assert.equal(ofType('heading').length, 1 + ['Warnings', 'Unknown', 'Node groups', 'Waves', 'Plan', 'Sources'].length + report.plan.steps.length)
     assert.ok(ofType('heading').some((node) => shown(node) === `1. ${HOSTILE_SHOWN} ${report.plan.steps[0].title.slice(HOSTILE.length + 1)}`))
     // Emphasis and strong text are kpx-check's words only.
     assert.ok(ofType('emphasis').every((node) => (PLAN_PHASES as readonly string[]).includes(shown(node))))
@@ -162,10 +168,15 @@ describe('a hostile report read back by a GFM parser', () => {
       tables.map((table) => table.children.map((row) => row.children.length)),
       tables.map(({children: [header, ...rows]}) => [header, ...rows].map(() => header.children.length)),
     )
-    const [, group] = tables.at(-1)!.children
+    const [[, group], [, wave]] = tables.slice(-2).map((table) => table.children)
     assert.deepEqual(
       group.children.map((cell) => shown(cell)),
       [HOSTILE_SHOWN, `${HOSTILE_SHOWN} 0, ${HOSTILE_SHOWN} 1, ${HOSTILE_SHOWN} 2`, '–', '–', '–'],
+    )
+    // The workers' wave: named, its canary and its two unchecked nodes, each in its cell.
+    assert.deepEqual(
+      wave.children.map((cell) => shown(cell)),
+      ['1', HOSTILE_SHOWN, '2', `${HOSTILE_SHOWN} 1`, '0', '–', `${HOSTILE_SHOWN} 1, ${HOSTILE_SHOWN} 2`],
     )
     const cluster = nodes.find((node) => node.type === 'paragraph' && shown(node).startsWith('Cluster '))!
     assert.equal(shown(cluster), `Cluster ${HOSTILE_SHOWN} · platform kubeadm · Kubernetes 1.32.5 · kube-proxy mode ipvs (DaemonSet kube-system/kube-proxy v1.32.5)`)

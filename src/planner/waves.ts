@@ -1,0 +1,117 @@
+/**
+ * The order nodes switch in: one wave per node pool (nodes of a pool share an image and a
+ * configuration), each with a canary and, node by node, what blocks the switch there. Control-plane
+ * nodes come last; nodes no label places in a pool go together.
+ */
+import type {NodePool, NodeReport, Wave} from '../contract/report.js'
+import {CONTROL_PLANE_ROLES, POOL_LABELS, ROLE_LABEL_PREFIX} from '../derive/node-pools.js'
+import {isWaived} from './verdict.js'
+
+/** What a selector may hold so that it is safe between single quotes in a shell: Kubernetes' own label syntax. */
+const LABEL_KEY = /^(?:[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/
+export const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/
+
+export const CONTROL_PLANE_WAVE = 'control plane'
+
+type WaveNode = Pick<NodeReport, 'checks' | 'controlPlane' | 'name' | 'pool' | 'verdict'>
+
+/** A wave before its selector: which nodes, and the label term that picks them. */
+interface Draft {
+  name: string
+  pool: NodePool | null
+  /** `key=value`, `key` (a role), or null for the nodes in no pool. */
+  term: null | string
+  /** The label keys this term rests on: the waves after it exclude them. */
+  keys: string[]
+  nodes: WaveNode[]
+  controlPlane: boolean
+}
+
+export function planWaves(nodes: readonly WaveNode[]): Wave[] {
+  const drafts = new Map<string, Draft>()
+  for (const node of nodes) {
+    const draft = draftOf(node)
+    const known = drafts.get(draft.name)
+    if (known) known.nodes.push(node)
+    else drafts.set(draft.name, {...draft, nodes: [node]})
+  }
+
+  const ordered = [...drafts.values()].toSorted(
+    (a, b) => Number(a.controlPlane) - Number(b.controlPlane) || Number(a.term === null) - Number(b.term === null) || readyShare(b) - readyShare(a) || a.nodes.length - b.nodes.length || a.name.localeCompare(b.name),
+  )
+  return ordered.map((draft) => waveOf(draft, selectorOf(draft, ordered)))
+}
+
+function draftOf(node: WaveNode): Omit<Draft, 'nodes'> {
+  if (node.controlPlane) {
+    return {name: CONTROL_PLANE_WAVE, pool: null, term: null, keys: CONTROL_PLANE_ROLES.map((role) => ROLE_LABEL_PREFIX + role), controlPlane: true}
+  }
+
+  const {pool} = node
+  if (!pool) return {name: 'nodes in no pool', pool: null, term: null, keys: [], controlPlane: false}
+  const title = POOL_LABELS.find(({label}) => label === pool.label)?.title
+  if (!title) return {name: `role ${pool.name}`, pool, term: pool.label, keys: [pool.label], controlPlane: false}
+  return {name: `${title} ${pool.name}`, pool, term: `${pool.label}=${pool.name}`, keys: [pool.label], controlPlane: false}
+}
+
+/**
+ * A selector that picks exactly the draft's nodes: its own term, and none of the labels that put a
+ * node in a wave of more weight (the control plane, then pool labels in their order, then roles).
+ */
+function selectorOf(draft: Draft, drafts: readonly Draft[]): null | string {
+  const weight = (candidate: Draft) => {
+    if (candidate.controlPlane) return 0
+    if (candidate.pool === null) return 3
+    return POOL_LABELS.some(({label}) => label === candidate.pool!.label) ? 1 : 2
+  }
+
+  const heavier = drafts.filter((other) => other !== draft && (weight(other) < weight(draft) || (weight(other) === weight(draft) && draft.pool !== null && other.pool !== null && believedFirst(other.pool, draft.pool))))
+  const excluded = [...new Set(heavier.flatMap((other) => other.keys))].filter((key) => !draft.keys.includes(key))
+  // Control-plane nodes carry control-plane, master or both (by version and distribution): no one selector
+  // picks them all, and they are few, so they are named.
+  if (draft.controlPlane) return null
+  const terms = [draft.term ?? 'kubernetes.io/os=linux', ...excluded.map((key) => `!${key}`)]
+  const safe = terms.every((term) => {
+    const [key, value = ''] = term.replace(/^!/, '').split('=')
+    return LABEL_KEY.test(key) && LABEL_VALUE.test(value)
+  })
+  return safe ? terms.join(',') : null
+}
+
+/** Which of two pools a node with both labels belongs to (nodePoolOf's order): pool labels in POOL_LABELS' order, then roles by name. */
+function believedFirst(a: NodePool, b: NodePool): boolean {
+  const rank = (pool: NodePool) => {
+    const index = POOL_LABELS.findIndex(({label}) => label === pool.label)
+    return index === -1 ? POOL_LABELS.length : index
+  }
+
+  return rank(a) < rank(b) || (rank(a) === rank(b) && rank(a) === POOL_LABELS.length && a.label < b.label)
+}
+
+function readyShare(draft: Draft): number {
+  return draft.nodes.filter((node) => node.verdict === 'go').length / draft.nodes.length
+}
+
+function waveOf(draft: Draft, selector: null | string): Wave {
+  const nodes = draft.nodes.toSorted((a, b) => a.name.localeCompare(b.name))
+  const ready = nodes.filter((node) => node.verdict === 'go').map((node) => node.name)
+  const blocked = nodes.filter((node) => node.verdict === 'no-go').map((node) => ({node: node.name, rules: blockerRules(node, 'fail')}))
+  const undecided = nodes.filter((node) => node.verdict === 'incomplete').map((node) => ({node: node.name, rules: blockerRules(node, 'unknown')}))
+  return {
+    name: draft.name,
+    pool: draft.pool,
+    selector,
+    nodes: nodes.map((node) => node.name),
+    canary: ready[0] ?? undecided[0]?.node ?? null,
+    ready,
+    blocked,
+    undecided,
+  }
+}
+
+/** The node's blocker rules with that status, waived ones apart: what its verdict rests on. */
+function blockerRules(node: WaveNode, status: 'fail' | 'unknown'): string[] {
+  return Object.entries(node.checks)
+    .filter(([, check]) => check.status === status && check.severity === 'blocker' && !isWaived(check))
+    .map(([rule]) => rule)
+}
