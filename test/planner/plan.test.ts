@@ -250,6 +250,16 @@ describe('platform recipes (platforms/)', () => {
     await assert.rejects(loadRecipes(dir), /platforms\/acme\.yaml:8:5 unknown variable {{canaryNodes}}/)
   })
 
+  it('a step names the wave variables only when it comes once for each wave (forEachWave)', async () => {
+    const dir = mkdtempSync(join(workdir, 'waves-'))
+    const recipe = (forEachWave: string[]) =>
+      ['platform: acme', 'title: Acme', 'confidence: verified', 'summary: s', 'steps:', '  - id: rollout', '    phase: rollout', ...forEachWave, '    title: t', '    why: w', '    commands: ["for node in {{waveNodes}}; do echo; done"]', 'references: []', ''].join('\n')
+    writeFileSync(join(dir, 'acme.yaml'), recipe([]))
+    await assert.rejects(loadRecipes(dir), /platforms\/acme\.yaml:10:16 unknown variable {{waveNodes}}/)
+    writeFileSync(join(dir, 'acme.yaml'), recipe(['    forEachWave: true']))
+    assert.equal((await loadRecipes(dir)).get('acme')?.steps[0].forEachWave, true)
+  })
+
   it('a snippet may name plan variables only, and not take a plan variable\'s name', async () => {
     const dir = mkdtempSync(join(workdir, 'snippets-'))
     const recipe = (snippets: string[]) =>
