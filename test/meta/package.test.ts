@@ -11,14 +11,19 @@ import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlin
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
+import {parse} from 'yaml'
 
 import {PACKAGE_ROOT} from '../../src/util/paths.js'
+import {skipOutsideCi} from '../helpers/ci.js'
 import {runProgram} from '../helpers/cli.js'
 import {NODE_RULES} from '../helpers/node-rules.js'
 import {startLockRegistry} from '../helpers/npm-registry.js'
 import {FIXTURES} from '../helpers/paths.js'
 
-const {version} = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {version: string}
+const {bin, version} = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {bin: Record<string, string>; version: string}
+
+/** The folder on PATH that holds `program`, if one does. */
+const folderOnPath = (program: string) => process.env.PATH?.split(':').find((folder) => folder && existsSync(join(folder, program)))
 
 /** This environment without the npm_* variables `npm test` sets: they would point npm at this work tree and its prefix. */
 const envWithoutNpm = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')))
@@ -71,14 +76,17 @@ describe('the npm package', () => {
   after(() => rmSync(work, {recursive: true, force: true}))
 
   /** Runs an installed command from a folder of its own, with only `path` to find programs. */
-  function runInstalled(command: string, args: string[]) {
+  function runInstalled(command: string, args: string[], searchPath = path) {
     const elsewhere = mkdtempSync(join(work, 'elsewhere-'))
-    return runProgram(command, args, {cwd: elsewhere, env: {PATH: path, HOME: elsewhere, NO_COLOR: '1'}})
+    return runProgram(command, args, {cwd: elsewhere, env: {PATH: searchPath, HOME: elsewhere, NO_COLOR: '1'}})
   }
 
+  /** The files in the tarball, by their path in the package. */
+  const packedFiles = () => execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'}).trim().split('\n').map((file) => file.replace(/^package\//, ''))
+
   it('holds the compiled commands, the rules, the recipes, the collector and the LICENSE; no tests, sources or source maps', () => {
-    const files = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'}).trim().split('\n').map((file) => file.replace(/^package\//, ''))
-    for (const file of ['bin/run.js', 'dist/src/commands/node.js', 'dist/src/services/builtin-rules.json', 'rules/node/kernel-version.yaml', 'src/sources/collector/collect.sh', 'oclif.manifest.json', 'LICENSE', 'README.md']) {
+    const files = packedFiles()
+    for (const file of ['bin/run.js', 'bin/kubectl-kpx-check.js', 'dist/src/commands/node.js', 'dist/src/services/builtin-rules.json', 'rules/node/kernel-version.yaml', 'src/sources/collector/collect.sh', 'oclif.manifest.json', 'LICENSE', 'README.md']) {
       assert.ok(files.includes(file), `${file} is missing from the package`)
     }
 
@@ -100,5 +108,31 @@ describe('the npm package', () => {
     assert.deepEqual(report.nodes.map((node) => node.name), ['worker-bookworm-1'])
     assert.deepEqual(report.findings.map((finding) => finding.rule).toSorted(), NODE_RULES)
     assert.deepEqual(report.findings.filter((finding) => finding.status === 'fail').map((finding) => finding.rule).toSorted(), ['node/host-firewall', 'node/localhost-nodeports', 'node/nodeport-addresses'])
+  })
+
+  it('kubectl runs the installed kubectl-kpx_check as kubectl kpx-check, and its help says kubectl kpx-check', async (t) => {
+    const kubectl = folderOnPath('kubectl')
+    if (!kubectl) return skipOutsideCi(t, 'kubectl is not on PATH (it is not a Debian package): kubectl kpx-check cannot be tried')
+    const help = await runInstalled('kubectl', ['kpx-check', '--help'], `${join(prefix, 'bin')}:${kubectl}`)
+    assert.equal(help.code, 0, help.stderr)
+    assert.match(help.stdout, /^ {2}\$ kubectl kpx-check \[COMMAND\]$/m)
+    const nodeHelp = await runInstalled('kubectl', ['kpx-check', 'node', '--help'], `${join(prefix, 'bin')}:${kubectl}`)
+    assert.equal(nodeHelp.code, 0, nodeHelp.stderr)
+    assert.match(nodeHelp.stdout, /^ {2}\$ kubectl kpx-check node --facts node-1\.facts /m)
+    assert.match(nodeHelp.stdout, /written by\s+`kubectl kpx-check collect` on other nodes/)
+    assert.doesNotMatch(nodeHelp.stdout, /\$ kpx-check/)
+  })
+
+  it('called as kpx-check, its help says kpx-check', async () => {
+    const {code, stdout, stderr} = await runInstalled('kpx-check', ['node', '--help'])
+    assert.equal(code, 0, stderr)
+    assert.match(stdout, /^ {2}\$ kpx-check node --facts node-1\.facts /m)
+    assert.doesNotMatch(stdout, /kubectl kpx-check/)
+  })
+
+  it('the krew manifest template is for kubectl kpx-check and runs the packed kubectl-kpx_check', () => {
+    const manifest = parse(readFileSync(join(PACKAGE_ROOT, 'krew', 'kpx-check.yaml'), 'utf8')) as {metadata: {name: string}; spec: {platforms: Array<{bin: string}>}}
+    assert.equal(manifest.metadata.name, 'kpx-check')
+    assert.equal(`./${manifest.spec.platforms[0].bin.replace(/^node_modules\/kpx-check\//, '')}`, bin['kubectl-kpx_check'])
   })
 })
