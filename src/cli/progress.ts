@@ -23,17 +23,29 @@ export function progressRunner(mode: ProgressMode): StepRunner {
   return async <Context extends object>(steps: Array<ProgressStep<Context>>, context: Context) => {
     const {Listr, ListrLogger, ProcessOutput} = await import('listr2')
     const logger = new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)})
-    const tasks = steps.map((step) => ({
-      title: step.title,
-      task: async (shared: Context, task: {output: string; title: string}) => {
-        const shown = statusShownAs(mode, task)
-        try {
-          await step.task(shared, shown.task)
-        } finally {
-          shown.stop()
-        }
-      },
-    }))
+    const tasks = steps.map((step) => {
+      let shortfall: string | undefined
+      let endedShort = false
+      return {
+        title: step.title,
+        task: async (shared: Context, task: {output: string; title: string}) => {
+          const shown = statusShownAs(mode, task, (text) => (shortfall = text))
+          try {
+            await step.task(shared, shown.task)
+          } finally {
+            shown.stop()
+          }
+
+          // listr2 marks a task failed only when it throws: this error marks the line, and ends nothing.
+          if (shortfall !== undefined) {
+            endedShort = true
+            throw new Error(shortfall)
+          }
+        },
+        // A step that fell short is done, and the run goes on; any other error ends it.
+        exitOnError: () => !endedShort,
+      }
+    })
     const list = new Listr<Context, 'default' | 'simple', 'simple'>(tasks, {
       ctx: context,
       renderer: RENDERERS[mode],
@@ -53,7 +65,7 @@ export function progressRunner(mode: ProgressMode): StepRunner {
  * A listr task as a ProgressTask: on a terminal a status joins the title as it changes; in logs it
  * is written as the task's output every few seconds, so a long probe neither floods nor goes quiet.
  */
-function statusShownAs(mode: 'lines' | 'live', task: {output: string; title: string}): {stop(): void; task: ProgressTask} {
+function statusShownAs(mode: 'lines' | 'live', task: {output: string; title: string}, fellShort: (shortfall: string) => void): {stop(): void; task: ProgressTask} {
   const baseTitle = task.title
   let latest: string | undefined
   const ticker =
@@ -79,6 +91,9 @@ function statusShownAs(mode: 'lines' | 'live', task: {output: string; title: str
       status(text) {
         latest = printable(text)
         if (mode === 'live') task.title = `${baseTitle}: ${latest}`
+      },
+      fellShort(shortfall) {
+        fellShort(printable(shortfall))
       },
     },
     stop: () => clearInterval(ticker),

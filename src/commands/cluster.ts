@@ -16,11 +16,11 @@ export default class Cluster extends KpxCommand {
     'Reads (get/list only, never Secrets) the nodes, kube-proxy and its configuration, the CNI and other networking',
     'DaemonSets, Services, EndpointSlices and Ingresses, then runs the cluster rules and the node rules on every Linux',
     'node as the API shows it. Facts only a node shell can see (nft, kernel features, firewalls) stay unknown until the',
-    'nodes are probed: kpx-check node --facts/--ssh, or --node-probe ssh here. `kpx-check rbac` prints the permissions it needs.',
+    'nodes are probed: <%= config.bin %> node --facts/--ssh, or --node-probe ssh here. `<%= config.bin %> rbac` prints the permissions it needs.',
     '',
     'With --node-probe ssh, runs the collector over SSH on every Linux Node (at its InternalIP, or the host',
     '--ssh-host-template makes of it) and evaluates the node rules on what it finds. The SSH flags are those of',
-    '`kpx-check node`. Nodes without an address to reach, or that cannot be reached, are reported with the reason.',
+    '`<%= config.bin %> node`. Nodes without an address to reach, or that cannot be reached, are reported with the reason.',
     '',
     PLAN_AND_OUTPUTS_DESCRIPTION,
     '',
@@ -40,7 +40,7 @@ export default class Cluster extends KpxCommand {
 
   static flags = {
     ...connectionFlags,
-    snapshot: Flags.string({description: 'Evaluate a snapshot written by `kpx-check snapshot` instead of a live cluster.', helpValue: 'FILE'}),
+    snapshot: Flags.string({description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
     'target-version': Flags.string({description: 'The Kubernetes version you are heading for (IPVS is deprecated in 1.35 and off by default in 1.40).', helpValue: 'X.Y'}),
     'node-probe': Flags.string({description: 'Probe the Linux Nodes over SSH too, for the facts only a node shell shows (default: the API only).', options: ['ssh']}),
     'ssh-user': Flags.string({description: 'With --node-probe ssh: the SSH login user (default: ~/.ssh/config\'s, then yours).', helpValue: 'USER'}),
@@ -49,7 +49,7 @@ export default class Cluster extends KpxCommand {
       helpValue: 'TEMPLATE',
     }),
     inventory: Flags.string({
-      description: 'With --node-probe ssh: an inventory (as for `kpx-check node`) to compare with the Nodes; its hosts that are no Node are reported (repeatable).',
+      description: 'With --node-probe ssh: an inventory (as for `<%= config.bin %> node`) to compare with the Nodes; its hosts that are no Node are reported (repeatable).',
       multiple: true,
       helpValue: 'FILE',
     }),

@@ -13,7 +13,7 @@ export default class Node extends KpxCommand {
 
   static description = [
     'Without --facts, runs the read-only collector on this machine. With --facts, evaluates bundles written by',
-    '`kpx-check collect` on other nodes (a file, a folder of bundles, or - for standard input; repeatable):',
+    '`<%= config.bin %> collect` on other nodes (a file, a folder of bundles, or - for standard input; repeatable):',
     'every bundle is one node, and all of them make one report.',
     '',
     'With --ssh or --inventory, runs the collector on those nodes over SSH, many at once (--concurrency), each',
@@ -33,7 +33,7 @@ export default class Node extends KpxCommand {
     '<%= config.bin %> node',
     '<%= config.bin %> node --json > report.json',
     '<%= config.bin %> node --facts facts/ --output junit=kpx-junit.xml --waivers kpx-waivers.yaml',
-    'kpx-check collect | ssh node-1 sudo sh > facts/node-1.facts\n<%= config.bin %> node --facts facts/',
+    '<%= config.bin %> collect | ssh node-1 sudo sh > facts/node-1.facts\n<%= config.bin %> node --facts facts/',
     '<%= config.bin %> node --facts node-1.facts --skip node/os-distro --severity node/host-firewall=blocker',
     '<%= config.bin %> node --ssh root@10.0.0.11 --ssh admin@node-2:2222 --json',
     '<%= config.bin %> node --inventory hosts.ini --sudo --jump ops@bastion.example.com --concurrency 50',

@@ -6,7 +6,7 @@ import {rbacManifest} from '../sources/cluster/rbac.js'
 export default class Rbac extends KpxCommand {
   static enableJsonFlag = false
 
-  static summary = 'Print the least-privilege ClusterRole, Role and bindings to run `kpx-check cluster`.'
+  static summary = 'Print the least-privilege ClusterRole, Role and bindings to run `<%= config.bin %> cluster`.'
 
   static description = 'Read-only (get/list), no Secrets, ConfigMaps only by name. Apply it for a person or group, or for an in-cluster Job\'s service account.'
 

@@ -14,7 +14,7 @@ export default class Snapshot extends KpxCommand {
     'attached to a change ticket.',
   ].join('\n')
 
-  static examples = ['<%= config.bin %> snapshot -o prod.snapshot.json', 'kpx-check cluster --snapshot prod.snapshot.json']
+  static examples = ['<%= config.bin %> snapshot -o prod.snapshot.json', '<%= config.bin %> cluster --snapshot prod.snapshot.json']
 
   static flags = {
     output: Flags.string({char: 'o', description: 'File to write.', required: true, helpValue: 'FILE'}),

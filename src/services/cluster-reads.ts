@@ -2,13 +2,16 @@ import {writeFile} from 'node:fs/promises'
 
 import {checkConnection, collectResource, emptySnapshot, LISTED_RESOURCES} from '../sources/cluster/collect.js'
 import {type ConnectOptions, KubeClient} from '../sources/cluster/kube-client.js'
-import {objectName} from '../sources/cluster/resources.js'
+import {objectName, type Resource} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {forEachConcurrently} from '../util/pool.js'
 import {runSilently, type StepRunner} from './progress.js'
 
 /** How to reach the API server (--kubeconfig, --context, --request-timeout, --api-concurrency). */
 export type ConnectionOptions = Omit<ConnectOptions, 'signal'>
+
+/** A resource as `kubectl get` takes it: Kubernetes' own (core, apps, *.k8s.io) by name, others with their API group. */
+const kubectlName = (resource: Resource) => (resource.apiGroup.includes('.') && !resource.apiGroup.endsWith('.k8s.io') ? `${resource.resource}.${resource.apiGroup}` : resource.resource)
 
 /** Reads the cluster into a snapshot, with a task list on stderr; aborting `signal` stops the reads with its reason. */
 export async function collectLive(connection: ConnectionOptions, progress: StepRunner = runSilently, signal?: AbortSignal): Promise<ClusterSnapshot> {
@@ -26,7 +29,7 @@ export async function collectLive(connection: ConnectionOptions, progress: StepR
           },
         },
         {
-          title: `Read ${LISTED_RESOURCES.map((resource) => resource.name).join(', ')}`,
+          title: `Read ${[...new Set(LISTED_RESOURCES.map((resource) => kubectlName(resource)))].join(', ')}`,
           async task(context, task) {
             let done = 0
             await forEachConcurrently(LISTED_RESOURCES, connection.concurrency, async (resource) => {
@@ -35,7 +38,8 @@ export async function collectLive(connection: ConnectionOptions, progress: StepR
             })
             // A resource that could not be read counts once; one read by name, once for each object.
             const refused = Object.values(context.snapshot!.resources).reduce((total, outcome) => total + (outcome.status === 'ok' ? (outcome.unreadable?.length ?? 0) : 1), 0)
-            task.title = `Read ${LISTED_RESOURCES.length} resource kinds${refused > 0 ? ` (${refused} could not be read)` : ''}`
+            task.title = `Read ${LISTED_RESOURCES.length} resource kinds`
+            if (refused > 0) task.fellShort(`${refused} could not be read, see the report`)
           },
         },
       ],

@@ -11,6 +11,8 @@ export interface ProgressTask {
   output: string
   /** A figure that changes while the step runs ("3 done, 1 failed, 6 remaining"): shown live, or now and then in logs. */
   status(text: string): void
+  /** The step is done, but part of it failed (`shortfall` says what): its line says so instead of wearing the tick of success. */
+  fellShort(shortfall: string): void
 }
 
 /** One step of a run, a line in the progress view. */
@@ -24,6 +26,6 @@ export type StepRunner = <Context extends object>(steps: Array<ProgressStep<Cont
 
 /** Nothing to show: the steps run in turn. */
 export const runSilently: StepRunner = async (steps, context) => {
-  for (const step of steps) await step.task(context, {title: step.title, output: '', status() {}})
+  for (const step of steps) await step.task(context, {title: step.title, output: '', status() {}, fellShort() {}})
   return context
 }

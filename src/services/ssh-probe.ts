@@ -14,5 +14,6 @@ export async function probeOverSshWithProgress(targets: SshTarget[], probe: SshP
     },
   })
   task.title = `Probed ${new Set(nodes).size} node(s) over SSH: ${progress.succeeded} done, ${progress.failed} failed`
+  if (progress.failed > 0) task.fellShort(`${progress.failed} of ${targets.length} could not be probed, see the report`)
   return nodes
 }

@@ -190,3 +190,31 @@ describe('text from the cluster, shown', () => {
     }
   })
 })
+
+describe('progress on stderr', () => {
+  async function progressWith(faults: Fault[]): Promise<{code: null | number; stderr: string}> {
+    const server = await startApiServer({scenario: 'kubeadm-calico', faults})
+    try {
+      const {code, stderr} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(workdir, 'run-')), server)])
+      return {code, stderr}
+    } finally {
+      await server.close()
+    }
+  }
+
+  const reading = /^❯ Read nodes, daemonsets, pods, configmaps, services, endpointslices, ingresses, installations\.operator\.tigera\.io, networks\.config\.openshift\.io$/m
+
+  it('names what it reads as kubectl does, and ticks a read that all succeeded', async () => {
+    const {stderr} = await progressWith([])
+    assert.match(stderr, reading)
+    assert.match(stderr, /^✔ Read 9 resource kinds$/m)
+  })
+
+  it('a read refused takes the tick away, and the run goes on to the report', async () => {
+    const {code, stderr} = await progressWith([{path: '/api/v1/nodes', kind: 'forbidden'}])
+    assert.equal(code, 5)
+    assert.match(stderr, reading)
+    assert.match(stderr, /^✖ Read 9 resource kinds \[FAILED: 1 could not be read, see the report\]$/m)
+    assert.doesNotMatch(stderr, /✔ Read 9/)
+  })
+})

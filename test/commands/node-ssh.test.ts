@@ -117,8 +117,17 @@ describe('kpx-check node --ssh (CLI)', {skip: skipSuiteOutsideCi(sshdUnavailable
   it('shows progress on stderr as a few lines, never one per node', async () => {
     const {stdout, stderr} = await run(['--ssh', login('127.0.0.2'), '--ssh', login('127.0.0.3'), '--ssh', login('127.0.0.4'), ...keys()])
     assert.match(stdout, /127\.0\.0\.4/)
-    assert.match(stderr, /Probed 3 node\(s\) over SSH: 3 done, 0 failed/)
+    assert.match(stderr, /^✔ Probed 3 node\(s\) over SSH: 3 done, 0 failed$/m)
     assert.ok(stderr.trim().split('\n').length <= 6, stderr)
+  })
+
+  it('a probe that failed for some nodes does not wear the tick of success, and the run goes on to the report', async () => {
+    const closed = `${TEST_USER}@127.0.0.1:${await freePort()}`
+    const {code, stdout, stderr} = await run(['--ssh', login('127.0.0.2'), '--ssh', closed, ...keys()])
+    assert.equal(code, 5)
+    assert.match(stdout, /^INCOMPLETE /)
+    assert.match(stderr, /^✖ Probed 2 node\(s\) over SSH: 1 done, 1 failed \[FAILED: 1 of 2 could not be probed, see the report\]$/m)
+    assert.doesNotMatch(stderr, /✔ Probed/)
   })
 
   const mistakes: Array<[string, () => string[], RegExp]> = [

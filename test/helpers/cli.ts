@@ -8,14 +8,10 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs the real CLI (bin/run.js) in a child process, as a user or CI would. */
-export function runCli(args: string[], options: {env?: NodeJS.ProcessEnv; input?: string} = {}): Promise<CliResult> {
+/** Runs a program in a child process with exactly `env`, its stdin given `input` and then closed. */
+export function runProgram(file: string, args: string[], options: {cwd?: string; env: NodeJS.ProcessEnv; input?: string}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUN_JS, ...args], {
-      // A wide screen keeps oclif from wrapping error messages mid-sentence.
-      env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0', OCLIF_COLUMNS: '400', ...options.env},
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+    const child = spawn(file, args, {cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -24,4 +20,11 @@ export function runCli(args: string[], options: {env?: NodeJS.ProcessEnv; input?
     child.on('close', (code) => resolve({code, stdout, stderr}))
     child.stdin.end(options.input ?? '')
   })
+}
+
+/** Runs the real CLI (bin/run.js) in a child process, as a user or CI would. */
+export function runCli(args: string[], options: {env?: NodeJS.ProcessEnv; input?: string} = {}): Promise<CliResult> {
+  // A wide screen keeps oclif from wrapping error messages mid-sentence.
+  const env = {...process.env, NO_COLOR: '1', FORCE_COLOR: '0', OCLIF_COLUMNS: '400', ...options.env}
+  return runProgram(process.execPath, [RUN_JS, ...args], {env, input: options.input})
 }
