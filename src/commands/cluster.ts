@@ -42,7 +42,13 @@ export default class Cluster extends KpxCommand {
     ...connectionFlags,
     snapshot: Flags.string({description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
     'target-version': Flags.string({description: 'The Kubernetes version you are heading for (IPVS is deprecated in 1.35 and off by default in 1.40).', helpValue: 'X.Y'}),
-    'node-probe': Flags.string({description: 'Probe the Linux Nodes over SSH too, for the facts only a node shell shows (default: the API only).', options: ['ssh']}),
+    'node-probe': Flags.string({description: 'Probe the Linux Nodes over SSH too, for the facts only a node shell shows (default: the API only).', options: ['ssh'], exclusive: ['facts']}),
+    facts: Flags.string({
+      description:
+        'Facts bundles collected on the nodes (`<%= config.bin %> collect`: files, folders, or - for standard input), each taken for the Linux Node its hostname names, in place of a node probe (repeatable).',
+      multiple: true,
+      helpValue: 'PATH',
+    }),
     'ssh-user': Flags.string({description: 'With --node-probe ssh: the SSH login user (default: ~/.ssh/config\'s, then yours).', helpValue: 'USER'}),
     'ssh-host-template': Flags.string({
       description: `With --node-probe ssh: the host to reach each Node at, from {name}, {internalIP} and {externalIP} (default ${DEFAULT_HOST_TEMPLATE}).`,
@@ -69,6 +75,7 @@ export default class Cluster extends KpxCommand {
       targetVersion: targetVersion(flags['target-version']),
       progress: this.progress(),
       ...(nodeProbe ? {nodeProbe} : {}),
+      ...(flags.facts ? {factsPaths: flags.facts} : {}),
     })
     return this.emitReport(report, flags.format as ReportFormat, outputs)
   }

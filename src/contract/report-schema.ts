@@ -91,6 +91,7 @@ export const REPORT_SCHEMA = {
         nothingToMigrate: {type: 'boolean', description: 'kube-proxy is absent or already in nftables mode.'},
         unreadable: {type: 'array', items: {type: 'string'}, description: 'API reads that failed, with the API\'s message and the permission needed.'},
         unmatchedInventory: {type: 'array', items: {type: 'string'}, description: 'With --node-probe ssh and --inventory: inventory hosts that match no Node, by name or InternalIP.'},
+        unmatchedBundles: {type: 'array', items: {type: 'string'}, description: 'With --facts: bundles (hostname and file) whose hostname names no Linux Node, by name or short name, or a Node another bundle is for.'},
       },
     },
     nodes: {

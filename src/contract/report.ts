@@ -160,6 +160,8 @@ export interface ClusterSummary {
   unreadable: string[]
   /** With --node-probe ssh and --inventory: inventory hosts that match no Node (by name or InternalIP). */
   unmatchedInventory?: string[]
+  /** With --facts: bundles whose hostname names no Linux Node. */
+  unmatchedBundles?: string[]
 }
 
 /** What --waivers did in this run. */

@@ -115,11 +115,11 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
   if (unaddressed) return {...api, reachable: false, reason: unaddressed}
   const probed = probes?.probed.get(node.name)
   if (!probed) return api
-  if (!probed.reachable) return {...api, source: 'ssh', origin: probed.origin, reachable: false, ...(probed.reason === undefined ? {} : {reason: probed.reason})}
+  if (!probed.reachable) return {...api, source: probed.source, origin: probed.origin, reachable: false, ...(probed.reason === undefined ? {} : {reason: probed.reason})}
   const found = describeNode(node.facts)
   return {
     ...api,
-    source: 'ssh',
+    source: probed.source,
     origin: probed.origin,
     kernelRelease: found.kernelRelease ?? api.kernelRelease,
     os: found.os.id === null ? api.os : found.os,

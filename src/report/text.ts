@@ -154,6 +154,8 @@ function clusterLines(report: Report, chalk: ChalkInstance): string[] {
   if (cluster.nothingToMigrate) lines.push(chalk.green(`  ${report.plan.summary}`))
 
   for (const unreadable of cluster.unreadable) lines.push(chalk.yellow(`  Could not read ${unreadable}`))
+  for (const host of cluster.unmatchedInventory ?? []) lines.push(chalk.yellow(`  Inventory host that is no Node: ${host}`))
+  for (const bundle of cluster.unmatchedBundles ?? []) lines.push(chalk.yellow(`  Facts bundle for no Node (not used): ${bundle}`))
   return lines
 }
 

@@ -13,6 +13,9 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
   progress?: StepRunner
   /** --node-probe ssh: probe the Linux Nodes over SSH (live, even with a snapshot) and evaluate their facts. */
   nodeProbe?: NodeProbeOptions
+  /** --facts: bundles collected on the nodes, in place of a probe. */
+  factsPaths?: string[]
+  readStdin?: () => Promise<string>
 }
 
 /**
@@ -35,6 +38,9 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   if (options.nodeProbe) {
     const {probeClusterNodes} = await import('./cluster-node-probe.js')
     probes = await probeClusterNodes(snapshot, options.nodeProbe, progress)
+  } else if (options.factsPaths && options.factsPaths.length > 0) {
+    const {bundledNodeProbes} = await import('./cluster-bundles.js')
+    probes = await bundledNodeProbes(snapshot, options.factsPaths, options.readStdin)
   }
 
   return engine.evaluateSnapshot(snapshot, engine.rules, {...options, ...engine.gate, recipes: engine.recipes}, probes)

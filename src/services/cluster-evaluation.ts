@@ -58,6 +58,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
       summary: {
         ...clusterSummary(model.cluster, nothingToMigrate, snapshot),
         ...(probes?.unmatchedInventory ? {unmatchedInventory: probes.unmatchedInventory} : {}),
+        ...(probes?.unmatchedBundles ? {unmatchedBundles: probes.unmatchedBundles} : {}),
       },
       kubeProxy: model.kubeProxy,
       unlistedNodes: model.unreadableKinds.get('Node'),

@@ -24,6 +24,8 @@ export interface NodeProbeOptions {
 export interface NodeProbeResult extends ClusterNodeProbes {
   /** Inventory hosts that match no Node, when an inventory was given. */
   unmatchedInventory?: string[]
+  /** --facts bundles whose hostname names no Linux Node (or one another bundle is for already). */
+  unmatchedBundles?: string[]
 }
 
 /** Probes the snapshot's Linux Nodes over SSH, as one more step in the progress view. */

@@ -1,12 +1,12 @@
 /** Every node's own verdict and checks in the JSON report, in node and cluster runs alike, waivers for one node included. */
 import assert from 'node:assert/strict'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
-import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {NODE_RULES} from '../helpers/node-rules.js'
 import {FIXTURES} from '../helpers/paths.js'
@@ -78,5 +78,100 @@ describe('nodes[]: a verdict and a check per node rule on every node', () => {
     const report = await clusterReport('cilium-kpr')
     assert.ok(report.nodes.length > 0)
     assert.deepEqual(new Set(report.nodes.map((node) => `${node.verdict} ${Object.keys(node.checks).length}`)), new Set(['go 0']))
+  })
+})
+
+/**
+ * The scenarios the tests have, and the 403 case: kube-proxy's ConfigMap refused. Where no kube-proxy
+ * runs (GKE Dataplane V2, OpenShift OVN-Kubernetes, Cilium without kube-proxy) there is nothing to migrate.
+ */
+const SCENARIOS: Array<{faults?: Fault[]; migrates: boolean; name: string; scenario: string}> = [
+  {name: 'EKS', scenario: 'eks-old-vpc-cni', migrates: true},
+  {name: 'AKS', scenario: 'aks', migrates: true},
+  {name: 'GKE Dataplane V2', scenario: 'gke-dataplane-v2', migrates: false},
+  {name: 'kubeadm', scenario: 'kubeadm-calico', migrates: true},
+  {name: 'k3s', scenario: 'k3s', migrates: true},
+  {name: 'OpenShift SDN', scenario: 'openshift-sdn', migrates: true},
+  {name: 'OpenShift OVN-Kubernetes', scenario: 'openshift-ovn', migrates: false},
+  {name: 'Cilium without kube-proxy', scenario: 'cilium-kpr', migrates: false},
+  {name: 'kubeadm, kube-proxy ConfigMap forbidden (403)', scenario: 'kubeadm-calico', faults: [{path: '/api/v1/namespaces/kube-system/configmaps/kube-proxy', kind: 'forbidden'}], migrates: true},
+]
+
+/** A real bundle (Debian 12, collected as root), said to come from the named node. */
+const DEBIAN_12 = readFileSync(join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), 'utf8')
+const bundleFor = (node: string) => DEBIAN_12.replace('### hostname\nworker-bookworm-1\n', `### hostname\n${node}\n`)
+
+/** A node's verdict as its checks give it, written out here: a failed blocker is no-go, an unknown one incomplete. */
+function verdictOfChecks(checks: Report['nodes'][number]['checks']): string {
+  const counted = Object.values(checks).filter((check) => check.severity === 'blocker' && !(check.waiver && !check.waiver.expired))
+  if (counted.some((check) => check.status === 'fail')) return 'no-go'
+  return counted.some((check) => check.status === 'unknown') ? 'incomplete' : 'go'
+}
+
+async function clusterRun(scenario: string, faults: Fault[] | undefined, args: string[]): Promise<Report> {
+  const server = await startApiServer({scenario, ...(faults ? {faults} : {})})
+  try {
+    return await json(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(workdir, `${scenario}-`)), server), ...args])
+  } finally {
+    await server.close()
+  }
+}
+
+describe('every scenario: each Linux node\'s verdict and checks agree with the findings and with its own bundle', () => {
+  for (const {name, scenario, faults, migrates} of SCENARIOS) {
+    it(`${name}: a verdict and a check per node rule on every Linux node, as the findings say (consistency)`, async () => {
+      const report = await clusterRun(scenario, faults, [])
+      const linux = report.nodes.filter((node) => !node.windows)
+      assert.ok(linux.length > 0)
+      assert.equal(report.cluster?.nothingToMigrate, !migrates)
+      if (!migrates) {
+        assert.deepEqual(new Set(linux.map((node) => `${node.verdict} ${Object.keys(node.checks).length}`)), new Set(['go 0']), 'no node rule runs')
+        return
+      }
+
+      for (const node of linux) {
+        assert.deepEqual(Object.keys(node.checks), NODE_RULES, node.name)
+        assert.equal(node.verdict, verdictOfChecks(node.checks), node.name)
+        for (const [rule, check] of Object.entries(node.checks)) {
+          const own = report.findings.find((finding) => finding.rule === rule && finding.subject.kind === 'Node' && finding.subject.name === node.name)
+          // Without a finding of its own, the node is in the finding that sums up the rule's nodes with its status.
+          const sum = report.findings.find((finding) => finding.rule === rule && finding.subject.kind === 'Cluster' && finding.status === check.status && finding.reason === check.reason)
+          assert.ok(own ? own.status === check.status && own.message === check.message : sum, `${node.name} ${rule}: ${check.status}`)
+        }
+      }
+    })
+
+    if (!migrates) continue
+    it(`${name}: with each node's bundle (--facts), no check waits on a node shell, and each agrees with \`node --facts\` on that bundle where it decided`, async () => {
+      const apiOnly = await clusterRun(scenario, faults, [])
+      const dir = mkdtempSync(join(workdir, `${scenario}-bundles-`))
+      const linux = apiOnly.nodes.filter((node) => !node.windows).map((node) => node.name)
+      for (const node of linux) writeFileSync(join(dir, `${node}.facts`), bundleFor(node))
+      const withBundles = await clusterRun(scenario, faults, ['--facts', dir])
+      const alone = await json(['node', '--facts', dir])
+      for (const name of linux) {
+        const clusterNode = withBundles.nodes.find((node) => node.name === name)!
+        assert.equal(clusterNode.source, 'facts', name)
+        const own = alone.nodes.find((node) => node.name === name)!
+        for (const [rule, check] of Object.entries(clusterNode.checks)) {
+          assert.notEqual(check.reason, 'not-collected', `${name} ${rule}: ${check.message}`)
+          // The cluster run knows what the API adds (kube-proxy's settings); where the bundle alone decided, it says the same.
+          if (own.checks[rule].status !== 'unknown') assert.equal(check.status, own.checks[rule].status, `${name} ${rule}: ${check.message} / ${own.checks[rule].message}`)
+        }
+      }
+
+      assert.equal(withBundles.cluster?.unmatchedBundles, undefined)
+    })
+  }
+
+  it('a bundle whose hostname names no Node is reported and not used; --facts with --node-probe is refused (exit 2)', async () => {
+    const dir = mkdtempSync(join(workdir, 'stray-'))
+    writeFileSync(join(dir, 'stray.facts'), bundleFor('not-a-node'))
+    const report = await clusterRun('kubeadm-calico', undefined, ['--facts', dir])
+    assert.deepEqual(report.cluster?.unmatchedBundles, [`not-a-node (${join(dir, 'stray.facts')})`])
+    assert.ok(report.nodes.every((node) => node.source === 'api'))
+    const {code, stderr} = await runCli(['cluster', '--facts', dir, '--node-probe', 'ssh'])
+    assert.equal(code, 2, stderr)
+    assert.match(stderr, /--facts|--node-probe/)
   })
 })
