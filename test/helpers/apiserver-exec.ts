@@ -11,7 +11,7 @@
  * program the image lacks; then the server closes the WebSocket.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {constants} from 'node:fs'
+import {accessSync, constants} from 'node:fs'
 import {access, mkdtemp, rm, symlink} from 'node:fs/promises'
 import type {IncomingMessage} from 'node:http'
 import {constants as osConstants, tmpdir} from 'node:os'
@@ -56,6 +56,15 @@ export const KUBE_PROXY_IMAGE_TOOLS: Readonly<Record<string, string>> = {
 const SHELLS = new Set(['sh', 'dash', 'bash', 'ash'])
 
 const HOST_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
 
 async function hostProgram(name: string): Promise<string | undefined> {
   for (const dir of HOST_DIRS) {
@@ -126,7 +135,7 @@ export class ExecEndpoint {
 
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, session: ExecSession): void {
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
-      this.run(webSocket, session).catch((error: Error) => webSocket.close(1011, error.message.slice(0, 120)))
+      this.run(webSocket, session)
     })
   }
 
@@ -137,7 +146,8 @@ export class ExecEndpoint {
     await this.tools.remove()
   }
 
-  private async run(webSocket: WebSocket, session: ExecSession): Promise<void> {
+  /** Synchronous from the upgrade on: a frame that came before its listener would be lost. */
+  private run(webSocket: WebSocket, session: ExecSession): void {
     const send = (channel: number, data: Buffer | string = Buffer.alloc(0)) => {
       if (webSocket.readyState === webSocket.OPEN) webSocket.send(Buffer.concat([Buffer.of(channel), Buffer.from(data)]))
     }
@@ -152,7 +162,7 @@ export class ExecEndpoint {
     const [program = '', ...args] = session.command
     const name = basename(program)
     const path = join(this.tools.dir, name)
-    const inImage = !(session.noShell && SHELLS.has(name)) && (await access(path, constants.X_OK).then(() => true, () => false))
+    const inImage = !(session.noShell && SHELLS.has(name)) && isExecutable(path)
     if (!inImage) {
       finish(runtimeStatus(program))
       return
