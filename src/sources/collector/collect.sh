@@ -19,7 +19,8 @@
 #     carries a ruleset is `nft -c` (check-only, never committed) on a scratch table. Like every
 #     nftables request, it lets the kernel autoload the nf_tables expression modules it names.
 #   * Each external command is bounded by `timeout` (KPX_TIMEOUT seconds, default 5) when a
-#     timeout utility exists; a command that timed out once is not run again.
+#     timeout utility exists, else by a watchdog when sleep does; a command that timed out once is
+#     not run again.
 #   * No credentials: process arguments are filtered to a few proxy flags, and process
 #     environments are only searched for one variable, never printed.
 #   * Takes one optional argument, the word `kube-proxy-pod` (any other is ignored), and builds no
@@ -77,7 +78,8 @@ have() {
 }
 
 # How to call timeout: coreutils and busybox >= 1.30 take `timeout [-k K] SECS`, older busybox
-# takes `timeout -t SECS`. Without any, commands run unbounded.
+# takes `timeout -t SECS`. Without any, a watchdog (sleep, then kill -s KILL) bounds commands where
+# sleep exists (the kube-proxy image, where a hung command would outlive the exec); else they run unbounded.
 TSTYLE=none
 if have timeout; then
   if timeout -k 1 2 true >/dev/null 2>&1 </dev/null; then
@@ -87,7 +89,37 @@ if have timeout; then
   elif timeout -t 2 true >/dev/null 2>&1 </dev/null; then
     TSTYLE=old
   fi
+elif have sleep; then
+  TSTYLE=watchdog
 fi
+
+# watched SECS CMD ARGS... : run CMD in the background and kill it after SECS unless it ended
+# first; the watchdog then removes its own sleep, so nothing of it outlives the command.
+# The watchdog is told to stop with ALRM, which the collector does not trap: before the watchdog has
+# its own trap, ALRM ends it at once (TERM would be held by the collector's inherited trap, and lost).
+# Its sleep is stopped with KILL, which no handler inherited between fork and exec can hold either.
+watched() {
+  _secs=$1
+  shift
+  "$@" &
+  _cmd=$!
+  (
+    _stop=
+    _nap=
+    trap '_stop=1; [ -z "$_nap" ] || kill -s KILL "$_nap" 2>/dev/null' ALRM
+    sleep "$_secs" &
+    _nap=$!
+    [ -z "$_stop" ] || kill -s KILL "$_nap" 2>/dev/null
+    wait "$_nap"
+    [ -n "$_stop" ] || kill -s KILL "$_cmd" 2>/dev/null
+  ) >/dev/null 2>&1 </dev/null &
+  _dog=$!
+  wait "$_cmd"
+  _rc=$?
+  kill -s ALRM "$_dog" 2>/dev/null
+  wait "$_dog" 2>/dev/null
+  return "$_rc"
+}
 
 # bounded SECS CMD ARGS... : run CMD with the time bound.
 bounded() {
@@ -97,6 +129,7 @@ bounded() {
     kill) timeout -k 2 "$_secs" "$@" ;;
     plain) timeout "$_secs" "$@" ;;
     old) timeout -t "$_secs" "$@" ;;
+    watchdog) watched "$_secs" "$@" ;;
     *) "$@" ;;
   esac
 }

@@ -26,9 +26,10 @@ interface PodRun {
 }
 
 /** `sh -s kube-proxy-pod` with the script on stdin, PATH and nothing else in the environment but TMPDIR. */
-function runInImage(toolsDir: string, scratchDir: string, args = ['-s', 'kube-proxy-pod']): Promise<PodRun> {
+function runInImage(toolsDir: string, scratchDir: string, options: {args?: string[]; env?: Record<string, string>} = {}): Promise<PodRun> {
   return new Promise((resolve) => {
-    const child = spawn(join(toolsDir, 'sh'), args, {cwd: '/', env: {PATH: toolsDir, TMPDIR: scratchDir}, stdio: ['pipe', 'pipe', 'ignore']})
+    const env = {PATH: toolsDir, TMPDIR: scratchDir, ...options.env}
+    const child = spawn(join(toolsDir, 'sh'), options.args ?? ['-s', 'kube-proxy-pod'], {cwd: '/', env, stdio: ['pipe', 'pipe', 'ignore']})
     let stdout = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.on('close', (code) => resolve({stdout, code, bundle: parseBundle(stdout)}))
@@ -118,17 +119,44 @@ describe('collector in the kube-proxy image (sh -s kube-proxy-pod)', () => {
     assert.equal(lines[index + 1], 'skip-kernel-check=unset')
   })
 
-  it('escapes header-like lines, ends bodies with a newline and cleans error details without sed, tail or cut', async () => {
+  /** The image's tools with some replaced by scripts run by the image's dash. */
+  async function fakedTools(scripts: Record<string, string>): Promise<string> {
     const faked = await mkdtemp(join(tmpdir(), 'kpx-pod-tools-'))
+    for (const name of await readdir(tools.dir)) {
+      if (!(name in scripts)) await symlink(join(tools.dir, name), join(faked, name))
+    }
+
+    for (const [name, script] of Object.entries(scripts)) await writeFile(join(faked, name), `#!${join(tools.dir, 'dash')}\n${script}`, {mode: 0o755})
+    return faked
+  }
+
+  it('stops a hanging command after KPX_TIMEOUT seconds without a timeout utility, and leaves no process behind', async () => {
+    const faked = await fakedTools({nft: 'exec sleep 607\n'})
     try {
-      for (const name of await readdir(tools.dir)) await symlink(join(tools.dir, name), join(faked, name))
-      await rm(join(faked, 'nft'))
-      await rm(join(faked, 'iptables'), {force: true})
-      const dash = join(tools.dir, 'dash')
+      const started = Date.now()
+      const run = await runInImage(faked, scratch, {env: {KPX_TIMEOUT: '2'}})
+      assert.ok(Date.now() - started < 8000, `took ${Date.now() - started} ms`)
+      assert.equal(unavailable(run.bundle, 'nft-version'), 'timeout bound=2s')
+      // Timed out once, not run again.
+      if (IS_ROOT) assert.equal(unavailable(run.bundle, 'nft-tables'), 'timeout bound=2s')
+      assert.equal(run.bundle.sections.get('kernel-release'), release())
+      const commandLines = await Promise.all(
+        (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')),
+      )
+      assert.deepEqual(commandLines.filter((line) => line === 'sleep\u0000607\u0000' || line === 'sleep\u00002\u0000'), [], 'neither the hung command nor a watchdog outlives the run')
+    } finally {
+      await rm(faked, {recursive: true, force: true})
+    }
+  })
+
+  it('escapes header-like lines, ends bodies with a newline and cleans error details without sed, tail or cut', async () => {
+    const faked = await fakedTools({
       // nft fails with a long, tab- and control-character-ridden first line of stderr.
-      await writeFile(join(faked, 'nft'), `#!${dash}\nprintf 'bad\\tthing\\001   here %0130d\\nsecond line\\n' 7 >&2\nexit 1\n`, {mode: 0o755})
+      nft: "printf 'bad\\tthing\\001   here %0130d\\nsecond line\\n' 7 >&2\nexit 1\n",
       // iptables --version prints a line that looks like a section header, and no final newline.
-      await writeFile(join(faked, 'iptables'), `#!${dash}\nprintf '### iptables v1.8.9 (nf_tables)\\nend'\n`, {mode: 0o755})
+      iptables: "printf '### iptables v1.8.9 (nf_tables)\\nend'\n",
+    })
+    try {
       const run = await runInImage(faked, scratch)
       assert.equal(run.code, 0)
       // Its first 120 characters (18 of words, 102 of the number's zeros), then printable and squeezed.
@@ -141,7 +169,7 @@ describe('collector in the kube-proxy image (sh -s kube-proxy-pod)', () => {
   })
 
   it('is the host collector without the word kube-proxy-pod: os-release and services read as usual', async () => {
-    const run = await runInImage(tools.dir, scratch, ['-s'])
+    const run = await runInImage(tools.dir, scratch, {args: ['-s']})
     assert.equal(run.code, 0)
     assert.equal(run.bundle.sections.get('os-release'), host.sections.get('os-release'))
     assert.equal(run.bundle.unavailable.has('services'), host.unavailable.has('services'))
