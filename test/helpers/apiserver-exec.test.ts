@@ -109,6 +109,13 @@ describe('test API server: pods/exec', () => {
       assert.equal(reply.status.status, 'Success')
     }))
 
+  it('speaks v4 only when it is an older API server, and refuses a client that offers neither', () =>
+    withServer({execProtocols: ['v4.channel.k8s.io']}, async (server) => {
+      const reply = await exec(server, {command: ['sh', '-c', 'exit 0']})
+      assert.equal(reply.protocol, 'v4.channel.k8s.io')
+      await assert.rejects(exec(server, {command: ['true'], protocols: ['v5.channel.k8s.io']}), {statusCode: 400})
+    }))
+
   it('has only the kube-proxy image tools: no sed, awk, uname, and PATH is that folder alone', () =>
     withServer({}, async (server) => {
       const reply = await exec(server, {command: ['sh', '-c', 'for tool in sed awk tr cut uname timeout ip curl cat grep wc; do command -v $tool >/dev/null && echo $tool; done; echo "$PATH" | grep -c -v ^/usr']})

@@ -19,8 +19,10 @@ import {basename, join} from 'node:path'
 import type {Duplex} from 'node:stream'
 import {type WebSocket, WebSocketServer} from 'ws'
 
-/** The subprotocols served, most preferred first. */
+/** The subprotocols served, most preferred first: v5 since Kubernetes 1.30, v4 before. */
 export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const
+
+export type ExecProtocol = (typeof EXEC_PROTOCOLS)[number]
 
 /** Channel numbers of the remotecommand protocol. */
 export const CHANNEL = {stdin: 0, stdout: 1, stderr: 2, error: 3, close: 255} as const
@@ -118,19 +120,23 @@ export interface ExecSession {
 
 /** Upgrades exec requests and runs their commands in the image stand-in; `close` ends every session. */
 export class ExecEndpoint {
-  private readonly sockets = new WebSocketServer({noServer: true, handleProtocols: (offered) => EXEC_PROTOCOLS.find((protocol) => offered.has(protocol)) ?? false})
+  private readonly sockets = new WebSocketServer({noServer: true, handleProtocols: (offered) => this.protocols.find((protocol) => offered.has(protocol)) ?? false})
   private readonly children = new Set<ChildProcess>()
 
-  private constructor(private readonly tools: {dir: string; remove(): Promise<void>}) {}
+  private constructor(
+    private readonly tools: {dir: string; remove(): Promise<void>},
+    private readonly protocols: readonly ExecProtocol[],
+  ) {}
 
-  static async start(): Promise<ExecEndpoint> {
-    return new ExecEndpoint(await imageToolsFolder())
+  /** Serves `protocols` (an API server older than 1.30 speaks v4 only). */
+  static async start(protocols: readonly ExecProtocol[] = EXEC_PROTOCOLS): Promise<ExecEndpoint> {
+    return new ExecEndpoint(await imageToolsFolder(), protocols)
   }
 
   /** Whether the client offers a subprotocol this server speaks. */
-  static speaksProtocol(request: IncomingMessage): boolean {
+  speaksProtocol(request: IncomingMessage): boolean {
     const offered = new Set(String(request.headers['sec-websocket-protocol'] ?? '').split(',').map((protocol) => protocol.trim()))
-    return EXEC_PROTOCOLS.some((protocol) => offered.has(protocol))
+    return this.protocols.some((protocol) => offered.has(protocol))
   }
 
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, session: ExecSession): void {

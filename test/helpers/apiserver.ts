@@ -41,7 +41,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {stringify as toYaml} from 'yaml'
 
 import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
-import {ExecEndpoint} from './apiserver-exec.js'
+import {ExecEndpoint, type ExecProtocol} from './apiserver-exec.js'
 import {loadScenario, type Scenario, type VersionInfo} from './apiserver-scenario.js'
 import {fieldSelector, labelSelector, type Matcher, SelectorError} from './apiserver-selectors.js'
 import {testTls} from './apiserver-tls.js'
@@ -86,6 +86,8 @@ export interface ApiServerOptions {
   faults?: Fault[]
   /** Fields of GET /version that override the scenario's. */
   version?: Partial<VersionInfo>
+  /** The pods/exec subprotocols served, most preferred first. Default: v5 and v4. */
+  execProtocols?: ExecProtocol[]
 }
 
 export interface ApiServer {
@@ -609,7 +611,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     const container = url.searchParams.get('container') ?? (containers.length === 1 ? containers[0] : '')
     if (!containers.includes(container)) return statusAnswer(400, `container ${container} is not valid for pod ${route.name}`)
     if (pod.status?.phase !== 'Running') return statusAnswer(400, `unable to upgrade connection: pod ${route.name} is not running (phase ${pod.status?.phase ?? 'unknown'})`)
-    if (!ExecEndpoint.speaksProtocol(request)) return statusAnswer(400, 'unable to upgrade connection: no supported subprotocol (v5.channel.k8s.io, v4.channel.k8s.io)')
+    if (!exec.speaksProtocol(request)) return statusAnswer(400, 'unable to upgrade connection: the client offers none of the subprotocols this server speaks')
     record.status = 101
     exec.upgrade(request, socket, head, {command: url.searchParams.getAll('command'), stdin: url.searchParams.get('stdin') === 'true', noShell: fault?.kind === 'no-shell'})
     return undefined
@@ -664,7 +666,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     )
   }
 
-  const exec = await ExecEndpoint.start()
+  const exec = await ExecEndpoint.start(options.execProtocols)
   const hanging = new Set<Duplex>()
   const server = createServer({key: tls.key, cert: tls.cert}, handle)
   server.on('upgrade', upgrade)

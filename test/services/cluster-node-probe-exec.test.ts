@@ -112,6 +112,11 @@ describe('cluster --node-probe exec', () => {
     assert.equal(report.verdict, 'incomplete')
   })
 
+  it('probes through an API server older than 1.30, which speaks v4 only (no close frame: the collector ends by itself)', async () => {
+    const {report} = await probe({scenario: 'kubeadm-calico', execProtocols: ['v4.channel.k8s.io']})
+    for (const [name, pod] of Object.entries(KUBEADM_PODS)) assertProbed(report, name, pod)
+  })
+
   it('probes every Linux node of an EKS cluster the same way', async () => {
     const {report, code} = await probe({scenario: 'eks-old-vpc-cni'})
     for (const [name, pod] of Object.entries(EKS_PODS)) assertProbed(report, name, pod)
