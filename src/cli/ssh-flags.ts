@@ -40,7 +40,7 @@ export const sshFlags = {
     options: ['strict', 'accept-new'],
   }),
   sudo: Flags.boolean({description: 'Run the collector with sudo -n. If sudo wants a password, the collector runs without it and root-only facts are unknown.'}),
-  concurrency: Flags.integer({description: `Nodes probed at once over SSH (default ${DEFAULT_CONCURRENCY}).`, min: 1, max: 1000}),
+  concurrency: Flags.integer({description: `Nodes probed at once, over SSH or by exec (default ${DEFAULT_CONCURRENCY}).`, min: 1, max: 1000}),
 }
 
 export interface SshFlagValues {
@@ -106,16 +106,25 @@ interface ClusterProbeFlagValues extends SshFlagValues {
   timeout?: number
 }
 
-/** `cluster --node-probe ssh`: how to reach the Nodes; the SSH flags alone are a mistake. */
+/** Seconds each node may take unless --timeout says otherwise, over SSH or by exec. */
+const DEFAULT_NODE_TIMEOUT = 60
+
+/** `cluster --node-probe ssh|exec`: how to reach the Nodes; the probe's flags alone, or SSH's with exec, are a mistake. */
 export function clusterNodeProbe(flags: ClusterProbeFlagValues): NodeProbeOptions | undefined {
-  const sshOnly = [
-    ...givenSshFlags(flags),
-    ...(['ssh-user', 'ssh-host-template', 'inventory', 'timeout'] as const).filter((name) => flags[name] !== undefined).map((name) => `--${name}`),
-  ]
-  if (flags['node-probe'] === undefined && sshOnly.length > 0) throw new UsageError(`${sshOnly.join(', ')} only apply with --node-probe ssh`)
+  const given = (names: ReadonlyArray<keyof ClusterProbeFlagValues>) => names.filter((name) => flags[name] !== undefined).map((name) => `--${name}`)
+  const shared = given(['concurrency', 'timeout'])
+  const sshOnly = [...givenSshFlags(flags).filter((flag) => !shared.includes(flag)), ...given(['ssh-user', 'ssh-host-template', 'inventory'])]
+  if (flags['node-probe'] === undefined && sshOnly.length > 0) throw new UsageError(`${[...sshOnly, ...shared].join(', ')} only apply with --node-probe ssh`)
+  if (flags['node-probe'] === undefined && shared.length > 0) throw new UsageError(`${shared.join(', ')} only apply with --node-probe ssh or exec`)
+  if (flags['node-probe'] === 'exec') {
+    if (sshOnly.length > 0) throw new UsageError(`${sshOnly.join(', ')} only apply with --node-probe ssh`, ['--node-probe exec reaches the nodes through the API server, with the kubeconfig\'s credentials.'])
+    return {method: 'exec', concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY, timeoutSeconds: flags.timeout ?? DEFAULT_NODE_TIMEOUT}
+  }
+
   if (flags['node-probe'] !== 'ssh') return undefined
   return {
-    probe: sshProbeOptions(flags, flags.timeout ?? 60),
+    method: 'ssh',
+    probe: sshProbeOptions(flags, flags.timeout ?? DEFAULT_NODE_TIMEOUT),
     ...(flags['ssh-user'] === undefined ? {} : {user: checkUser(flags['ssh-user'], `--ssh-user ${flags['ssh-user']}`)}),
     hostTemplate: checkHostTemplate(flags['ssh-host-template'] ?? DEFAULT_HOST_TEMPLATE),
     inventory: (flags.inventory ?? []).flatMap((file) => readInventory(file)),

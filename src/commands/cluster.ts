@@ -16,7 +16,13 @@ export default class Cluster extends KpxCommand {
     'Reads (get/list only, never Secrets) the nodes, kube-proxy and its configuration, the CNI and other networking',
     'DaemonSets, Services, EndpointSlices and Ingresses, then runs the cluster rules and the node rules on every Linux',
     'node as the API shows it. Facts only a node shell can see (nft, kernel features, firewalls) stay unknown until the',
-    'nodes are probed: <%= config.bin %> node --facts/--ssh, or --node-probe ssh here. `<%= config.bin %> rbac` prints the permissions it needs.',
+    'nodes are probed: --node-probe ssh|exec, or bundles collected on the nodes (--facts). `<%= config.bin %> rbac` prints the permissions it needs.',
+    '',
+    'With --node-probe exec, runs the collector inside each Linux Node\'s running kube-proxy pod (pods/exec in kube-system,',
+    'through the API server: no new pod, no SSH) and evaluates the node rules on what it finds; what the kube-proxy container',
+    'cannot see of the node (its os-release, services, addresses) stays unknown with the reason. It needs pods/exec:',
+    '`<%= config.bin %> rbac --node-probe exec` prints that Role. Nodes without a running kube-proxy pod, where exec is forbidden,',
+    'or whose image has no shell, are reported with the reason.',
     '',
     'With --node-probe ssh, runs the collector over SSH on every Linux Node (at its InternalIP, or the host',
     '--ssh-host-template makes of it) and evaluates the node rules on what it finds. The SSH flags are those of',
@@ -36,13 +42,18 @@ export default class Cluster extends KpxCommand {
     '<%= config.bin %> cluster --snapshot cluster.snapshot.json',
     '<%= config.bin %> cluster --node-probe ssh --ssh-user ops --sudo --jump ops@bastion.example.com',
     '<%= config.bin %> cluster --node-probe ssh --ssh-host-template {name}.nodes.example.com --inventory hosts.ini',
+    '<%= config.bin %> cluster --node-probe exec --concurrency 64 --json > report.json',
   ]
 
   static flags = {
     ...connectionFlags,
     snapshot: Flags.string({description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
     'target-version': Flags.string({description: 'The Kubernetes version you are heading for (IPVS is deprecated in 1.35 and off by default in 1.40).', helpValue: 'X.Y'}),
-    'node-probe': Flags.string({description: 'Probe the Linux Nodes over SSH too, for the facts only a node shell shows (default: the API only).', options: ['ssh'], exclusive: ['facts']}),
+    'node-probe': Flags.string({
+      description: 'Probe the Linux Nodes too, for the facts only a node shell shows: over SSH, or by exec in their kube-proxy pods (default: the API only).',
+      options: ['ssh', 'exec'],
+      exclusive: ['facts'],
+    }),
     facts: Flags.string({
       description:
         'Facts bundles collected on the nodes (`<%= config.bin %> collect`: files, folders, or - for standard input), each taken for the Linux Node its hostname names, in place of a node probe (repeatable).',
@@ -60,7 +71,7 @@ export default class Cluster extends KpxCommand {
       helpValue: 'FILE',
     }),
     ...sshFlags,
-    timeout: Flags.integer({description: "With --node-probe ssh: seconds each node may take, from connecting to the end of parsing its output (default 60).", min: 1}),
+    timeout: Flags.integer({description: 'With --node-probe: seconds each node may take, from connecting to the end of parsing its output (default 60).', min: 1}),
     ...checkFlags,
   }
 

@@ -1,18 +1,23 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
-import {rbacManifest} from '../sources/cluster/rbac.js'
+import {execRbacManifest, rbacManifest} from '../sources/cluster/rbac.js'
 
 export default class Rbac extends KpxCommand {
   static enableJsonFlag = false
 
   static summary = 'Print the least-privilege ClusterRole, Role and bindings to run `<%= config.bin %> cluster`.'
 
-  static description = 'Read-only (get/list), no Secrets, ConfigMaps only by name. Apply it for a person or group, or for an in-cluster Job\'s service account.'
+  static description = [
+    'Read-only (get/list), no Secrets, ConfigMaps only by name. Apply it for a person or group, or for an in-cluster Job\'s service account.',
+    'With --node-probe exec, also a Role of its own in kube-system that allows pods/exec (create, get), which `cluster --node-probe exec` needs to',
+    'run the collector in the kube-proxy pods: write access is opt-in, and can be granted and revoked apart from the reads.',
+  ].join('\n')
 
   static examples = [
     '<%= config.bin %> rbac --group platform-readers | kubectl apply -f -',
     '<%= config.bin %> rbac --service-account kpx-check/kpx-check | kubectl apply -f -',
+    '<%= config.bin %> rbac --node-probe exec --group platform-readers | kubectl apply -f -',
   ]
 
   static flags = {
@@ -20,11 +25,13 @@ export default class Rbac extends KpxCommand {
     user: Flags.string({description: 'Bind to this user.', exclusive: ['group', 'service-account']}),
     group: Flags.string({description: 'Bind to this group.', exclusive: ['user', 'service-account']}),
     'service-account': Flags.string({description: 'Bind to this service account (NAMESPACE/NAME).', exclusive: ['user', 'group'], helpValue: 'NAMESPACE/NAME'}),
+    'node-probe': Flags.string({description: 'Also print the Role `cluster --node-probe exec` needs (pods/exec in kube-system), named NAME-exec.', options: ['exec']}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Rbac)
-    this.log(rbacManifest(flags.name, subjectOf(flags)))
+    const subject = subjectOf(flags)
+    this.log(flags['node-probe'] === 'exec' ? `${rbacManifest(flags.name, subject)}\n---\n${execRbacManifest(flags.name, subject)}` : rbacManifest(flags.name, subject))
   }
 }
 

@@ -102,7 +102,7 @@ export const REPORT_SCHEMA = {
         additionalProperties: false,
         properties: {
           name: {type: 'string'},
-          source: {enum: ['local', 'facts', 'ssh', 'api', 'pod']},
+          source: {enum: ['local', 'facts', 'ssh', 'exec', 'api', 'pod']},
           origin: {type: 'string'},
           kernelRelease: nullableString,
           os: {

@@ -20,7 +20,7 @@ export interface Summary {
   waived: number
 }
 
-export type NodeSource = 'api' | 'facts' | 'local' | 'pod' | 'ssh'
+export type NodeSource = 'api' | 'exec' | 'facts' | 'local' | 'pod' | 'ssh'
 
 /** What a report says of a node before its checks: where its facts came from, and what it is. */
 export interface NodeRow {

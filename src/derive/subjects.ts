@@ -2,8 +2,8 @@
  * What the rules are evaluated for, and the report's rows of nodes: from a cluster model, from
  * probed nodes, or both (a probed node's own facts replace what the API shows of it).
  */
-import type {NodeRow} from '../contract/report.js'
-import {KUBE_PROXY_FALLBACK_FACTS} from '../facts/catalog.js'
+import type {NodeRow, NodeSource} from '../contract/report.js'
+import {KUBE_PROXY_FALLBACK_FACTS, NODE_FACT_PATHS, NODE_OS_API_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
@@ -76,17 +76,30 @@ export function clusterSubjects(model: ClusterModel): Subject[] {
 
 /**
  * A probed node's facts for evaluation: the bundle's (the better evidence), named after the Node,
- * with the kube-proxy facts the bundle could not see taken from the API.
+ * with the kube-proxy facts the bundle could not see taken from the API, and for a node probed in its
+ * kube-proxy pod (`exec`), which cannot see the node's /etc, the OS the Node object shows.
  */
-export function mergeNodeFacts(name: string, bundle: FactSet, api: FactSet): FactSet {
+export function mergeNodeFacts(name: string, bundle: FactSet, api: FactSet, source?: NodeSource): FactSet {
   const merged = new FactSet()
   for (const path of bundle.knownPaths()) merged.set(path, bundle.get(path)!)
   for (const [path, why] of bundle.unknownEntries()) merged.unknown(path, why.reason, why.detail)
-  for (const path of KUBE_PROXY_FALLBACK_FACTS) {
+  for (const path of source === 'exec' ? [...KUBE_PROXY_FALLBACK_FACTS, ...NODE_OS_API_FACTS] : KUBE_PROXY_FALLBACK_FACTS) {
     if (!merged.has(path) && api.has(path)) merged.set(path, api.get(path)!)
   }
 
   return merged.set('node.name', name)
+}
+
+/**
+ * A Node the probe could not reach keeps what the API shows of it; what only a node shell could tell
+ * is unknown because of the probe's failure (node-unreachable, with its reason), not merely not collected.
+ */
+export function blameFailedProbe(api: FactSet, reason: string): FactSet {
+  for (const path of NODE_FACT_PATHS) {
+    if (api.whyUnknown(path)?.reason === 'not-collected') api.unknown(path, 'node-unreachable', reason)
+  }
+
+  return api
 }
 
 /** How the node probe of a cluster run went, for each Node. */

@@ -176,6 +176,9 @@ export const SHELL_ONLY_FACTS: readonly NodeFactPath[] = NODE_FACTS.filter((spec
 /** Node facts kube-proxy's cluster configuration implies, taken for a probed node whose bundle could not tell. */
 export const KUBE_PROXY_FALLBACK_FACTS: readonly NodeFactPath[] = NODE_FACTS.filter((spec: NodeFactSpec) => spec.api === 'kube-proxy').map((spec) => spec.path)
 
+/** Node facts of the OS the Node object shows, taken for a node probed in its kube-proxy pod, where the node's os-release is not mounted. */
+export const NODE_OS_API_FACTS: readonly NodeFactPath[] = NODE_FACTS.filter((spec: NodeFactSpec) => spec.api === 'node' && spec.sections.includes('os-release')).map((spec) => spec.path)
+
 /** The bundle sections node facts are read from. */
 export const BUNDLE_SECTIONS: readonly string[] = [...new Set(NODE_FACTS.flatMap((spec) => spec.sections))]
 

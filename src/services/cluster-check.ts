@@ -11,7 +11,7 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
   /** Evaluate a saved snapshot instead of a live cluster. */
   snapshotPath?: string
   progress?: StepRunner
-  /** --node-probe ssh: probe the Linux Nodes over SSH (live, even with a snapshot) and evaluate their facts. */
+  /** --node-probe ssh|exec: probe the Linux Nodes (live, even with a snapshot) and evaluate their facts. */
   nodeProbe?: NodeProbeOptions
   /** --facts: bundles collected on the nodes, in place of a probe. */
   factsPaths?: string[]
@@ -37,7 +37,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   let probes: NodeProbeResult | undefined
   if (options.nodeProbe) {
     const {probeClusterNodes} = await import('./cluster-node-probe.js')
-    probes = await probeClusterNodes(snapshot, options.nodeProbe, progress)
+    probes = await probeClusterNodes(snapshot, options.nodeProbe, options.connection, progress)
   } else if (options.factsPaths && options.factsPaths.length > 0) {
     const {bundledNodeProbes} = await import('./cluster-bundles.js')
     probes = await bundledNodeProbes(snapshot, options.factsPaths, options.readStdin)

@@ -5,7 +5,7 @@
 import type {ClusterSummary, Report} from '../contract/report.js'
 import {type ClusterModel, deriveClusterModel} from '../derive/cluster-facts.js'
 import {migrationNeeded} from '../derive/kube-proxy-config.js'
-import {clusterNodeReport, clusterSubjects, mergeNodeFacts} from '../derive/subjects.js'
+import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport, type ReportInput} from '../planner/gate.js'
@@ -24,10 +24,12 @@ export interface ClusterEvaluationOptions extends Pick<CheckOptions, 'policy' | 
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
 export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probes?: NodeProbeResult): Report {
   const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
-  // A reachable node's own facts replace what the API shows of it; the others keep the API's.
+  // A reachable node's own facts replace what the API shows of it; the others keep the API's, and a
+  // failed probe says why the rest is unknown.
   for (const node of model.nodes) {
     const probed = probes?.probed.get(node.name)
-    if (probed?.reachable) node.facts = mergeNodeFacts(node.name, probed.facts, node.facts)
+    if (probed?.reachable) node.facts = mergeNodeFacts(node.name, probed.facts, node.facts, probed.source)
+    else if (probed) node.facts = blameFailedProbe(node.facts, probed.reason ?? 'the node probe failed')
   }
 
   const nothingToMigrate = !migrationNeeded(model.kubeProxy.mode)

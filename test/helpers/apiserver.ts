@@ -18,7 +18,10 @@
  * - Faults per path: 403 Forbidden, 500/503 or 429 with Retry-After (for the first N requests or
  *   all), slow answers, no answer at all, a 200 with any body (malformed pages, endless paging), the
  *   connection cut halfway through the body, a body sent a few bytes at a time.
- * - Every request is recorded (method, path, query, status).
+ * - pods/exec over WebSocket (v5 and v4 channel protocols), the command run for real in a stand-in for
+ *   the upstream kube-proxy image (apiserver-exec.ts); an exec's faults: forbidden (403), hang (the
+ *   upgrade is never answered), no-shell (the image has no shell: exec of sh fails as the runtime says).
+ * - Every request is recorded (method, path, query, status; 101 for an exec that was upgraded).
  *
  * Objects come from a scenario (apiserver-scenario.ts: a folder of test/fixtures/clusters, or a
  * Scenario object) and are serialised once at start; a page is its items' JSON joined, so pages
@@ -29,14 +32,16 @@
  */
 import {createHash} from 'node:crypto'
 import {writeFileSync} from 'node:fs'
-import type {IncomingMessage, ServerResponse} from 'node:http'
+import {type IncomingMessage, type ServerResponse, STATUS_CODES} from 'node:http'
 import {createServer} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
+import type {Duplex} from 'node:stream'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {stringify as toYaml} from 'yaml'
 
 import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
+import {ExecEndpoint, type ExecProtocol} from './apiserver-exec.js'
 import {loadScenario, type Scenario, type VersionInfo} from './apiserver-scenario.js'
 import {fieldSelector, labelSelector, type Matcher, SelectorError} from './apiserver-selectors.js'
 import {testTls} from './apiserver-tls.js'
@@ -66,6 +71,7 @@ export type Fault = {
   | {kind: 'reset'}
   | {kind: 'forbidden'}
   | {kind: 'hang'}
+  | {kind: 'no-shell'}
   | {kind: 'slow'; delayMs: number}
   | {kind: 'throttle'; retryAfterSeconds?: number}
 )
@@ -80,6 +86,8 @@ export interface ApiServerOptions {
   faults?: Fault[]
   /** Fields of GET /version that override the scenario's. */
   version?: Partial<VersionInfo>
+  /** The pods/exec subprotocols served, most preferred first. Default: v5 and v4. */
+  execProtocols?: ExecProtocol[]
 }
 
 export interface ApiServer {
@@ -170,6 +178,7 @@ interface Collection {
 
 type Route =
   | {kind: 'document'; body: string}
+  | {kind: 'exec'; collection: Collection; namespace: string; name: string}
   | {kind: 'get'; collection: Collection; namespace?: string; name: string}
   | {kind: 'list'; collection: Collection; namespace?: string}
   | {kind: 'log'; collection: Collection; namespace: string; name: string}
@@ -254,7 +263,12 @@ class ObjectStore {
     const namespaced = segments[0] === 'namespaces' && segments.length <= 5 ? collection(segments[2]) : undefined
     if (!namespaced?.type.namespaced) return {kind: 'unknown'}
     const namespace = segments[1]
-    if (segments.length === 5) return segments[2] === 'pods' && segments[4] === 'log' ? {kind: 'log', collection: namespaced, namespace, name: segments[3]} : {kind: 'unknown'}
+    if (segments.length === 5) {
+      const subresource = segments[2] === 'pods' && (segments[4] === 'log' || segments[4] === 'exec') ? segments[4] : undefined
+      return subresource ? {kind: subresource, collection: namespaced, namespace, name: segments[3]} : {kind: 'unknown'}
+    }
+
+
     return segments.length === 3 ? {kind: 'list', collection: namespaced, namespace} : {kind: 'get', collection: namespaced, namespace, name: segments[3]}
   }
 
@@ -268,6 +282,13 @@ class ObjectStore {
 
     const typeMeta = Buffer.from(`{"kind":"${type.kind}","apiVersion":"${type.groupVersion}",`)
     return {status: 200, body: object.hasTypeMeta ? [object.json] : [typeMeta, object.json.subarray(1)]}
+  }
+
+  /** The object itself, parsed, or undefined when there is none. */
+  object(collection: Collection, name: string, namespace = ''): AnyObject | undefined {
+    const key = namespace ? `${namespace}/${name}` : name
+    const object = collection.objects.find((candidate) => candidate.key === key)
+    return object && (JSON.parse(object.json.toString('utf8')) as AnyObject)
   }
 
   list(collection: Collection, query: URLSearchParams, namespace?: string): Answer {
@@ -477,6 +498,11 @@ class FaultPlan {
 }
 
 function forbidden(route: Route, user: string, path: string): Answer {
+  if (route.kind === 'exec') {
+    const message = `pods "${route.name}" is forbidden: User "${user}" cannot create resource "pods/exec" in API group "" in the namespace "${route.namespace}"`
+    return statusAnswer(403, message, {name: route.name, kind: 'pods'})
+  }
+
   if (route.kind !== 'get' && route.kind !== 'list') return statusAnswer(403, `forbidden: User "${user}" cannot get path "${path}"`, {})
   const {type} = route.collection
   const group = groupOf(type)
@@ -558,10 +584,49 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         const pod = store.get(route.collection, route.name, route.namespace)
         return pod.status === 200 ? {status: 200, body: '', headers: {'Content-Type': 'text/plain'}} : pod
       }
+      case 'exec': {
+        return statusAnswer(400, 'Upgrade request required')
+      }
       case 'unknown': {
         return NOT_FOUND
       }
     }
+  }
+
+  /** What answers an exec upgrade instead of the command: a refusal, a hang (undefined), or nothing (undefined too, once upgraded). */
+  const upgradeRefusal = (request: IncomingMessage, record: RecordedRequest, url: URL, socket: Duplex, head: Buffer): Answer | undefined => {
+    if (request.headers.authorization !== `Bearer ${token}`) return statusAnswer(401, 'Unauthorized')
+    const route = store.route(record.path)
+    if (route.kind !== 'exec') return statusAnswer(400, 'the server could not upgrade this request', {})
+    const fault = faults.next(record.path)
+    if (fault?.kind === 'hang') {
+      hanging.add(socket)
+      return undefined
+    }
+
+    if (fault?.kind === 'forbidden') return forbidden(route, user, record.path)
+    const pod = store.object(route.collection, route.name, route.namespace)
+    if (!pod) return store.get(route.collection, route.name, route.namespace)
+    const containers = ((pod.spec?.containers ?? []) as Array<{name: string}>).map((container) => container.name)
+    const container = url.searchParams.get('container') ?? (containers.length === 1 ? containers[0] : '')
+    if (!containers.includes(container)) return statusAnswer(400, `container ${container} is not valid for pod ${route.name}`)
+    if (pod.status?.phase !== 'Running') return statusAnswer(400, `unable to upgrade connection: pod ${route.name} is not running (phase ${pod.status?.phase ?? 'unknown'})`)
+    if (!exec.speaksProtocol(request)) return statusAnswer(400, 'unable to upgrade connection: the client offers none of the subprotocols this server speaks')
+    record.status = 101
+    exec.upgrade(request, socket, head, {command: url.searchParams.getAll('command'), stdin: url.searchParams.get('stdin') === 'true', noShell: fault?.kind === 'no-shell'})
+    return undefined
+  }
+
+  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(request.url ?? '/', 'https://127.0.0.1')
+    const record: RecordedRequest = {method: request.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams)}
+    requests.push(record)
+    socket.on('error', () => {}) // a client that gives up mid-exchange
+    const refusal = upgradeRefusal(request, record, url, socket, head)
+    if (!refusal) return
+    record.status = refusal.status
+    const body = typeof refusal.body === 'string' ? refusal.body : Buffer.concat(refusal.body).toString('utf8')
+    socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   }
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
@@ -601,7 +666,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     )
   }
 
+  const exec = await ExecEndpoint.start(options.execProtocols)
+  const hanging = new Set<Duplex>()
   const server = createServer({key: tls.key, cert: tls.cert}, handle)
+  server.on('upgrade', upgrade)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const {port} = server.address() as AddressInfo
   documents = discoveryDocuments(store.types, versionInfo(scenario.version, options.version), `127.0.0.1:${port}`)
@@ -610,8 +678,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     ca: tls.ca,
     token,
     requests,
-    close() {
+    async close() {
       abort.abort()
+      for (const socket of hanging) socket.destroy()
+      await exec.close()
       server.closeAllConnections()
       return new Promise((resolve) => server.close(() => resolve()))
     },

@@ -68,6 +68,7 @@ export class KubeClient {
     readonly server: string,
     readonly context: string,
     private readonly agent: https.Agent,
+    private readonly tls: https.AgentOptions,
     private readonly headers: Record<string, string>,
     private readonly timeoutMs: number,
     private readonly signal?: AbortSignal,
@@ -81,11 +82,16 @@ export class KubeClient {
     const access = context.headers ? directAccess(context, context.headers) : await accessWithClientNode(context)
     const agent = new https.Agent({...access.tls, keepAlive: true, maxSockets: options.concurrency})
     const headers = {Accept: 'application/json', 'User-Agent': 'kpx-check', ...access.headers}
-    return new KubeClient(access.server.replace(/\/+$/, ''), access.context, agent, headers, options.requestTimeoutSeconds * 1000, options.signal)
+    return new KubeClient(access.server.replace(/\/+$/, ''), access.context, agent, access.tls, headers, options.requestTimeoutSeconds * 1000, options.signal)
   }
 
   close(): void {
     this.agent.destroy()
+  }
+
+  /** What a WebSocket to `path` (pods/exec) needs: its wss:// URL, and the TLS settings and credentials the reads use. */
+  webSocketTarget(path: string): {url: string; tls: https.AgentOptions; headers: Record<string, string>} {
+    return {url: `${this.server.replace(/^http/, 'ws')}${path}`, tls: this.tls, headers: this.headers}
   }
 
   /** GET one object, parsed; retries 429 and 5xx with backoff (Retry-After when given). Anything but a JSON object is malformed. */

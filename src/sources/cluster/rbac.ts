@@ -44,3 +44,16 @@ export function rbacManifest(name: string, subject: string): string {
 
   return documents.join('\n---\n')
 }
+
+/**
+ * What `cluster --node-probe exec` needs besides the reads: exec into the kube-proxy pods of
+ * kube-system (listing them is among the reads). A Role of its own, so write access stays opt-in.
+ * The exec WebSocket is a GET: newer API servers authorize it as create, older ones as get.
+ */
+export function execRbacManifest(name: string, subject: string): string {
+  const role = `${name}-exec`
+  return [
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nrules:\n  - apiGroups: [""]\n    resources: ["pods/exec"]\n    verbs: ["create", "get"]`,
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${role}\nsubjects:\n${subject}`,
+  ].join('\n---\n')
+}

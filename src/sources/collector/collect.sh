@@ -19,19 +19,34 @@
 #     carries a ruleset is `nft -c` (check-only, never committed) on a scratch table. Like every
 #     nftables request, it lets the kernel autoload the nf_tables expression modules it names.
 #   * Each external command is bounded by `timeout` (KPX_TIMEOUT seconds, default 5) when a
-#     timeout utility exists; a command that timed out once is not run again.
+#     timeout utility exists, else by a watchdog when sleep does; a command that timed out once is
+#     not run again.
 #   * No credentials: process arguments are filtered to a few proxy flags, and process
 #     environments are only searched for one variable, never printed.
-#   * Takes no arguments (any are ignored) and builds no command from input.
+#   * Takes one optional argument, the word `kube-proxy-pod` (any other is ignored), and builds no
+#     command from input.
 #   * stderr of the commands it runs never reaches the bundle (it is only classified).
+#   * Needs little besides sh: without sed, tr, cut, tail, uname, mkdir or mktemp it reads /proc and
+#     uses grep, cat and wc instead, so it runs in the upstream kube-proxy image (dash, cat, grep, wc,
+#     rm, nft, iptables, kmod, and no sed, awk, tr, cut, uname, timeout, curl or ip).
+#
+# `kube-proxy-pod`: it runs inside a kube-proxy container (exec into the pod), which shares the
+# node's network and UTS namespaces and kernel but not its PID namespace or its /etc: the host's
+# os-release and services are then `unavailable` (not the container's own), a kube-proxy process it
+# finds runs in a container, and PATH is left as the image sets it.
 #
 # shellcheck shell=sh
 
 COLLECTOR_VERSION=0.1.0
 
+WHERE=host
+[ "${1-}" = kube-proxy-pod ] && WHERE=kube-proxy-pod
+
 # sbin directories are often missing from a non-root user's PATH; append (never prepend) them.
-PATH="${PATH:+$PATH:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-export PATH
+if [ "$WHERE" = host ]; then
+  PATH="${PATH:+$PATH:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+  export PATH
+fi
 LC_ALL=C
 export LC_ALL
 # kube-proxy's endpoints are on 127.0.0.1: never send them through a proxy.
@@ -63,7 +78,8 @@ have() {
 }
 
 # How to call timeout: coreutils and busybox >= 1.30 take `timeout [-k K] SECS`, older busybox
-# takes `timeout -t SECS`. Without any, commands run unbounded.
+# takes `timeout -t SECS`. Without any, a watchdog (sleep, then kill -s KILL) bounds commands where
+# sleep exists (the kube-proxy image, where a hung command would outlive the exec); else they run unbounded.
 TSTYLE=none
 if have timeout; then
   if timeout -k 1 2 true >/dev/null 2>&1 </dev/null; then
@@ -73,7 +89,37 @@ if have timeout; then
   elif timeout -t 2 true >/dev/null 2>&1 </dev/null; then
     TSTYLE=old
   fi
+elif have sleep; then
+  TSTYLE=watchdog
 fi
+
+# watched SECS CMD ARGS... : run CMD in the background and kill it after SECS unless it ended
+# first; the watchdog then removes its own sleep, so nothing of it outlives the command.
+# The watchdog is told to stop with ALRM, which the collector does not trap: before the watchdog has
+# its own trap, ALRM ends it at once (TERM would be held by the collector's inherited trap, and lost).
+# Its sleep is stopped with KILL, which no handler inherited between fork and exec can hold either.
+watched() {
+  _secs=$1
+  shift
+  "$@" &
+  _cmd=$!
+  (
+    _stop=
+    _nap=
+    trap '_stop=1; [ -z "$_nap" ] || kill -s KILL "$_nap" 2>/dev/null' ALRM
+    sleep "$_secs" &
+    _nap=$!
+    [ -z "$_stop" ] || kill -s KILL "$_nap" 2>/dev/null
+    wait "$_nap"
+    [ -n "$_stop" ] || kill -s KILL "$_cmd" 2>/dev/null
+  ) >/dev/null 2>&1 </dev/null &
+  _dog=$!
+  wait "$_cmd"
+  _rc=$?
+  kill -s ALRM "$_dog" 2>/dev/null
+  wait "$_dog" 2>/dev/null
+  return "$_rc"
+}
 
 # bounded SECS CMD ARGS... : run CMD with the time bound.
 bounded() {
@@ -83,35 +129,65 @@ bounded() {
     kill) timeout -k 2 "$_secs" "$@" ;;
     plain) timeout "$_secs" "$@" ;;
     old) timeout -t "$_secs" "$@" ;;
+    watchdog) watched "$_secs" "$@" ;;
     *) "$@" ;;
   esac
 }
 
 # ---------------------------------------------------------------------------------------------
 # Scratch space: command output goes to files, never through pipes, so a timed-out command's
-# orphaned children cannot keep the collector waiting.
+# orphaned children cannot keep the collector waiting. A folder of its own; without mktemp and
+# mkdir (the kube-proxy image), files named after the collector's pid, each created anew (noclobber).
+# S is what a scratch file's name starts with.
+
+SCRATCH_FILES='out err tmp probe.nft argv err2'
+
+# scratch_files PREFIX : creates every scratch file as PREFIX<name>, none of which may exist yet;
+# when one does, removes the ones it made and fails.
+scratch_files() {
+  _made=
+  for _name in $SCRATCH_FILES; do
+    if ! (set -C && : >"$1$_name") 2>/dev/null; then
+      for _undo in $_made; do
+        rm -f "$1$_undo"
+      done
+      return 1
+    fi
+    _made="$_made $_name"
+  done
+}
 
 SCRATCH=
+S=
 for _dir in "${TMPDIR:-/tmp}" /tmp /dev/shm /var/tmp /run; do
   if [ ! -d "$_dir" ] || [ ! -w "$_dir" ]; then
     continue
   fi
   if have mktemp; then
     SCRATCH=$(mktemp -d "$_dir/kpx-check.XXXXXX" 2>/dev/null) && [ -d "$SCRATCH" ] && break
-  elif mkdir "$_dir/kpx-check.$$" 2>/dev/null; then
-    SCRATCH="$_dir/kpx-check.$$"
+  elif have mkdir; then
+    mkdir "$_dir/kpx-check.$$" 2>/dev/null && SCRATCH="$_dir/kpx-check.$$" && break
+  elif scratch_files "$_dir/kpx-check.$$."; then
+    S="$_dir/kpx-check.$$."
     break
   fi
   SCRATCH=
 done
-if [ -z "$SCRATCH" ]; then
+[ -z "$SCRATCH" ] || S="$SCRATCH/"
+if [ -z "$S" ]; then
   printf 'kpx-check collector: no writable scratch directory (tried %s)\n' 'TMPDIR, /tmp, /dev/shm, /var/tmp, /run' >&2
   exit 1
 fi
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-  rm -rf "$SCRATCH"
+  if [ -n "$SCRATCH" ]; then
+    rm -rf "$SCRATCH"
+  else
+    for _name in $SCRATCH_FILES; do
+      rm -f "$S$_name"
+    done
+  fi
 }
 trap cleanup EXIT
 trap 'exit 129' HUP
@@ -120,9 +196,9 @@ trap 'exit 143' TERM
 # A broken stdout (the reader went away: a timed-out SSH session) still removes the scratch folder.
 trap 'exit 141' PIPE
 
-OUT="$SCRATCH/out"
-ERR="$SCRATCH/err"
-TMPF="$SCRATCH/tmp"
+OUT="${S}out"
+ERR="${S}err"
+TMPF="${S}tmp"
 
 # ---------------------------------------------------------------------------------------------
 # Running commands and reporting
@@ -170,10 +246,30 @@ unavailable() {
 }
 
 # first_line FILE : the first line of FILE, printable ASCII only, at most 120 characters.
-first_line() {
-  [ -s "$1" ] || return 0
-  sed -n '1{s/[^ -~]/ /g;s/  */ /g;p;q;}' "$1" 2>/dev/null | cut -c 1-120
-}
+if have sed && have cut; then
+  first_line() {
+    [ -s "$1" ] || return 0
+    sed -n '1{s/[^ -~]/ /g;s/  */ /g;p;q;}' "$1" 2>/dev/null | cut -c 1-120
+  }
+else
+  _q='??????????'
+  FIRST_120="$_q$_q$_q$_q$_q$_q$_q$_q$_q$_q$_q$_q"
+  first_line() {
+    [ -s "$1" ] || return 0
+    _l=
+    IFS= read -r _l <"$1" || :
+    # shellcheck disable=SC2295 # FIRST_120 is a pattern: 120 times "?"
+    [ "${#_l}" -le 120 ] || _l=${_l%"${_l#$FIRST_120}"}
+    while :; do
+      case $_l in
+        *[![:print:]]*) _l="${_l%%[![:print:]]*} ${_l#*[![:print:]]}" ;;
+        *"  "*) _l="${_l%%  *} ${_l#*  }" ;;
+        *) break ;;
+      esac
+    done
+    printf '%s\n' "$_l"
+  }
+fi
 
 # classify RC ERRFILE : sets REASON and DETAIL for a command that did not succeed.
 classify() {
@@ -223,11 +319,29 @@ nft_as_root() {
 }
 
 # body FILE : print FILE as a section body, ending with a newline.
-body() {
-  [ -s "$1" ] || return 0
-  sed 's/^### / ### /' "$1"
-  [ -z "$(tail -c 1 "$1")" ] || printf '\n'
-}
+if have sed && have tail; then
+  body() {
+    [ -s "$1" ] || return 0
+    sed 's/^### / ### /' "$1"
+    [ -z "$(tail -c 1 "$1")" ] || printf '\n'
+  }
+else
+  body() {
+    [ -s "$1" ] || return 0
+    if grep -q '^### ' "$1"; then
+      while IFS= read -r _line || [ -n "$_line" ]; do
+        case $_line in
+          '### '*) printf ' %s\n' "$_line" ;;
+          *) printf '%s\n' "$_line" ;;
+        esac
+      done <"$1"
+    else
+      cat "$1"
+      # grep counts a last line without a newline, wc does not.
+      [ "$(grep -c '' "$1")" -eq "$(wc -l <"$1")" ] || printf '\n'
+    fi
+  }
+fi
 
 # file_section NAME PATH : raw file content; absent → not-present, unreadable → permission-denied.
 file_section() {
@@ -277,6 +391,7 @@ fi
 # --- kernel-release
 header kernel-release
 REL=$(uname -r 2>/dev/null)
+[ -n "$REL" ] || read -r REL 2>/dev/null </proc/sys/kernel/osrelease || :
 if [ -n "$REL" ]; then
   printf '%s\n' "$REL"
 else
@@ -284,7 +399,10 @@ else
 fi
 
 # --- os-release
-if [ -e /etc/os-release ]; then
+if [ "$WHERE" = kube-proxy-pod ]; then
+  header os-release
+  unavailable os-release not-present "the node's /etc/os-release is not mounted in the kube-proxy container (its own is the image's)"
+elif [ -e /etc/os-release ]; then
   file_section os-release /etc/os-release
 else
   file_section os-release /usr/lib/os-release
@@ -394,7 +512,11 @@ if [ -z "$REL" ] || [ ! -e "$_file" ]; then
 elif [ ! -r "$_file" ]; then
   unavailable modules-available permission-denied "$_file"
 else
-  sed -n 's/:.*//p' "$_file" 2>/dev/null >"$TMPF"
+  if have sed; then
+    sed -n 's/:.*//p' "$_file" 2>/dev/null >"$TMPF"
+  else
+    grep -o -E '^[^:]*' "$_file" 2>/dev/null >"$TMPF"
+  fi
   grep -E "$MODPAT" "$TMPF" >"$OUT" 2>/dev/null
   body "$OUT"
 fi
@@ -402,7 +524,7 @@ fi
 # --- nft-check: a kube-proxy-like ruleset in scratch tables, checked (-c) and never committed.
 header nft-check
 if nft_as_root nft-check; then
-  _probe="$SCRATCH/probe.nft"
+  _probe="${S}probe.nft"
   cat >"$_probe" <<'RULESET'
 table ip kpx-check-probe {
 	set cluster-ips {
@@ -606,7 +728,10 @@ done
 SERVICES='firewalld ufw nftables docker keepalived'
 header services
 _done=no
-if [ -d /run/systemd/system ] && have systemctl; then
+if [ "$WHERE" = kube-proxy-pod ]; then
+  unavailable services not-present "the node's processes and /etc are not visible from the kube-proxy container (no hostPID)"
+  _done=yes
+elif [ -d /run/systemd/system ] && have systemctl; then
   # shellcheck disable=SC2086 # SERVICES is a fixed word list
   run "$OUT" "$ERR" systemctl is-active $SERVICES
   # is-active exits non-zero when a unit is not active; its stdout still has one line per unit.
@@ -685,11 +810,11 @@ else
         grep '^-P ' "$OUT" >>"$TMPF" 2>/dev/null
       elif [ -z "$_failed" ]; then
         _failed=$RC
-        cp "$ERR" "$SCRATCH/err2" 2>/dev/null
+        cat "$ERR" >"${S}err2" 2>/dev/null
       fi
     done
     body "$TMPF"
-    [ -z "$_failed" ] || fail iptables-policies "$_failed" "$SCRATCH/err2"
+    [ -z "$_failed" ] || fail iptables-policies "$_failed" "${S}err2"
   fi
 fi
 
@@ -713,7 +838,7 @@ for _backend in legacy nft; do
     printf '# %s failed exit=%s\n' "$_backend" "$RC"
     if [ -z "$_failed" ]; then
       _failed=$RC
-      cp "$ERR" "$SCRATCH/err2" 2>/dev/null
+      cat "$ERR" >"${S}err2" 2>/dev/null
     fi
   fi
 done
@@ -722,7 +847,7 @@ if [ "$_tried" = 0 ]; then
 elif [ "$IS_ROOT" = no ]; then
   unavailable iptables-rules permission-denied
 elif [ "$_lines" = 0 ]; then
-  fail iptables-rules "$_failed" "$SCRATCH/err2"
+  fail iptables-rules "$_failed" "${S}err2"
 fi
 
 # --- nft-tables, nft-chains (root)
@@ -898,6 +1023,16 @@ proxy_args() {
   PARGS=${PARGS# }
 }
 
+# nul_lines FILE : FILE's NUL-separated strings (a cmdline, an environ), one a line; without tr,
+# grep keeps the runs of characters between control characters.
+nul_lines() {
+  if have tr; then
+    tr '\0' '\n' 2>/dev/null <"$1"
+  else
+    grep -a -o -E '[^[:cntrl:]]+' "$1" 2>/dev/null
+  fi
+}
+
 header kube-proxy-process
 _hidden=no
 if [ "$IS_ROOT" = no ] && grep -q -E '^[^ ]+ /proc proc [^ ]*hidepid=([12]|noaccess|invisible)' /proc/mounts 2>/dev/null; then
@@ -908,14 +1043,14 @@ run "$TMPF" "$ERR" grep -l -E 'kube-proxy|k3s|rke2' /proc/[0-9]*/cmdline
 if [ "$RC" = 124 ]; then
   fail kube-proxy-process "$RC" "$ERR"
 else
-  _argv="$SCRATCH/argv"
+  _argv="${S}argv"
   : >"$OUT"
   while IFS= read -r _path; do
     _pid=${_path#/proc/}
     _pid=${_pid%/cmdline}
     case $_pid in '' | *[!0-9]*) continue ;; esac
     [ "$_pid" = "$$" ] && continue
-    tr '\0' '\n' 2>/dev/null <"$_path" >"$_argv" || continue
+    nul_lines "$_path" >"$_argv" || continue
     _arg0=
     IFS= read -r _arg0 <"$_argv" || [ -n "$_arg0" ] || continue
     _exe=${_arg0%% *}
@@ -925,7 +1060,7 @@ else
       *) continue ;;
     esac
     _container=no
-    if grep -q -E 'kubepods|docker|containerd|crio' "/proc/$_pid/cgroup" 2>/dev/null; then
+    if [ "$WHERE" = kube-proxy-pod ] || grep -q -E 'kubepods|docker|containerd|crio' "/proc/$_pid/cgroup" 2>/dev/null; then
       _container=yes
     fi
     proxy_args "$_argv"
@@ -935,8 +1070,8 @@ else
         # The environment is searched, never printed.
         _envf="/proc/$_pid/environ"
         _skip=unreadable
-        if [ -r "$_envf" ] && tr '\0' '\n' 2>/dev/null <"$_envf" >/dev/null; then
-          if tr '\0' '\n' 2>/dev/null <"$_envf" | grep -q '^KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK=.'; then
+        if [ -r "$_envf" ] && nul_lines "$_envf" >/dev/null; then
+          if nul_lines "$_envf" | grep -q '^KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK=.'; then
             _skip='set'
           else
             _skip='unset'

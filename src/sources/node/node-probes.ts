@@ -1,5 +1,5 @@
 /**
- * Node facts from a collector run: on this machine, or over SSH. A run that fails, or prints
+ * Node facts from a collector run: on this machine, over SSH, or in a kube-proxy pod (kube-proxy-exec.ts). A run that fails, or prints
  * something that is no bundle, makes the node unreachable with the reason; every fact is then
  * unknown, never passed.
  */
@@ -64,7 +64,7 @@ export function bundledNode(source: NodeSource, origin: string, fallbackName: st
 }
 
 /** A node from a collector run: its facts, or unreachable with why the run or its bundle failed. */
-function collectedNode(source: NodeSource, origin: string, fallbackName: string, run: CollectorRun): ProbedNode {
+export function collectedNode(source: NodeSource, origin: string, fallbackName: string, run: CollectorRun): ProbedNode {
   if (!run.ok) return unreachable(source, origin, fallbackName, run.reason ?? 'collector: failed')
   try {
     return bundledNode(source, origin, fallbackName, run.stdout)

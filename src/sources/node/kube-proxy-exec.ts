@@ -1,0 +1,132 @@
+/**
+ * `cluster --node-probe exec`: the collector runs inside each Linux node's running kube-proxy pod
+ * (pods/exec), which is privileged, on the node's network and has the nft kube-proxy itself uses: no
+ * new pod, no image pull. The script goes on stdin to `/bin/sh -s kube-proxy-pod` (a constant command
+ * line, so nothing from the cluster reaches a shell); what the container cannot see of the node, the
+ * bundle says is unavailable. Each node that cannot be probed is unreachable with a reason that starts
+ * with its failure class: `exec-forbidden: …`, `no-kube-proxy-pod: …`, `no-shell: …`, `timeout: …`,
+ * `exec: …` (anything else), or the collector's own failure.
+ */
+import {readFile} from 'node:fs/promises'
+
+import {COLLECTOR_SCRIPT} from '../../util/paths.js'
+import {forEachConcurrently} from '../../util/pool.js'
+import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
+import {execInPod, PodExecError} from '../cluster/pod-exec.js'
+import type {FleetProgress} from '../ssh/options.js'
+import {collectedNode, type ProbedNode, unreachable} from './node-probes.js'
+
+export const KUBE_PROXY_NAMESPACE = 'kube-system'
+/** The labels kube-proxy pods carry: kubeadm's, EKS's and GKE's DaemonSets (k8s-app), AKS's and RKE2's static pods (component). */
+export const KUBE_PROXY_SELECTORS = ['k8s-app=kube-proxy', 'component=kube-proxy'] as const
+/** The image's shell reads the collector from stdin, in its kube-proxy-pod mode. */
+export const EXEC_COLLECTOR_COMMAND = ['/bin/sh', '-s', 'kube-proxy-pod'] as const
+
+/** A quoted message is kept to this length: it lands in every check of the node. */
+const MESSAGE_LENGTH = 300
+
+export interface ExecProbeOptions {
+  connection: Omit<ConnectOptions, 'signal'>
+  concurrency: number
+  /** Per node, from opening the exec to the end of parsing the collector's output. */
+  timeoutSeconds: number
+  onProgress?: (progress: FleetProgress) => void
+}
+
+/** A running kube-proxy pod, and the container of it that is kube-proxy. */
+interface KubeProxyPod {
+  name: string
+  container: string
+}
+
+/** Probes each named Linux Node in its kube-proxy pod; one ProbedNode per name, by name, with source `exec` and origin `kube-system/<pod>`. */
+export async function probeNodesByExec(nodeNames: readonly string[], options: ExecProbeOptions): Promise<Map<string, ProbedNode>> {
+  const probed = new Map<string, ProbedNode>()
+  const client = await KubeClient.connect(options.connection)
+  try {
+    const found = await runningKubeProxyPods(client)
+    const script = await readFile(COLLECTOR_SCRIPT)
+    const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: nodeNames.length}
+    await forEachConcurrently(nodeNames, options.concurrency, async (name) => {
+      const node = typeof found === 'string' ? unreachable('exec', KUBE_PROXY_NAMESPACE, name, found) : await probeNode(client, name, found.get(name), script, options.timeoutSeconds)
+      probed.set(name, node)
+      progress.remaining -= 1
+      if (node.reachable) progress.succeeded += 1
+      else progress.failed += 1
+      options.onProgress?.({...progress})
+    })
+  } finally {
+    client.close()
+  }
+
+  return probed
+}
+
+/** Running kube-proxy pods by node; or, when they cannot be listed, why (every node's reason). */
+async function runningKubeProxyPods(client: KubeClient): Promise<Map<string, KubeProxyPod> | string> {
+  const byNode = new Map<string, KubeProxyPod>()
+  try {
+    for (const labelSelector of KUBE_PROXY_SELECTORS) {
+      await client.list(`/api/v1/namespaces/${KUBE_PROXY_NAMESPACE}/pods`, {labelSelector, fieldSelector: 'status.phase=Running'}, (items) => {
+        for (const pod of items as Array<{metadata: {name?: string}; spec?: {containers?: Array<{image?: string; name?: string}>; nodeName?: string}}>) {
+          const nodeName = pod.spec?.nodeName
+          const containers = pod.spec?.containers ?? []
+          const container = containers.find((candidate) => candidate.name === 'kube-proxy') ?? containers.find((candidate) => /kube-proxy/.test(candidate.image ?? ''))
+          if (nodeName && pod.metadata.name && container?.name && !byNode.has(nodeName)) byNode.set(nodeName, {name: pod.metadata.name, container: container.name})
+        }
+      })
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    return `no-kube-proxy-pod: cannot list the kube-proxy pods in ${KUBE_PROXY_NAMESPACE}: ${quote(error.message)}`
+  }
+
+  return byNode
+}
+
+async function probeNode(client: KubeClient, name: string, pod: KubeProxyPod | undefined, script: Buffer, timeoutSeconds: number): Promise<ProbedNode> {
+  if (!pod) return unreachable('exec', KUBE_PROXY_NAMESPACE, name, `no-kube-proxy-pod: no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node`)
+  const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}`
+  const deadline = AbortSignal.timeout(timeoutSeconds * 1000)
+  try {
+    const result = await execInPod(client, {namespace: KUBE_PROXY_NAMESPACE, pod: pod.name, container: pod.container, command: EXEC_COLLECTOR_COMMAND, stdin: script}, deadline)
+    const stdout = result.stdout.toString('utf8')
+    const detail = result.stderr.trim().split('\n').at(-1)?.trim()
+    const run = result.exitCode === 0 ? {ok: true, stdout} : {ok: false, stdout, reason: `collector: exited ${result.exitCode}${detail ? `: ${quote(detail)}` : ''}`}
+    const node = collectedNode('exec', origin, name, run)
+    node.facts.set('node.name', name)
+    return node
+  } catch (error) {
+    if (deadline.aborted) return unreachable('exec', origin, name, `timeout: no answer within ${timeoutSeconds}s (--timeout)`)
+    if (!(error instanceof PodExecError)) throw error
+    return unreachable('exec', origin, name, failureReason(error))
+  }
+}
+
+function failureReason(error: PodExecError): string {
+  const message = quote(error.message)
+  switch (error.kind) {
+    case 'forbidden': {
+      return `exec-forbidden: ${message}`
+    }
+
+    case 'not-found': {
+      return `no-kube-proxy-pod: ${message}`
+    }
+
+    case 'runtime': {
+      // The command is /bin/sh: the runtime could not start it, so the image has no (usable) shell.
+      return error.message.includes(EXEC_COLLECTOR_COMMAND[0]) ? `no-shell: the kube-proxy image has no ${EXEC_COLLECTOR_COMMAND[0]}: ${message}` : `exec: ${message}`
+    }
+
+    default: {
+      return `exec: ${message}`
+    }
+  }
+}
+
+/** A message from the API server or the node, on one line and of bounded length. */
+function quote(message: string): string {
+  const line = message.replaceAll(/\s+/g, ' ').trim()
+  return line.length > MESSAGE_LENGTH ? `${line.slice(0, MESSAGE_LENGTH)}…` : line
+}
