@@ -1,7 +1,7 @@
 import {Environment} from '@marcbachmann/cel-js'
 
 import type {FactValue} from '../contract/finding.js'
-import {type FactSpec, factSpecs} from '../facts/catalog.js'
+import {type FactSpec, factSpecs, groupAndName} from '../facts/catalog.js'
 import type {FactSet} from '../facts/fact-set.js'
 import {compareVersions} from '../facts/parsers/versions.js'
 
@@ -26,12 +26,6 @@ function registerFunctions(env: Environment): Environment {
     .registerFunction('join(list, string): string', (items: unknown[], separator: string) =>
       items.map(String).join(separator),
     )
-}
-
-/** A fact path is `group.name` (the catalogue has no deeper one): `kernel.release`. */
-function groupAndName(path: string): [string, string] {
-  const dot = path.indexOf('.')
-  return [path.slice(0, dot), path.slice(dot + 1)]
 }
 
 /** Builds the CEL variable schema (`kernel: {release: string, …}`) from the flat catalogue. */
