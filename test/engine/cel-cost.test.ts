@@ -74,6 +74,8 @@ describe('CEL cost estimate', () => {
     assert.equal(cost('data.m["short"] == data.m["long"]', data), 1 + 4 + 4 + 1)
     // A key not known until evaluation reads the longest value: 1 + 2 (data.floor) + 2 × (1 + 4 + 1 + 1).
     assert.equal(cost('data.floor.exists(k, data.floor[k] == "1.33")', data), 17)
+    // A variable named like a key is still a variable: 1 + 2 + 2 × (1 + 4 + 1 + 10, the 100 x's).
+    assert.equal(cost(`data.m.exists(short, data.m[short] == "${'x'.repeat(100)}")`, data), 35)
     // Lists in the data are priced item by item: 1 + 2 + 1 × (1 + 1 + 3 × 3).
     assert.equal(cost('data.nested.exists(x, x.exists(y, y > 0))', data), 14)
     // Every comparison reads the shorter side: 1 + 2 (kernel.release) + 1 ("5") + 1.
@@ -131,6 +133,10 @@ describe('CEL cost estimate', () => {
       ['"abc".indexOf("b")', 5],
       ['"abc".lastIndexOf("b")', 5],
       ['versionAtLeast("1.2", "1.1")', 5],
+      // A bool, printed in 24 characters, however long the versions were: 1 + 9 (1 + 1 + 1 + 4 + 1 + 1) + 1 + 1 + 3.
+      [`join([versionAtLeast("${'1.'.repeat(15)}1", "1")], ",")`, 15],
+      // A method on the string "cel" is no cel.bind: 1 + 1 + 1 + 1 + 1.
+      ['"cel".startsWith("c")', 5],
       ['"ABC".lowerAscii()', 3],
       ['" a ".trim()', 3],
       ['"abc".substring(1)', 4],
