@@ -121,9 +121,9 @@ describe('what rules lint finds in a rule, and where', () => {
       [9, 'CEL: a condition must be a bool, this is string'],
       [10, 'CEL in {{ kernel.nope }}: No such key: nope'],
     ])
-    assert.deepEqual(problemsOf({skip: ['skip:', '  - when: kernel.version', '    message: "{{ kernel.nope }}"']}), [
-      [8, 'CEL: a condition must be a bool, this is string'],
-      [9, 'CEL in {{ kernel.nope }}: No such key: nope'],
+    assert.deepEqual(problemsOf({skip: ['skip:', '  - message: "{{ kernel.nope }}"', '    when: kernel.version']}), [
+      [9, 'CEL: a condition must be a bool, this is string'],
+      [8, 'CEL in {{ kernel.nope }}: No such key: nope'],
     ])
     assert.deepEqual(
       problemsOf({
