@@ -4,6 +4,7 @@ import {describe, it} from 'node:test'
 
 import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
+import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import {FactSet} from '../../src/facts/fact-set.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
@@ -96,5 +97,169 @@ describe('the CEL cost budget at evaluation', () => {
     const joined = {...tablePairs, outcomes: [tablePairs.outcomes[0], {status: 'pass' as const, message: 'Tables: {{ join(netfilter.tables.map(t, netfilter.tables.filter(u, u == t).size()), ", ") }}.'}]}
     const [finding] = evaluateRules([joined], node(new FactSet().set('netfilter.tables', tables(350)))).findings
     assert.deepEqual([finding.status, finding.message], ['pass', 'Tables: (over the CEL cost budget).'])
+  })
+})
+
+/** A rule written here, in memory: the fields a test does not name are a plain node rule's. */
+function rule(fields: Partial<LoadedRule>): LoadedRule {
+  return {
+    id: 'node/probe',
+    scope: 'node',
+    severity: 'warning',
+    title: 'Probe',
+    description: 'd',
+    needs: ['kernel.version'],
+    outcomes: [
+      {status: 'fail', when: 'kernel.version == "4.18"', message: 'old {{ kernel.version }}'},
+      {status: 'pass', message: 'fine'},
+    ],
+    unknown: {message: 'no {{ missing.fact }} ({{ missing.reason }})'},
+    remediation: ['upgrade {{ kernel.version }}'],
+    references: [{title: 'x', url: 'https://example.com'}],
+    source: 'test',
+    ...fields,
+  }
+}
+
+const kernel = (version: string) => new FactSet().set('kernel.version', version)
+const brief = ({status, severity, subject, message, reason, remediation}: {message: string; reason?: string; remediation: string[]; severity: string; status: string; subject: {kind: string; name: string}}) => ({
+  status,
+  severity,
+  subject: `${subject.kind}/${subject.name}`,
+  message,
+  reason,
+  remediation,
+})
+
+describe('evaluating a rule', () => {
+  it('gives each subject its finding, with the rule\'s words, evidence of what it read and remediation only on a failure', () => {
+    const {findings} = evaluateRules([rule({uses: ['kernel.release']})], [
+      {kind: 'Node', name: 'a', facts: kernel('4.18')},
+      {kind: 'Node', name: 'b', facts: kernel('5.15')},
+      {kind: 'Node', name: 'c', facts: kernel('4.18')},
+    ])
+    assert.deepEqual(findings.map((finding) => brief(finding)), [
+      {status: 'fail', severity: 'warning', subject: 'Node/a', message: 'old 4.18', reason: undefined, remediation: ['upgrade 4.18']},
+      {status: 'pass', severity: 'warning', subject: 'Node/b', message: 'fine', reason: undefined, remediation: []},
+      {status: 'fail', severity: 'warning', subject: 'Node/c', message: 'old 4.18', reason: undefined, remediation: ['upgrade 4.18']},
+    ])
+    assert.deepEqual([findings[0].evidence, findings[0].confidence, findings[0].title, findings[0].rule], [{'kernel.version': '4.18'}, 'verified', 'Probe', 'node/probe'])
+  })
+
+  it('takes an outcome\'s severity over the rule\'s, and the user\'s over both', () => {
+    const severe = rule({outcomes: [{status: 'fail', severity: 'blocker', message: 'm'}]})
+    assert.equal(evaluateRules([severe], node(kernel('4.18'))).findings[0].severity, 'blocker')
+    assert.equal(evaluateRules([severe], node(kernel('4.18')), {severity: new Map([['node/probe', 'info' as const]])}).findings[0].severity, 'info')
+  })
+
+  it('skips a rule outside its Kubernetes versions, or when a skip condition holds; a skip over an unknown fact does not count', () => {
+    const ranged = rule({versions: {kubernetes: '>=1.33'}})
+    assert.deepEqual(brief(evaluateRules([ranged], node(kernel('4.18')), {kubernetesVersion: 'v1.30.4-eks-1234'}).findings[0]), {
+      status: 'skip', severity: 'warning', subject: 'Node/node-1', message: 'Applies to Kubernetes >=1.33; this is 1.30.', reason: 'not-applicable', remediation: [],
+    })
+    assert.equal(evaluateRules([ranged], node(kernel('4.18')), {kubernetesVersion: '1.33.0'}).findings[0].status, 'fail')
+    const skipping = rule({uses: ['os.id'], skip: [{when: 'os.id == "flatcar"', message: 'not on {{ os.id }}'}]})
+    assert.deepEqual(
+      [kernel('4.18').set('os.id', 'flatcar'), kernel('4.18'), kernel('4.18').set('os.id', 'rhel')].map((facts) => evaluateRules([skipping], node(facts)).findings[0]).map(({status, message, reason}) => [status, message, reason]),
+      [['skip', 'not on flatcar', 'not-applicable'], ['fail', 'old 4.18', undefined], ['fail', 'old 4.18', undefined]],
+    )
+  })
+
+  it('is unknown when a needed fact is, in the words for its reason, or when an outcome reads a used fact that is', () => {
+    const worded = rule({uses: ['kernel.release'], unknown: {message: 'no {{ missing.fact }}', byReason: {'permission-denied': 'run as root to read {{ missing.fact }}'}}})
+    const denied = new FactSet().unknown('kernel.version', 'permission-denied', 'uname blocked')
+    assert.deepEqual(brief(evaluateRules([worded], node(denied)).findings[0]), {
+      status: 'unknown', severity: 'warning', subject: 'Node/node-1', message: 'run as root to read kernel.version', reason: 'permission-denied', remediation: [],
+    })
+    const timedOut = new FactSet().unknown('kernel.version', 'timeout', 'slow')
+    assert.equal(evaluateRules([worded], node(timedOut)).findings[0].message, 'no kernel.version')
+    const reading = rule({uses: ['kernel.release'], outcomes: [{status: 'fail', when: 'kernel.release == "x"', message: 'm'}, {status: 'pass', message: 'ok'}]})
+    const noRelease = kernel('5.15').unknown('kernel.release', 'not-collected', 'no uname section')
+    assert.deepEqual(brief(evaluateRules([reading], node(noRelease)).findings[0]), {
+      status: 'unknown', severity: 'warning', subject: 'Node/node-1', message: 'no kernel.release (not-collected)', reason: 'not-collected', remediation: [],
+    })
+  })
+
+  it('takes an unknown outcome\'s reason, or that of the used fact it is about', () => {
+    const outcomes = (reason?: 'not-present') => [{status: 'unknown' as const, ...(reason ? {reason} : {}), when: 'kernel.version == "4.18"', message: 'cannot tell: {{ missing.fact }}'}, {status: 'pass' as const, message: 'ok'}]
+    const facts = kernel('4.18').unknown('kernel.release', 'timeout', 'slow')
+    const [stated] = evaluateRules([rule({uses: ['kernel.release'], outcomes: outcomes('not-present')})], node(facts)).findings
+    assert.deepEqual([stated.status, stated.reason, stated.message], ['unknown', 'not-present', 'cannot tell: kernel.release'])
+    const [fromFact] = evaluateRules([rule({uses: ['kernel.release'], outcomes: outcomes()})], node(facts)).findings
+    assert.deepEqual([fromFact.reason, fromFact.message], ['timeout', 'cannot tell: kernel.release'])
+    const [unsaid] = evaluateRules([rule({outcomes: outcomes()})], node(facts)).findings
+    assert.deepEqual([unsaid.reason, unsaid.message], ['not-collected', 'cannot tell: '])
+  })
+
+  it('is unknown (rule-error) when no outcome matches, or its CEL fails, saying which rule', () => {
+    const [unmatched] = evaluateRules([rule({outcomes: [{status: 'fail', when: 'false', message: 'm'}]})], node(kernel('4.18'))).findings
+    assert.deepEqual([unmatched.status, unmatched.reason, unmatched.message], ['unknown', 'rule-error', 'No outcome of node/probe matched these facts; the rule is incomplete.'])
+    const [failing] = evaluateRules([rule({outcomes: [{status: 'fail', when: 'compareVersions(kernel.version, "x") < 0', message: 'm'}, {status: 'pass', message: 'ok'}]})], node(kernel('4.18'))).findings
+    assert.deepEqual([failing.status, failing.reason], ['unknown', 'rule-error'])
+    assert.match(failing.message, /^Rule node\/probe could not be evaluated: /)
+    const [failingSkip] = evaluateRules([rule({skip: [{when: 'compareVersions(kernel.version, "x") < 0', message: 'm'}]})], node(kernel('4.18'))).findings
+    assert.deepEqual([failingSkip.status, failingSkip.reason], ['unknown', 'rule-error'])
+  })
+})
+
+describe('evaluating a rule over many subjects', () => {
+  const serviceRule = rule({
+    id: 'cluster/probe',
+    scope: 'cluster',
+    subject: 'Service',
+    needs: ['service.type'],
+    outcomes: [
+      {status: 'skip', when: 'service.type == "ExternalName"', message: 'no proxy'},
+      {status: 'fail', when: 'service.type == "NodePort"', message: 'nodeport'},
+      {status: 'pass', message: 'fine'},
+    ],
+    remediation: ['fix'],
+  })
+  const service = (name: string, type?: string) => ({kind: 'Service', name, facts: type ? new FactSet().set('service.type', type) : new FactSet().unknown('service.type', 'permission-denied', 'forbidden')})
+  const cluster = {kind: 'Cluster', name: 'cluster', facts: new FactSet()}
+
+  it('lists a Service\'s failures and unknowns and sums up its passes and skips about the cluster', () => {
+    const {findings} = evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP'), service('b', 'NodePort'), service('c', 'ClusterIP'), service('d'), service('e', 'ExternalName')])
+    assert.deepEqual(findings.map(({status, subject, message}) => [status, `${subject.kind}/${subject.name}`, message]), [
+      ['fail', 'Service/b', 'nodeport'],
+      ['unknown', 'Service/d', 'no service.type (permission-denied)'],
+      ['pass', 'Cluster/cluster', '3 Service(s) pass (2 reported apart); for example a: fine'],
+    ])
+  })
+
+  it('says when every Service is skipped, and when there is none', () => {
+    const skipped = evaluateRules([serviceRule], [cluster, service('a', 'ExternalName')]).findings
+    assert.deepEqual(skipped.map(({status, reason, message}) => [status, reason, message]), [['skip', 'not-applicable', '1 Service(s) do not apply; for example a: no proxy']])
+    const none = evaluateRules([serviceRule], [cluster]).findings
+    assert.deepEqual(none.map(({status, subject, message}) => [status, subject.name, message]), [['skip', 'cluster', 'No Service in the cluster is concerned.']])
+    const failing = evaluateRules([serviceRule], [cluster, service('b', 'NodePort')]).findings
+    assert.deepEqual(failing.map(({status}) => status), ['fail'], 'no summary when nothing passed')
+  })
+
+  it('folds unknowns of the given reasons into one finding after the others, counting them', () => {
+    const {findings} = evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP'), service('d'), service('f')], {summariseUnknown: new Set(['permission-denied'])})
+    assert.deepEqual(findings.map(({status, subject, message}) => [status, subject.name, message]), [
+      ['pass', 'cluster', '1 Service(s) pass (2 reported apart); for example a: fine'],
+      ['unknown', 'cluster', '2 service(s), e.g. d: no service.type (permission-denied)'],
+    ])
+  })
+
+  it('lists each Node when Nodes are not summed up, and keeps each subject\'s finding apart when asked', () => {
+    const nodes = ['n1', 'n2'].map((name) => ({kind: 'Node', name, facts: kernel('4.18')}))
+    const {findings, bySubject} = evaluateRules([rule({})], nodes, {summarise: new Set(), perSubject: new Set(['Node'])})
+    assert.deepEqual(findings.map(({subject}) => subject.name), ['n1', 'n2'])
+    assert.deepEqual([...bySubject.keys()], ['node/n1', 'node/n2'])
+    assert.equal(bySubject.get('node/n2')?.get('node/probe')?.message, 'old 4.18')
+    assert.equal(evaluateRules([rule({})], nodes).bySubject.size, 0, 'only when asked')
+  })
+
+  it('is unknown about the cluster when the rule\'s subjects could not be listed, unless its skip holds on the cluster', () => {
+    const unreadableKinds = new Map([['Node', {reason: 'permission-denied' as const, detail: 'nodes is forbidden'}]])
+    const [unknown] = evaluateRules([rule({})], [cluster], {unreadableKinds}).findings
+    assert.deepEqual(brief(unknown), {
+      status: 'unknown', severity: 'warning', subject: 'Cluster/cluster', message: 'No Node could be listed: no node list (permission-denied)', reason: 'permission-denied', remediation: [],
+    })
+    const ranged = rule({versions: {kubernetes: '>=1.33'}})
+    assert.equal(evaluateRules([ranged], [cluster], {unreadableKinds, kubernetesVersion: '1.30.0'}).findings[0].status, 'skip')
   })
 })
