@@ -244,6 +244,23 @@ describe('evaluating a rule over many subjects', () => {
     ])
   })
 
+  it('tells subjects apart whose facts are unknown for other reasons, or with other details', () => {
+    const worded = rule({unknown: {message: '{{ missing.reason }}: {{ missing.detail }}'}})
+    const unknownVersion = (name: string, reason: 'permission-denied' | 'timeout', detail: string) => ({kind: 'Node', name, facts: new FactSet().unknown('kernel.version', reason, detail)})
+    const {findings} = evaluateRules([worded], [
+      unknownVersion('a', 'permission-denied', 'uname blocked'),
+      unknownVersion('b', 'timeout', 'uname blocked'),
+      unknownVersion('c', 'permission-denied', 'no shell'),
+      unknownVersion('d', 'permission-denied', 'uname blocked'),
+    ])
+    assert.deepEqual(findings.map(({subject, message}) => `${subject.name} ${message}`), [
+      'a permission-denied: uname blocked',
+      'b timeout: uname blocked',
+      'c permission-denied: no shell',
+      'd permission-denied: uname blocked',
+    ])
+  })
+
   it('lists each Node when Nodes are not summed up, and keeps each subject\'s finding apart when asked', () => {
     const nodes = ['n1', 'n2'].map((name) => ({kind: 'Node', name, facts: kernel('4.18')}))
     const {findings, bySubject} = evaluateRules([rule({})], nodes, {summarise: new Set(), perSubject: new Set(['Node'])})
