@@ -92,6 +92,14 @@ describe('the CEL cost budget at evaluation', () => {
     )
   })
 
+  it('evaluates a rule that costs exactly the budget on the facts at hand, and not one that costs more', () => {
+    // !tables.exists(t, t == "x"): 1 + 1 + 2 + n × (t == "x": 3 + 1): 4 + 4n, the budget at 249,999 tables.
+    const noX = rule({needs: ['netfilter.tables'], outcomes: [{status: 'fail', when: '!netfilter.tables.exists(t, t == "x")', message: 'no x'}, {status: 'pass', message: 'x'}], remediation: ['fix']})
+    const withTables = (count: number) => evaluateRules([noX], node(new FactSet().set('netfilter.tables', tables(count)))).findings[0]
+    assert.deepEqual([withTables(249_999).status, withTables(249_999).message], ['fail', 'no x'])
+    assert.deepEqual([withTables(250_000).status, withTables(250_000).reason], ['unknown', 'cost-limit'])
+  })
+
   it('keeps the status decided when only a message would go over the budget, and says so in it', () => {
     // On 350 tables the condition costs 858,553 (7 × 350² and a little); the message's nested filter about as much again.
     const joined = {...tablePairs, outcomes: [tablePairs.outcomes[0], {status: 'pass' as const, message: 'Tables: {{ join(netfilter.tables.map(t, netfilter.tables.filter(u, u == t).size()), ", ") }}.'}]}
