@@ -158,6 +158,7 @@ describe('evaluating a rule', () => {
     const severe = rule({outcomes: [{status: 'fail', severity: 'blocker', message: 'm'}]})
     assert.equal(evaluateRules([severe], node(kernel('4.18'))).findings[0].severity, 'blocker')
     assert.equal(evaluateRules([severe], node(kernel('4.18')), {severity: new Map([['node/probe', 'info' as const]])}).findings[0].severity, 'info')
+    assert.equal(evaluateRules([rule({confidence: 'heuristic'})], node(kernel('4.18'))).findings[0].confidence, 'heuristic')
   })
 
   it('skips a rule outside its Kubernetes versions, or when a skip condition holds; a skip over an unknown fact does not count', () => {
@@ -240,6 +241,8 @@ describe('evaluating a rule over many subjects', () => {
     assert.deepEqual(skipped.map(({status, reason, message}) => [status, reason, message]), [['skip', 'not-applicable', '1 Service(s) do not apply; for example a: no proxy']])
     const none = evaluateRules([serviceRule], [cluster]).findings
     assert.deepEqual(none.map(({status, subject, message}) => [status, subject.name, message]), [['skip', 'cluster', 'No Service in the cluster is concerned.']])
+    const [summary] = evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP')], {severity: new Map([['cluster/probe', 'blocker' as const]])}).findings
+    assert.deepEqual([summary.severity, summary.confidence, summary.references], ['blocker', 'verified', serviceRule.references])
     const failing = evaluateRules([serviceRule], [cluster, service('b', 'NodePort')]).findings
     assert.deepEqual(failing.map(({status}) => status), ['fail'], 'no summary when nothing passed')
   })
