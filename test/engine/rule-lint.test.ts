@@ -112,6 +112,9 @@ describe('what rules lint finds in a rule, and where', () => {
 
   it('wants every fact an expression reads declared, but not a fact named in a string', () => {
     assert.deepEqual(problemsOf({outcomes: outcomes('kernel.release == "1"')}), [[9, 'reads kernel.release, which the rule does not list in needs or uses']])
+    assert.deepEqual(problemsOf({outcomes: outcomes('kernel.version == "1" && kernel.release == "x" && os.id == "y"')}), [
+      [9, 'reads kernel.release, os.id, which the rule does not list in needs or uses'],
+    ])
     assert.deepEqual(problemsOf({outcomes: outcomes('kernel.version == "kernel.release"', "{{ 'kernel.release' }}")}), [])
   })
 
