@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
 import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
-import {evaluateRules} from '../../src/engine/evaluate.js'
+import {evaluateRules, groupByRule} from '../../src/engine/evaluate.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import {FactSet} from '../../src/facts/fact-set.js'
@@ -152,6 +152,17 @@ describe('evaluating a rule', () => {
       {status: 'fail', severity: 'warning', subject: 'Node/c', message: 'old 4.18', reason: undefined, remediation: ['upgrade 4.18']},
     ])
     assert.deepEqual([findings[0].evidence, findings[0].confidence, findings[0].title, findings[0].rule], [{'kernel.version': '4.18'}, 'verified', 'Probe', 'node/probe'])
+    assert.deepEqual(findings[1], {
+      rule: 'node/probe', title: 'Probe', confidence: 'verified', subject: {kind: 'Node', name: 'b'}, evidence: {'kernel.version': '5.15'},
+      references: [{title: 'x', url: 'https://example.com'}], status: 'pass', severity: 'warning', message: 'fine', remediation: [],
+    }, 'no reason on a pass')
+  })
+
+  it('shows a placeholder that fails as (unknown), and gives a skip outcome its reason', () => {
+    const [failing] = evaluateRules([rule({outcomes: [{status: 'fail', message: 'old {{ compareVersions(kernel.version, "x") }}'}]})], node(kernel('4.18'))).findings
+    assert.deepEqual([failing.status, failing.message], ['fail', 'old (unknown)'])
+    const [skipped] = evaluateRules([rule({outcomes: [{status: 'skip', message: 'not here'}, {status: 'pass', message: 'ok'}]})], node(kernel('4.18'))).findings
+    assert.deepEqual([skipped.status, skipped.reason], ['skip', 'not-applicable'])
   })
 
   it('takes an outcome\'s severity over the rule\'s, and the user\'s over both', () => {
@@ -189,13 +200,24 @@ describe('evaluating a rule', () => {
     })
   })
 
+  it('renders an unknown message that reads other facts with them', () => {
+    const telling = rule({uses: ['kernel.release'], unknown: {message: 'no {{ missing.fact }} on {{ kernel.release }}, {{ missing.fact + " " + kernel.release }}'}})
+    const facts = new FactSet().unknown('kernel.version', 'timeout', 'slow').set('kernel.release', '4.18.0-553')
+    assert.equal(evaluateRules([telling], node(facts)).findings[0].message, 'no kernel.version on 4.18.0-553, kernel.version 4.18.0-553')
+  })
+
+  it('is unknown (not-collected) when an outcome reads data the rule lacks', () => {
+    const [finding] = evaluateRules([rule({outcomes: [{status: 'fail', when: 'data.flag', message: 'm'}, {status: 'pass', message: 'ok'}]})], node(kernel('4.18'))).findings
+    assert.deepEqual([finding.status, finding.reason, finding.message], ['unknown', 'not-collected', 'no  (not-collected)'])
+  })
+
   it('takes an unknown outcome\'s reason, or that of the used fact it is about', () => {
-    const outcomes = (reason?: 'not-present') => [{status: 'unknown' as const, ...(reason ? {reason} : {}), when: 'kernel.version == "4.18"', message: 'cannot tell: {{ missing.fact }}'}, {status: 'pass' as const, message: 'ok'}]
+    const outcomes = (reason?: 'not-present') => [{status: 'unknown' as const, ...(reason ? {reason} : {}), when: 'kernel.version == "4.18"', message: 'cannot tell: {{ missing.fact }}{{ missing.detail }}'}, {status: 'pass' as const, message: 'ok'}]
     const facts = kernel('4.18').unknown('kernel.release', 'timeout', 'slow')
     const [stated] = evaluateRules([rule({uses: ['kernel.release'], outcomes: outcomes('not-present')})], node(facts)).findings
-    assert.deepEqual([stated.status, stated.reason, stated.message], ['unknown', 'not-present', 'cannot tell: kernel.release'])
+    assert.deepEqual([stated.status, stated.reason, stated.message], ['unknown', 'not-present', 'cannot tell: kernel.releaseslow'])
     const [fromFact] = evaluateRules([rule({uses: ['kernel.release'], outcomes: outcomes()})], node(facts)).findings
-    assert.deepEqual([fromFact.reason, fromFact.message], ['timeout', 'cannot tell: kernel.release'])
+    assert.deepEqual([fromFact.reason, fromFact.message], ['timeout', 'cannot tell: kernel.releaseslow'])
     const [unsaid] = evaluateRules([rule({outcomes: outcomes()})], node(facts)).findings
     assert.deepEqual([unsaid.reason, unsaid.message], ['not-collected', 'cannot tell: '])
   })
@@ -205,7 +227,7 @@ describe('evaluating a rule', () => {
     assert.deepEqual([unmatched.status, unmatched.reason, unmatched.message], ['unknown', 'rule-error', 'No outcome of node/probe matched these facts; the rule is incomplete.'])
     const [failing] = evaluateRules([rule({outcomes: [{status: 'fail', when: 'compareVersions(kernel.version, "x") < 0', message: 'm'}, {status: 'pass', message: 'ok'}]})], node(kernel('4.18'))).findings
     assert.deepEqual([failing.status, failing.reason], ['unknown', 'rule-error'])
-    assert.match(failing.message, /^Rule node\/probe could not be evaluated: /)
+    assert.match(failing.message, /^Rule node\/probe could not be evaluated: [^\n]+$/)
     const [failingSkip] = evaluateRules([rule({skip: [{when: 'compareVersions(kernel.version, "x") < 0', message: 'm'}]})], node(kernel('4.18'))).findings
     assert.deepEqual([failingSkip.status, failingSkip.reason], ['unknown', 'rule-error'])
   })
@@ -234,6 +256,9 @@ describe('evaluating a rule over many subjects', () => {
       ['unknown', 'Service/d', 'no service.type (permission-denied)'],
       ['pass', 'Cluster/cluster', '3 Service(s) pass (2 reported apart); for example a: fine'],
     ])
+    assert.deepEqual([findings[2].remediation, findings[2].reason], [[], undefined])
+    const interleaved = evaluateRules([serviceRule], [cluster, service('b', 'NodePort'), service('d'), service('f', 'NodePort')]).findings
+    assert.deepEqual(interleaved.map(({subject}) => subject.name), ['b', 'd', 'f'], 'in the order of the subjects, not of their groups')
   })
 
   it('says when every Service is skipped, and when there is none', () => {
@@ -249,10 +274,12 @@ describe('evaluating a rule over many subjects', () => {
 
   it('folds unknowns of the given reasons into one finding after the others, counting them', () => {
     const {findings} = evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP'), service('d'), service('f')], {summariseUnknown: new Set(['permission-denied'])})
-    assert.deepEqual(findings.map(({status, subject, message}) => [status, subject.name, message]), [
-      ['pass', 'cluster', '1 Service(s) pass (2 reported apart); for example a: fine'],
-      ['unknown', 'cluster', '2 service(s), e.g. d: no service.type (permission-denied)'],
+    assert.deepEqual(findings.map(({status, subject, message}) => [status, `${subject.kind}/${subject.name}`, message]), [
+      ['pass', 'Cluster/cluster', '1 Service(s) pass (2 reported apart); for example a: fine'],
+      ['unknown', 'Cluster/cluster', '2 service(s), e.g. d: no service.type (permission-denied)'],
     ])
+    const onlyFolded = evaluateRules([serviceRule], [cluster, service('d')], {summariseUnknown: new Set(['permission-denied'])}).findings
+    assert.deepEqual(onlyFolded.map(({status}) => status), ['unknown'], 'no summary when nothing passed')
   })
 
   it('tells subjects apart whose facts are unknown for other reasons, or with other details', () => {
@@ -289,5 +316,15 @@ describe('evaluating a rule over many subjects', () => {
     })
     const ranged = rule({versions: {kubernetes: '>=1.33'}})
     assert.equal(evaluateRules([ranged], [cluster], {unreadableKinds, kubernetesVersion: '1.30.0'}).findings[0].status, 'skip')
+    const off = rule({data: {off: true}, skip: [{when: 'data.off', message: 'switched off'}]})
+    assert.deepEqual(evaluateRules([off], [cluster], {unreadableKinds}).findings.map(({status, message}) => [status, message]), [['skip', 'switched off']])
+  })
+})
+
+describe('findings by rule', () => {
+  it('groups them by rule id, in the order they come', () => {
+    const {findings} = evaluateRules([rule({}), rule({id: 'node/other'})], [{kind: 'Node', name: 'a', facts: kernel('4.18')}, {kind: 'Node', name: 'b', facts: kernel('5.15')}])
+    const groups = groupByRule([findings[0], findings[2], findings[1]])
+    assert.deepEqual([...groups].map(([id, some]) => [id, some.map(({subject}) => subject.name)]), [['node/probe', ['a', 'b']], ['node/other', ['a']]])
   })
 })
