@@ -201,9 +201,11 @@ describe('evaluating a rule', () => {
   })
 
   it('renders an unknown message that reads other facts with them', () => {
-    const telling = rule({uses: ['kernel.release'], unknown: {message: 'no {{ missing.fact }} on {{ kernel.release }}, {{ missing.fact + " " + kernel.release }}'}})
     const facts = new FactSet().unknown('kernel.version', 'timeout', 'slow').set('kernel.release', '4.18.0-553')
-    assert.equal(evaluateRules([telling], node(facts)).findings[0].message, 'no kernel.version on 4.18.0-553, kernel.version 4.18.0-553')
+    const messageOf = (message: string) => evaluateRules([rule({uses: ['kernel.release'], unknown: {message}})], node(facts)).findings[0].message
+    assert.equal(messageOf('no {{ missing.fact }} on {{ kernel.release }}'), 'no kernel.version on 4.18.0-553')
+    assert.equal(messageOf('{{ missing.fact + " on " + kernel.release }}'), 'kernel.version on 4.18.0-553')
+    assert.equal(messageOf('{{ kernel.release + " lacks " + missing.fact }}'), '4.18.0-553 lacks kernel.version')
   })
 
   it('is unknown (not-collected) when an outcome reads data the rule lacks', () => {
