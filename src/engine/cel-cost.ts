@@ -15,7 +15,7 @@
  */
 import type {ASTNode} from '@marcbachmann/cel-js'
 
-import {FACT_STRING_LENGTH, factSpecs} from '../facts/catalog.js'
+import {FACT_STRING_LENGTH, factSpecs, groupAndName} from '../facts/catalog.js'
 
 /**
  * Most a rule may cost on one subject, all the expressions it evaluates together: Kubernetes'
@@ -130,16 +130,12 @@ function lintRoots(scope: 'cluster' | 'node'): Extent {
   if (!roots) {
     const tree: ExtentTree = new Map([['missing', new Map(['fact', 'reason', 'detail'].map((field) => [field, text(FACT_STRING_LENGTH)]))]])
     for (const spec of factSpecs(scope)) {
-      const parts = spec.path.split('.')
-      let node = tree
-      for (const part of parts.slice(0, -1)) {
-        if (!node.has(part)) node.set(part, new Map())
-        node = node.get(part) as ExtentTree
-      }
-
+      const [group, name] = groupAndName(spec.path)
+      const fields = (tree.get(group) ?? new Map()) as ExtentTree
+      tree.set(group, fields)
       const strings = text(spec.maxLength ?? FACT_STRING_LENGTH)
       const scalar = spec.type === 'string' ? strings : SCALAR
-      node.set(parts.at(-1)!, 'maxItems' in spec ? listOf(spec.maxItems, strings) : scalar)
+      fields.set(name, 'maxItems' in spec ? listOf(spec.maxItems, strings) : scalar)
     }
 
     roots = treeExtent(tree)

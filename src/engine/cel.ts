@@ -1,7 +1,7 @@
 import {Environment} from '@marcbachmann/cel-js'
 
 import type {FactValue} from '../contract/finding.js'
-import {type FactSpec, factSpecs} from '../facts/catalog.js'
+import {type FactSpec, factSpecs, groupAndName} from '../facts/catalog.js'
 import type {FactSet} from '../facts/fact-set.js'
 import {compareVersions} from '../facts/parsers/versions.js'
 
@@ -29,21 +29,14 @@ function registerFunctions(env: Environment): Environment {
 }
 
 /** Builds the CEL variable schema (`kernel: {release: string, …}`) from the flat catalogue. */
-function schemaOf(specs: readonly FactSpec[]): Map<string, Record<string, unknown>> {
-  const roots = new Map<string, Record<string, unknown>>()
+function schemaOf(specs: readonly FactSpec[]): Map<string, Record<string, string>> {
+  const groups = new Map<string, Record<string, string>>()
   for (const spec of specs) {
-    const parts = spec.path.split('.')
-    let node = roots.get(parts[0]) ?? {}
-    roots.set(parts[0], node)
-    for (const part of parts.slice(1, -1)) {
-      node[part] ??= {}
-      node = node[part] as Record<string, unknown>
-    }
-
-    node[parts.at(-1)!] = spec.type
+    const [group, name] = groupAndName(spec.path)
+    groups.set(group, {...groups.get(group), [name]: spec.type})
   }
 
-  return roots
+  return groups
 }
 
 /**
@@ -68,40 +61,28 @@ export function celEnvironment(scope: Scope): Environment {
   return env
 }
 
-const intPathsByScope = new Map<Scope, ReadonlySet<string>>()
-const groupPathsByScope = new Map<Scope, readonly string[][]>()
+/** Per scope, worked out once: the int facts' paths and the fact groups. */
+const shapesByScope = new Map<Scope, {intPaths: ReadonlySet<string>; groups: readonly string[]}>()
 
 /** Fact values as CEL sees them: integers become BigInt, as CEL ints are 64-bit. */
 export function celActivation(facts: FactSet, scope: Scope): Record<string, unknown> {
-  let intPaths = intPathsByScope.get(scope)
-  let groupPaths = groupPathsByScope.get(scope)
-  if (!intPaths || !groupPaths) {
-    intPaths = new Set(factSpecs(scope).filter((spec) => spec.type === 'int').map((spec) => spec.path))
-    groupPaths = [...new Set(factSpecs(scope).map((spec) => spec.path.split('.').slice(0, -1).join('.')))].map((path) => path.split('.'))
-    intPathsByScope.set(scope, intPaths)
-    groupPathsByScope.set(scope, groupPaths)
+  let shape = shapesByScope.get(scope)
+  if (!shape) {
+    const specs = factSpecs(scope)
+    shape = {intPaths: new Set(specs.filter((spec) => spec.type === 'int').map((spec) => spec.path)), groups: [...schemaOf(specs).keys()]}
+    shapesByScope.set(scope, shape)
   }
 
-  const root: Record<string, unknown> = {}
   // Every fact group exists, even when empty, so rules can test `has(os.prettyName)`.
-  for (const parts of groupPaths) descend(root, parts)
+  const groups: Record<string, Record<string, unknown>> = Object.fromEntries(shape.groups.map((group) => [group, {}]))
   for (const path of facts.knownPaths()) {
-    const parts = path.split('.')
+    const [group, name] = groupAndName(path)
     const value = facts.get(path) as FactValue
-    descend(root, parts.slice(0, -1))[parts.at(-1)!] = intPaths.has(path) && typeof value === 'number' ? BigInt(Math.trunc(value)) : value
+    groups[group] ??= {}
+    groups[group][name] = shape.intPaths.has(path) && typeof value === 'number' ? BigInt(Math.trunc(value)) : value
   }
 
-  return root
-}
-
-function descend(root: Record<string, unknown>, parts: string[]): Record<string, unknown> {
-  let node = root
-  for (const part of parts) {
-    node[part] ??= {}
-    node = node[part] as Record<string, unknown>
-  }
-
-  return node
+  return groups
 }
 
 /** Converts YAML data (numbers) into CEL values (whole numbers become ints). */

@@ -163,6 +163,12 @@ export function factSpecs(scope: 'cluster' | 'node'): readonly FactSpec[] {
   return scope === 'node' ? NODE_FACTS : CLUSTER_FACTS
 }
 
+/** A fact path is `group.name` (no fact is deeper): `kernel.release` → `kernel`, `release`. */
+export function groupAndName(path: string): [string, string] {
+  const dot = path.indexOf('.')
+  return [path.slice(0, dot), path.slice(dot + 1)]
+}
+
 export type NodeFactPath = (typeof NODE_FACTS)[number]['path']
 export type ClusterFactPath = (typeof CLUSTER_FACTS)[number]['path']
 /** Any fact path: what FactSet takes. */

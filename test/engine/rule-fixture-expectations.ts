@@ -62,12 +62,23 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'kubernetes-version/fail.kubeadm-1.32.9-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   'kubernetes-version/fail.kubeadm-1.33.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   'kubernetes-version/fail.kubeadm-1.33.5-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  // A kubeadm cluster has no platform floor: before 1.31 nftables mode is alpha behind a gate that is off (a
+  // blocker), from 1.31 it is beta (a warning until 1.33.6).
+  'kubernetes-version/fail.kubeadm-1.30.14-without-platform-floor.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'featureGates: {NFTablesProxyMode: true}'},
+  'kubernetes-version/fail.kubeadm-1.31.0-without-platform-floor.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.32.9-without-platform-floor.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   // GET /version answered 503 ("the server is currently unable to handle the request"): the read failed.
   'kubernetes-version/unknown.version-unreachable.json': {reason: 'failed'},
   'nodeport-addresses/fail.node-with-two-internal-ips.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '["0.0.0.0/0"]'},
+  // The API shows one address per node: only the nodes' own interfaces could tell, so the finding is info.
+  'nodeport-addresses/fail.one-internal-ip-per-node.json': {severity: 'info', subject: 'Cluster/cluster', remediation: '["0.0.0.0/0"]'},
   'nodeport-addresses/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'platform-switch/fail.openshift-sdn.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'OVN-Kubernetes'},
   'platform-switch/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
+  // Boundaries: 10,000 endpoints before kube-proxy 1.36 (a warning), from 3,000 and from 500 Services (info).
+  'service-count/fail.10000-endpoints-kube-proxy-1.35.9.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
+  'service-count/fail.3000-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
+  'service-count/fail.500-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
   'service-count/fail.600-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
   'service-count/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'windows-nodes/fail.aks-windows-pool.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kubernetes.io/os=windows'},
@@ -135,7 +146,14 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
     severity: 'blocker',
     subject: 'Node/fail.debian-10-nft-0.9.0-kube-proxy-on-host.facts',
     remediation: 'kubectl -n kube-system exec ds/kube-proxy -- nft --version',
-  },  'nft-version/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts': {severity: 'blocker', subject: 'Node/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts', remediation: 'Install nftables 1.0.1 or newer'},
+  },
+  // nft 1.0.0 is refused by a kube-proxy on the host (a blocker); a containerised one brings its own nft (a warning).
+  'nft-version/fail.nft-1.0.0-containerised-kube-proxy-from-debian-10.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.nft-1.0.0-containerised-kube-proxy-from-debian-10.facts',
+    remediation: 'Install nftables 1.0.1 or newer',
+  },
+  'nft-version/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts': {severity: 'blocker', subject: 'Node/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts', remediation: 'Install nftables 1.0.1 or newer'},
   // 1.1.3 is the first host nft whose set metadata crashes the older nft in kube-proxy images: a warning.
   'nft-version/fail.nft-1.1.3-from-1.1.6.facts': {severity: 'warning', subject: 'Node/fail.nft-1.1.3-from-1.1.6.facts', remediation: 'Install nftables 1.0.1 or newer'},
 

@@ -4,9 +4,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
+import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
 import {RULE_COST_BUDGET} from '../../src/engine/cel-cost.js'
 import {lintRule, RuleLoadError} from '../../src/engine/rule-lint.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
+import {RULE_FILE_SCHEMA} from '../../src/engine/rule-schema.js'
 import {readBuildManifest} from '../../src/services/build-manifest.js'
 import {ruleFiles} from '../../src/services/rule-files.js'
 import {lintRuleFile, loadRules} from '../../src/services/rule-loading.js'
@@ -68,6 +70,106 @@ describe('rule files', () => {
       () => loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, {path: join(BUILTIN_RULES_DIR, 'node', 'kernel-version.yaml')}]),
       (error: unknown) => error instanceof RuleLoadError && /already defined in rules\/node\/kernel-version\.yaml/.test(error.message),
     )
+  })
+})
+
+/** node/probe (probe.yaml), one YAML line an item, with sections replaced: each problem's line is known by counting. */
+const PROBE: Record<string, string[]> = {
+  scope: ['scope: node'],
+  id: ['id: node/probe'],
+  subject: [],
+  severity: ['severity: warning'],
+  title: ['title: t'],
+  description: ['description: d'],
+  needs: ['needs: [kernel.version]'],
+  data: [],
+  skip: [],
+  outcomes: ['outcomes:', '  - status: fail', `    when: 'kernel.version == "1"'`, '    message: m', '  - status: pass', '    message: ok'],
+  unknown: ['unknown:', '  message: u'],
+  remediation: ['remediation: [none]'],
+  references: ['references: [{title: x, url: "https://example.com"}]'],
+}
+const probe = (sections: Record<string, string[]> = {}) => `${Object.values({...PROBE, ...sections}).flat().join('\n')}\n`
+const problemsOf = (sections: Record<string, string[]>) => lintRule(probe(sections), 'probe.yaml').problems.map((problem) => [problem.line, problem.message])
+const outcomes = (when: string, message = 'm') => ['outcomes:', '  - status: fail', `    when: ${JSON.stringify(when)}`, `    message: ${JSON.stringify(message)}`, '  - status: pass', '    message: ok']
+
+describe('what rules lint finds in a rule, and where', () => {
+  it('gives the rule and its cost when it finds nothing, and only the problems when it finds some', () => {
+    assert.deepEqual(Object.keys(lintRule(probe(), 'probe.yaml')).toSorted(), ['cost', 'problems', 'rule'])
+    assert.deepEqual(Object.keys(lintRule(probe({outcomes: outcomes('kernel.version')}), 'probe.yaml')), ['problems'])
+  })
+
+  it('wants the id to start with the scope, and a subject only on cluster rules', () => {
+    assert.deepEqual(problemsOf({id: ['id: cluster/probe']}), [[2, 'rule id "cluster/probe" must start with its scope "node/"']])
+    assert.deepEqual(lintRule(probe(), 'other.yaml').problems.map((problem) => [problem.line, problem.message]), [[2, 'rule id "node/probe" must live in a file named probe.yaml']])
+    assert.deepEqual(problemsOf({subject: ['subject: DaemonSet']}), [[3, 'only cluster rules have a subject; node rules are about nodes']])
+  })
+
+  it('wants a pass and a fail outcome', () => {
+    assert.deepEqual(problemsOf({outcomes: ['outcomes:', '  - status: fail', '    message: m']}), [[7, 'a rule needs at least one "pass" outcome']])
+    assert.deepEqual(problemsOf({outcomes: ['outcomes:', '  - status: pass', '    message: m']}), [[7, 'a rule needs at least one "fail" outcome']])
+  })
+
+  it('wants every fact an expression reads declared, but not a fact named in a string', () => {
+    assert.deepEqual(problemsOf({outcomes: outcomes('kernel.release == "1"')}), [[9, 'reads kernel.release, which the rule does not list in needs or uses']])
+    assert.deepEqual(problemsOf({outcomes: outcomes('kernel.version == "1" && kernel.release == "x" && os.id == "y"')}), [
+      [9, 'reads kernel.release, os.id, which the rule does not list in needs or uses'],
+    ])
+    assert.deepEqual(problemsOf({outcomes: outcomes('kernel.version == "kernel.release"', "{{ 'kernel.release' }}")}), [])
+  })
+
+  it('says which expression is wrong and how: syntax, a condition that is no bool, a placeholder, each at its line', () => {
+    assert.deepEqual(problemsOf({outcomes: outcomes('kernel.version ==')}), [[9, 'CEL: Unexpected token: EOF']])
+    assert.deepEqual(problemsOf({outcomes: outcomes('kernel.version', '{{ kernel.nope }}')}), [
+      [9, 'CEL: a condition must be a bool, this is string'],
+      [10, 'CEL in {{ kernel.nope }}: No such key: nope'],
+    ])
+    assert.deepEqual(problemsOf({skip: ['skip:', '  - message: "{{ kernel.nope }}"', '    when: kernel.version']}), [
+      [9, 'CEL: a condition must be a bool, this is string'],
+      [8, 'CEL in {{ kernel.nope }}: No such key: nope'],
+    ])
+    assert.deepEqual(
+      problemsOf({
+        unknown: ['unknown:', '  message: "{{ kernel.nope }}"', '  byReason:', '    failed: "{{ kernel.nope }}"', '    nope: x'],
+        remediation: ['remediation:', '  - fine', '  - "{{ kernel.nope }}"'],
+      }),
+      [
+        [17, `unknown reason "nope"; one of ${UNKNOWN_REASONS.join(', ')}`],
+        [14, 'CEL in {{ kernel.nope }}: No such key: nope'],
+        [16, 'CEL in {{ kernel.nope }}: No such key: nope'],
+        [20, 'CEL in {{ kernel.nope }}: No such key: nope'],
+      ],
+    )
+  })
+
+  it('rejects empty conditions and messages', () => {
+    assert.deepEqual(problemsOf({outcomes: outcomes('', '')}), [
+      [9, 'outcomes.0.when must NOT have fewer than 1 characters'],
+      [10, 'outcomes.0.message must NOT have fewer than 1 characters'],
+    ])
+  })
+
+  it('puts a rule over its cost budget at its costliest expression', () => {
+    // The message: 1 + 2 + 1,000 × (1 + 2 + 1,000 × 3); the condition 5.
+    const zeros = JSON.stringify(Array.from({length: 1000}, () => 0))
+    const problems = problemsOf({data: [`data: {xs: ${zeros}, ys: ${zeros}}`], outcomes: outcomes('kernel.version == "1"', '{{ data.xs.exists(x, data.ys.exists(y, x < y)) }}')})
+    assert.deepEqual(
+      problems.map(([line, message]) => [line, String(message).split('. ', 1)[0]]),
+      [[11, 'rule node/probe: its CEL is estimated to cost 3,003,008 (this expression 3,003,003), over the budget of 1,000,000']],
+    )
+  })
+
+  it('says every problem of a file, one a line, when loading it fails', () => {
+    assert.throws(
+      () => loadRules([{path: bad('typo-field')}]),
+      (error: unknown) => error instanceof RuleLoadError && error.message.split('\n').length === 2,
+    )
+  })
+
+  it('describes messages and conditions in the rule file schema, for editors', () => {
+    const schema = JSON.stringify(RULE_FILE_SCHEMA)
+    assert.ok(schema.includes('"description":"Text; {{ cel-expression }} is replaced by its value."'))
+    assert.ok(schema.includes('"description":"A CEL expression over the facts."'))
   })
 })
 

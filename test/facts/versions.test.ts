@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {parseIptablesVersion, parseNftVersion} from '../../src/facts/parsers/versions.js'
+import {compareVersions, parseGenericVersion, parseIptablesVersion, parseNftVersion} from '../../src/facts/parsers/versions.js'
 import {toolRows} from '../helpers/corpus.js'
 
 /** Every banner of tool-versions.tsv and what it must parse to; undefined = not that tool's banner. */
@@ -72,4 +72,27 @@ describe('banner parsing edge cases', () => {
       assert.equal(parseIptablesVersion(text), undefined)
     })
   }
+})
+
+describe('dotted versions: what mutation testing showed untested', () => {
+  it('reads multi-digit components, and only banners at the start of a line', () => {
+    assert.equal(parseNftVersion('nftables v1.0.10 (Lester Gooch #10)'), '1.0.10')
+    assert.equal(parseNftVersion('nftables v10.1'), '10.1')
+    assert.equal(parseNftVersion('warning: nftables v1.0.6'), undefined)
+    assert.deepEqual(parseIptablesVersion('iptables v10.8.10 (legacy)'), {version: '10.8.10', backend: 'legacy'})
+    assert.equal(parseIptablesVersion('xiptables v1.8.7 (legacy)'), undefined)
+    assert.equal(parseIptablesVersion('error: iptables v1.8.7 (legacy)'), undefined)
+  })
+
+  it('takes a first component of several digits, not one with a leading zero', () => {
+    assert.deepEqual(parseGenericVersion('10.2'), [10, 2])
+    assert.equal(parseGenericVersion('05.2'), undefined)
+  })
+
+  it('refuses components past 15 digits, which a number would round, and quotes at most 60 characters of a bad side', () => {
+    assert.deepEqual(parseGenericVersion(`1.${'9'.repeat(15)}`), [1, 999_999_999_999_999])
+    assert.equal(parseGenericVersion(`1.${'9'.repeat(16)}`), undefined)
+    assert.throws(() => compareVersions(`x${'y'.repeat(100)}`, '1'), {message: `not a dotted version: "x${'y'.repeat(59)}"`})
+    assert.throws(() => compareVersions('1', `x${'y'.repeat(100)}`), {message: `not a dotted version: "x${'y'.repeat(59)}"`})
+  })
 })

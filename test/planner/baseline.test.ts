@@ -4,7 +4,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
+import type {GatedFinding, Status} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
+import {type Baseline, compareWithBaseline} from '../../src/planner/baseline.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
@@ -34,6 +36,53 @@ async function baselineOf(name: string, facts: string[]): Promise<string> {
   writeFileSync(path, stdout)
   return path
 }
+
+function finding(rule: string, name: string, status: Status): GatedFinding {
+  return {rule, title: rule, status, severity: 'blocker', confidence: 'verified', subject: {kind: 'Node', name}, message: 'm', evidence: {}, remediation: [], references: []}
+}
+
+/** The earlier report's failed and unknown findings, each given as rule, node and status. */
+function baseline(entries: Array<[string, string, 'fail' | 'unknown']>): Baseline {
+  return {
+    file: 'before.json',
+    generatedAt: '2026-11-01T08:00:00Z',
+    findings: new Map(entries.map(([rule, name, status]) => [`${rule} node/${name}`, {rule, subject: {kind: 'Node', name}, status}])),
+  }
+}
+
+describe('comparing with a baseline', () => {
+  it('marks a failure or unknown the baseline had with the same status existing, and others new', () => {
+    const {findings, summary} = compareWithBaseline(
+      [finding('node/kernel-version', 'a', 'fail'), finding('node/kernel-version', 'b', 'fail'), finding('node/nft-version', 'a', 'unknown'), finding('node/os-distro', 'a', 'unknown')],
+      [],
+      baseline([['node/kernel-version', 'a', 'fail'], ['node/nft-version', 'a', 'unknown'], ['node/os-distro', 'a', 'fail']]),
+    )
+    // node/os-distro was a failure and is unknown now: another finding, so new.
+    assert.deepEqual(findings.map((marked) => marked.baseline), ['existing', 'new', 'existing', 'new'])
+    assert.deepEqual(summary, {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', new: 2, existing: 2, fixed: []})
+  })
+
+  it('leaves passed and skipped findings unmarked and uncounted', () => {
+    const passed = finding('node/kernel-version', 'a', 'pass')
+    const skipped = finding('node/nft-version', 'a', 'skip')
+    const {findings, summary} = compareWithBaseline([passed, skipped], [], baseline([]))
+    assert.deepEqual(findings, [passed, skipped])
+    assert.equal(summary.new + summary.existing, 0)
+  })
+
+  it('lists as fixed what the baseline had that neither fails nor is unknown now, with what it was', () => {
+    const {summary} = compareWithBaseline(
+      [finding('node/kernel-version', 'a', 'pass'), finding('node/nft-version', 'a', 'fail')],
+      [],
+      baseline([['node/kernel-version', 'a', 'fail'], ['node/nft-version', 'a', 'unknown'], ['node/os-distro', 'gone', 'unknown']]),
+    )
+    assert.deepEqual(summary.fixed, [
+      {rule: 'node/kernel-version', subject: {kind: 'Node', name: 'a'}, was: 'fail'},
+      {rule: 'node/os-distro', subject: {kind: 'Node', name: 'gone'}, was: 'unknown'},
+    ])
+    assert.equal(summary.new, 1, 'node/nft-version fails now where it was unknown')
+  })
+})
 
 describe('kpx-check node --baseline', () => {
   it('the same failures as the baseline: the verdict stays no-go, the exit code is 0', async () => {

@@ -81,6 +81,30 @@ describe('applying waivers', () => {
     assert.deepEqual(summary, {file: 'w.yaml', applied: 2, expired: 0, unused: [{rule: 'cluster/ipvs-lb-hijack', subject: 'service/*', source: 'w.yaml:5'}]})
   })
 
+  it('waives unknowns as failures, and takes a pattern literally but for * and **, whole', () => {
+    const subjects = ['edge.1', 'edgeX1', 'edge.1-old', 'core-edge.1'].map((name) => finding('node/kernel-version', 'Node', name, 'unknown'))
+    const waivers = [{rule: 'node/kernel-version', subject: 'node/edge.1', reason: 'r', source: 'w.yaml:2'}]
+    assert.deepEqual(
+      applyWaivers(subjects, new WaiverMatcher(waivers, now), 'w.yaml').findings.map((item) => item.waiver?.source),
+      ['w.yaml:2', undefined, undefined, undefined],
+    )
+    const brackets = [{rule: 'node/kernel-version', subject: 'node/(edge)+[1]', reason: 'r', source: 'w.yaml:2'}]
+    const odd = ['(edge)+[1]', 'edge1', 'edgeedge1'].map((name) => finding('node/kernel-version', 'Node', name))
+    assert.deepEqual(applyWaivers(odd, new WaiverMatcher(brackets, now), 'w.yaml').findings.map((item) => item.waiver?.source), ['w.yaml:2', undefined, undefined])
+  })
+
+  it('takes the first waiver that matches; one without expiry never lapses; skips are never waived', () => {
+    const waivers = [
+      {rule: 'node/kernel-version', subject: 'node/**', reason: 'fleet-wide', source: 'w.yaml:2'},
+      {rule: 'node/kernel-version', subject: 'node/edge-1', reason: 'this node', expires: '2026-12-31', source: 'w.yaml:5'},
+    ]
+    const matcher = new WaiverMatcher(waivers, now)
+    const {findings: marked, summary} = applyWaivers([finding('node/kernel-version', 'Node', 'edge-1'), finding('node/kernel-version', 'Node', 'edge-3', 'skip')], matcher, 'w.yaml')
+    assert.deepEqual(marked[0].waiver, {reason: 'fleet-wide', expired: false, source: 'w.yaml:2'})
+    assert.equal(marked[1].waiver, undefined)
+    assert.deepEqual(summary.unused, [{rule: 'node/kernel-version', subject: 'node/edge-1', source: 'w.yaml:5'}])
+  })
+
   it('holds through its expiry day and lapses the day after', () => {
     const waiver = (expires: string) => [{rule: 'node/kernel-version', subject: 'node/core-1', reason: 'r', expires, source: 'w.yaml:2'}]
     assert.equal(applyWaivers(findings, new WaiverMatcher(waiver('2026-11-29'), now), 'w.yaml').findings[1].waiver?.expired, false)
