@@ -8,6 +8,8 @@ import type {RulePlan} from './plan-input.js'
 /** What the run could see: a cluster run or a node run, and why the Nodes could not be listed, if they could not. */
 export interface FindingStepContext {
   clusterRun: boolean
+  /** Cluster runs: the platform, which decides how its nodes are best reached. */
+  platform?: null | string
   unlistedNodes?: UnknownFact
 }
 
@@ -19,7 +21,7 @@ type UrgentStep = PlanStep & {urgency: number}
  * so do the rules over Nodes when the Nodes could not be listed.
  */
 export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup[], rulePlans: ReadonlyMap<string, RulePlan>, context: FindingStepContext): PlanStep[] {
-  const {clusterRun, unlistedNodes} = context
+  const {clusterRun, platform, unlistedNodes} = context
   const steps: UrgentStep[] = []
   const shellOnly: GatedFinding[] = []
   const waitingOnNodes: GatedFinding[] = []
@@ -46,7 +48,7 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
       rules: [rule],
       subjects: planSubjects(concerned, nodeGroups),
       actions: failed.length > 0 ? [...new Set(concerned.flatMap((finding) => finding.remediation))] : [concerned[0].message],
-      commands: failed.length > 0 ? [] : probeCommands(clusterRun),
+      commands: failed.length > 0 ? [] : probeCommands(clusterRun, platform),
       verify: [`kpx-check ${clusterRun ? 'cluster' : 'node'} reports ${rule} passed`],
       undo: [],
     })
@@ -63,8 +65,8 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
       why: `${rules.length} check(s) need a shell on the nodes, which the Kubernetes API does not give: their answer is not known yet.`,
       rules,
       subjects: [{kind: 'Cluster', name: 'cluster'}],
-      actions: ['Run the read-only collector on the nodes, over SSH or from offline bundles, and evaluate it with the cluster.'],
-      commands: probeCommands(clusterRun),
+      actions: ['Run the read-only collector on the nodes (in their kube-proxy pods, over SSH, or from bundles collected on them) and evaluate it with the cluster.'],
+      commands: probeCommands(clusterRun, platform),
       verify: ['The checks listed here are no longer unknown'],
       undo: [],
     })
@@ -127,8 +129,13 @@ function planSubjects(findings: GatedFinding[], nodeGroups: NodeGroup[]): PlanSu
   return [...groups, ...others]
 }
 
-function probeCommands(clusterRun: boolean): string[] {
-  return clusterRun
-    ? ['kpx-check cluster --node-probe ssh --ssh-user USER --sudo', '# or, on air-gapped nodes: kpx-check collect | ssh NODE sudo sh > facts/NODE.facts, then kpx-check node --facts facts/']
-    : ['sudo kpx-check node', '# or: kpx-check node --ssh USER@NODE --sudo']
+/** Where nobody logs in to nodes: the managed platforms, whose nodes are reached through Kubernetes first. */
+const MANAGED_PLATFORMS: ReadonlySet<string> = new Set(['eks', 'aks', 'gke', 'ack', 'tke', 'cce', 'openshift'])
+
+function probeCommands(clusterRun: boolean, platform?: null | string): string[] {
+  if (!clusterRun) return ['sudo kpx-check node', '# or: kpx-check node --ssh USER@NODE --sudo']
+  const exec = ['kpx-check cluster --node-probe exec   # in each node\'s kube-proxy pod; needs pods/exec: kpx-check rbac --node-probe exec']
+  const ssh = ['kpx-check cluster --node-probe ssh --ssh-user USER --sudo']
+  const bundles = '# or, on air-gapped nodes: kpx-check collect | ssh NODE sudo sh > facts/NODE.facts, then kpx-check cluster --facts facts/'
+  return MANAGED_PLATFORMS.has(platform ?? '') ? [...exec, `# or, where you can log in to the nodes: ${ssh[0]}`, bundles] : [...ssh, `# or: ${exec[0]}`, bundles]
 }

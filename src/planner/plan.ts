@@ -21,7 +21,7 @@ export function buildPlan(input: PlanInput): Plan {
 
   const waves = planWaves(input.nodes.filter((node) => !node.windows))
 
-  const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePlans, {clusterRun: cluster !== undefined, unlistedNodes: cluster?.unlistedNodes})
+  const findingSteps = stepsForFindings(input.findings.filter((finding) => needsStep(finding)), nodeGroups, input.rulePlans, {clusterRun: cluster !== undefined, platform: cluster?.summary.platform, unlistedNodes: cluster?.unlistedNodes})
   const blockers = input.findings.filter((finding) => needsStep(finding) && finding.status === 'fail' && finding.severity === 'blocker')
   const blockingRules = [...groupByRule(blockers).keys()]
   const before = blockingRules.length > 0 ? `Fix what blocks first (${blockingRules.join(', ')}). ` : ''

@@ -217,6 +217,27 @@ describe('the plan from facts', () => {
     )
   })
 
+  it('to find out what only the nodes show, a managed platform is offered exec in kube-proxy pods first, a self-managed one SSH', () => {
+    const notCollected: GatedFinding = {
+      rule: 'node/nft-version',
+      title: 'nft',
+      status: 'unknown',
+      severity: 'blocker',
+      confidence: 'verified',
+      subject: {kind: 'Cluster', name: 'cluster'},
+      message: '3 node(s), e.g. n1: Cannot tell the host nft version.',
+      evidence: {},
+      remediation: [],
+      reason: 'not-collected',
+      references: [],
+    }
+    const rulePlans = new Map<string, RulePlan>([['node/nft-version', {phase: 'prerequisites', subjectKind: 'Node'}]])
+    const firstCommand = (platform: string) =>
+      buildPlan({findings: [notCollected], nodes: [], rulePlans, cluster: {summary: {...summary, platform}, kubeProxy, cnis: [], recipes}}).steps.find((candidate) => candidate.id === 'prerequisites/probe-nodes')!.commands[0]
+    for (const platform of ['eks', 'aks', 'gke', 'openshift']) assert.match(firstCommand(platform), /^kpx-check cluster --node-probe exec /, platform)
+    for (const platform of ['kubeadm', 'k3s']) assert.match(firstCommand(platform), /^kpx-check cluster --node-probe ssh /, platform)
+  })
+
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {
     const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, platform: 'unknown'}, kubeProxy: {...kubeProxy, daemonSet: null, configMap: null}, cnis: [], recipes}})
     assert.ok(plan.steps.some((candidate) => candidate.id === 'configure/hold-restarts'))
