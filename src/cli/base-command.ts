@@ -1,4 +1,4 @@
-import {Command} from '@oclif/core'
+import {Command, type Interfaces} from '@oclif/core'
 import {fstatSync, writeFileSync} from 'node:fs'
 
 import {EXIT_CODES} from '../contract/exit-codes.js'
@@ -45,6 +45,21 @@ export abstract class KpxCommand extends Command {
       if (size > 1 << 20) flush()
     })
     flush()
+  }
+
+  /**
+   * What stdout carries: --format, which --json makes json. Given both, they must agree: `--json --format
+   * markdown` would otherwise print JSON to whoever asked for Markdown.
+   */
+  protected stdoutFormat(parsed: {flags: {format: string}; metadata: Interfaces.ParserOutput['metadata']}): ReportFormat {
+    const {format} = parsed.flags
+    if (this.jsonEnabled() && format !== 'json' && !parsed.metadata.flags.format?.setFromDefault) {
+      throw new UsageError(`--json and --format ${format} ask for different outputs on stdout`, [
+        `Drop --json for ${format}, or drop --format for JSON (--json is the same as --format json); --output writes more formats from the same run.`,
+      ])
+    }
+
+    return format as ReportFormat
   }
 
   /**

@@ -33,7 +33,7 @@ export const checkFlags = {
     helpValue: 'FILE',
   }),
   baseline: Flags.string({description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
-  format: Flags.string({description: 'What stdout carries (--json is the same as --format json).', options: [...REPORT_FORMATS], default: 'text'}),
+  format: Flags.string({description: 'What stdout carries (--json is the same as --format json, and cannot go with another format).', options: [...REPORT_FORMATS], default: 'text'}),
   output: Flags.string({
     description: `Also write the report to PATH, in FORMAT (${REPORT_FORMATS.join(', ')}); repeatable, all from one run.`,
     multiple: true,

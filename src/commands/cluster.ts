@@ -5,7 +5,6 @@ import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES
 import {parseOutputs} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
-import {type ReportFormat} from '../report/formats.js'
 import {runClusterCheck} from '../services/cluster-check.js'
 import {DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
 
@@ -76,7 +75,9 @@ export default class Cluster extends KpxCommand {
   }
 
   async run(): Promise<Report> {
-    const {flags} = await this.parse(Cluster)
+    const parsed = await this.parse(Cluster)
+    const {flags} = parsed
+    const format = this.stdoutFormat(parsed)
     const outputs = await parseOutputs(flags.output ?? [])
     const nodeProbe = clusterNodeProbe(flags)
     const report = await runClusterCheck({
@@ -88,6 +89,6 @@ export default class Cluster extends KpxCommand {
       ...(nodeProbe ? {nodeProbe} : {}),
       ...(flags.facts ? {factsPaths: flags.facts} : {}),
     })
-    return this.emitReport(report, flags.format as ReportFormat, outputs)
+    return this.emitReport(report, format, outputs)
   }
 }
