@@ -100,8 +100,10 @@ export const PLAN_AND_OUTPUTS_DESCRIPTION = [
 /** The exit-code table as it appears at the end of a command's --help. */
 export const EXIT_CODES_DESCRIPTION = ['Exit codes:', ...EXIT_CODE_HELP.map((line) => `  ${line}`)].join('\n')
 
-/** --target-version: a Kubernetes minor version such as 1.35. */
+/** --target-version: a Kubernetes minor version such as 1.35, or v1.35 as kubectl version prints it. */
 export function targetVersion(value: string | undefined): string | undefined {
-  if (value !== undefined && !/^1\.\d{1,2}$/.test(value)) throw new UsageError(`--target-version ${value}: expected a Kubernetes minor version such as 1.35`)
-  return value
+  if (value === undefined) return undefined
+  const match = /^v?(1\.\d{1,2})$/.exec(value)
+  if (!match) throw new UsageError(`--target-version ${value}: expected a Kubernetes minor version such as 1.35 (or v1.35)`, ['Give the major.minor of the release you are upgrading to: 1.35, not 1.35.2 or 1.x.'])
+  return match[1]
 }

@@ -47,7 +47,10 @@ export default class Cluster extends KpxCommand {
   static flags = {
     ...connectionFlags,
     snapshot: Flags.string({description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
-    'target-version': Flags.string({description: 'The Kubernetes version you are heading for (IPVS is deprecated in 1.35 and off by default in 1.40).', helpValue: 'X.Y'}),
+    'target-version': Flags.string({
+      description: 'The Kubernetes version you are heading for, 1.35 or v1.35, not older than the cluster\'s (IPVS is deprecated in 1.35 and off by default in 1.40).',
+      helpValue: 'X.Y',
+    }),
     'node-probe': Flags.string({
       description: 'Probe the Linux Nodes too, for the facts only a node shell shows: over SSH, or by exec in their kube-proxy pods (default: the API only).',
       options: ['ssh', 'exec'],
