@@ -8,6 +8,7 @@ import {writeJson} from '../report/json.js'
 import {printableLines} from '../report/printable.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
+import {colorWanted} from './color.js'
 import type {OutputTarget} from './output-targets.js'
 import {progressMode, progressRunner} from './progress.js'
 
@@ -69,10 +70,10 @@ export abstract class KpxCommand extends Command {
   protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
     process.exitCode = report.exitCode
     // The renderers bring the rule engine's modules along: loaded once the report is there.
-    const [{appendStepSummary, writeOutputs}, {renderReport}, {defaultColor}] = await Promise.all([import('./outputs.js'), import('../report/render.js'), import('../report/text.js')])
+    const [{appendStepSummary, writeOutputs}, {renderReport}] = await Promise.all([import('./outputs.js'), import('../report/render.js')])
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(report)
-      else this.writeStdout(renderReport(report, format, {color: format === 'text' && defaultColor()}))
+      else this.writeStdout(renderReport(report, format, {color: format === 'text' && colorWanted(process.stdout)}))
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
