@@ -4,6 +4,7 @@ import {Flags} from '@oclif/core'
 import {EXIT_CODE_HELP} from '../contract/exit-codes.js'
 import type {Severity} from '../contract/finding.js'
 import type {GatePolicy} from '../planner/verdict.js'
+import {MIN_WAIVER_REASON_LENGTH} from '../planner/waivers.js'
 import {REPORT_FORMATS} from '../report/formats.js'
 import {type CheckOptions} from '../services/check-options.js'
 import type {ConnectionOptions} from '../services/cluster-reads.js'
@@ -29,7 +30,7 @@ export const checkFlags = {
   }),
   'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
   waivers: Flags.string({
-    description: 'YAML file of accepted risks (rule, subject pattern, reason, expires): waived findings are reported, not counted, until they expire.',
+    description: `YAML file of accepted risks (rule, subject pattern, reason of at least ${MIN_WAIVER_REASON_LENGTH} characters such as a ticket or a name, expires): waived findings are reported, not counted, until they expire.`,
     helpValue: 'FILE',
   }),
   baseline: Flags.string({description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
