@@ -23,7 +23,7 @@ export const WAIVERS_FILE_SCHEMA = {
         properties: {
           rule: {type: 'string', description: 'The rule id (kpx-check rules lists them).'},
           subject: {type: 'string', minLength: 1, description: 'Subjects it covers: node/NAME, service/NS/NAME, daemonset/NS/NAME, cluster; * and ** as wildcards (default **).'},
-          reason: {type: 'string', description: `Why the risk is accepted, for the next reader: a ticket, a name; at least ${MIN_WAIVER_REASON_LENGTH} characters.`},
+          reason: {type: 'string', minLength: MIN_WAIVER_REASON_LENGTH, description: `Why the risk is accepted, for the next reader: a ticket, a name; at least ${MIN_WAIVER_REASON_LENGTH} characters.`},
           expires: {type: 'string', pattern: String.raw`^\d{4}-\d{2}-\d{2}$`, description: 'Last day the waiver holds (YYYY-MM-DD); after it, the finding counts again.'},
         },
       },
