@@ -1,4 +1,4 @@
-import {Command} from '@oclif/core'
+import {Command, type Interfaces} from '@oclif/core'
 import {fstatSync, writeFileSync} from 'node:fs'
 
 import {EXIT_CODES} from '../contract/exit-codes.js'
@@ -8,6 +8,7 @@ import {writeJson} from '../report/json.js'
 import {printableLines} from '../report/printable.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
+import {colorWanted} from './color.js'
 import type {OutputTarget} from './output-targets.js'
 import {progressMode, progressRunner} from './progress.js'
 
@@ -48,16 +49,31 @@ export abstract class KpxCommand extends Command {
   }
 
   /**
+   * What stdout carries: --format, which --json makes json. Given both, they must agree: `--json --format
+   * markdown` would otherwise print JSON to whoever asked for Markdown.
+   */
+  protected stdoutFormat(parsed: {flags: {format: string}; metadata: Interfaces.ParserOutput['metadata']}): ReportFormat {
+    const {format} = parsed.flags
+    if (this.jsonEnabled() && format !== 'json' && !parsed.metadata.flags.format?.setFromDefault) {
+      throw new UsageError(`--json and --format ${format} ask for different outputs on stdout`, [
+        `Drop --json for ${format}, or drop --format for JSON (--json is the same as --format json); --output writes more formats from the same run.`,
+      ])
+    }
+
+    return format as ReportFormat
+  }
+
+  /**
    * Hands a finished report to every sink: the --output files, the GitHub step summary, and stdout
    * in the --format asked for (with --json, oclif prints the returned report).
    */
   protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
     process.exitCode = report.exitCode
     // The renderers bring the rule engine's modules along: loaded once the report is there.
-    const [{appendStepSummary, writeOutputs}, {renderReport}, {defaultColor}] = await Promise.all([import('./outputs.js'), import('../report/render.js'), import('../report/text.js')])
+    const [{appendStepSummary, writeOutputs}, {renderReport}] = await Promise.all([import('./outputs.js'), import('../report/render.js')])
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(report)
-      else this.writeStdout(renderReport(report, format, {color: format === 'text' && defaultColor()}))
+      else this.writeStdout(renderReport(report, format, {color: format === 'text' && colorWanted(process.stdout)}))
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the

@@ -4,6 +4,7 @@ import {Flags} from '@oclif/core'
 import {EXIT_CODE_HELP} from '../contract/exit-codes.js'
 import type {Severity} from '../contract/finding.js'
 import type {GatePolicy} from '../planner/verdict.js'
+import {MIN_WAIVER_REASON_LENGTH} from '../planner/waivers.js'
 import {REPORT_FORMATS} from '../report/formats.js'
 import {type CheckOptions} from '../services/check-options.js'
 import type {ConnectionOptions} from '../services/cluster-reads.js'
@@ -29,11 +30,11 @@ export const checkFlags = {
   }),
   'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
   waivers: Flags.string({
-    description: 'YAML file of accepted risks (rule, subject pattern, reason, expires): waived findings are reported, not counted, until they expire.',
+    description: `YAML file of accepted risks (rule, subject pattern, reason of at least ${MIN_WAIVER_REASON_LENGTH} characters such as a ticket or a name, expires): waived findings are reported, not counted, until they expire.`,
     helpValue: 'FILE',
   }),
   baseline: Flags.string({description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
-  format: Flags.string({description: 'What stdout carries (--json is the same as --format json).', options: [...REPORT_FORMATS], default: 'text'}),
+  format: Flags.string({description: 'What stdout carries (--json is the same as --format json, and cannot go with another format).', options: [...REPORT_FORMATS], default: 'text'}),
   output: Flags.string({
     description: `Also write the report to PATH, in FORMAT (${REPORT_FORMATS.join(', ')}); repeatable, all from one run.`,
     multiple: true,
@@ -100,8 +101,10 @@ export const PLAN_AND_OUTPUTS_DESCRIPTION = [
 /** The exit-code table as it appears at the end of a command's --help. */
 export const EXIT_CODES_DESCRIPTION = ['Exit codes:', ...EXIT_CODE_HELP.map((line) => `  ${line}`)].join('\n')
 
-/** --target-version: a Kubernetes minor version such as 1.35. */
+/** --target-version: a Kubernetes minor version such as 1.35, or v1.35 as kubectl version prints it. */
 export function targetVersion(value: string | undefined): string | undefined {
-  if (value !== undefined && !/^1\.\d{1,2}$/.test(value)) throw new UsageError(`--target-version ${value}: expected a Kubernetes minor version such as 1.35`)
-  return value
+  if (value === undefined) return undefined
+  const match = /^v?(1\.\d{1,2})$/.exec(value)
+  if (!match) throw new UsageError(`--target-version ${value}: expected a Kubernetes minor version such as 1.35 (or v1.35)`, ['Give the major.minor of the release you are upgrading to: 1.35, not 1.35.2 or 1.x.'])
+  return match[1]
 }

@@ -4,6 +4,7 @@
  */
 import {printable} from '../report/printable.js'
 import {type ProgressStep, type ProgressTask, runSilently, type StepRunner} from '../services/progress.js'
+import {colorWanted, uncoloredStderr} from './color.js'
 
 export type ProgressMode = 'lines' | 'live' | 'silent'
 
@@ -22,7 +23,8 @@ export function progressRunner(mode: ProgressMode): StepRunner {
   if (mode === 'silent') return runSilently
   return async <Context extends object>(steps: Array<ProgressStep<Context>>, context: Context) => {
     const {Listr, ListrLogger, ProcessOutput} = await import('listr2')
-    const logger = new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)})
+    const stderr = colorWanted(process.stderr) ? process.stderr : uncoloredStderr()
+    const logger = new ListrLogger({processOutput: new ProcessOutput(stderr, stderr)})
     const tasks = steps.map((step) => {
       let shortfall: string | undefined
       let endedShort = false

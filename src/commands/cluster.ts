@@ -5,7 +5,6 @@ import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES
 import {parseOutputs} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
-import {type ReportFormat} from '../report/formats.js'
 import {runClusterCheck} from '../services/cluster-check.js'
 import {DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
 
@@ -48,7 +47,10 @@ export default class Cluster extends KpxCommand {
   static flags = {
     ...connectionFlags,
     snapshot: Flags.string({description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
-    'target-version': Flags.string({description: 'The Kubernetes version you are heading for (IPVS is deprecated in 1.35 and off by default in 1.40).', helpValue: 'X.Y'}),
+    'target-version': Flags.string({
+      description: 'The Kubernetes version you are heading for, 1.35 or v1.35, not older than the cluster\'s (IPVS is deprecated in 1.35 and off by default in 1.40).',
+      helpValue: 'X.Y',
+    }),
     'node-probe': Flags.string({
       description: 'Probe the Linux Nodes too, for the facts only a node shell shows: over SSH, or by exec in their kube-proxy pods (default: the API only).',
       options: ['ssh', 'exec'],
@@ -76,7 +78,9 @@ export default class Cluster extends KpxCommand {
   }
 
   async run(): Promise<Report> {
-    const {flags} = await this.parse(Cluster)
+    const parsed = await this.parse(Cluster)
+    const {flags} = parsed
+    const format = this.stdoutFormat(parsed)
     const outputs = await parseOutputs(flags.output ?? [])
     const nodeProbe = clusterNodeProbe(flags)
     const report = await runClusterCheck({
@@ -88,6 +92,6 @@ export default class Cluster extends KpxCommand {
       ...(nodeProbe ? {nodeProbe} : {}),
       ...(flags.facts ? {factsPaths: flags.facts} : {}),
     })
-    return this.emitReport(report, flags.format as ReportFormat, outputs)
+    return this.emitReport(report, format, outputs)
   }
 }

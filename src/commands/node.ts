@@ -5,7 +5,6 @@ import {checkFlags, checkOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCR
 import {parseOutputs} from '../cli/output-targets.js'
 import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
-import {type ReportFormat} from '../report/formats.js'
 import {runNodeCheck} from '../services/node-check.js'
 
 export default class Node extends KpxCommand {
@@ -63,7 +62,9 @@ export default class Node extends KpxCommand {
   }
 
   async run(): Promise<Report> {
-    const {flags} = await this.parse(Node)
+    const parsed = await this.parse(Node)
+    const {flags} = parsed
+    const format = this.stdoutFormat(parsed)
     const outputs = await parseOutputs(flags.output ?? [])
     const ssh = nodeSshProbe(flags)
     const report = await runNodeCheck({
@@ -73,6 +74,6 @@ export default class Node extends KpxCommand {
       timeoutSeconds: flags.timeout,
       progress: this.progress(),
     })
-    return this.emitReport(report, flags.format as ReportFormat, outputs)
+    return this.emitReport(report, format, outputs)
   }
 }

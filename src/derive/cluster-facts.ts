@@ -28,6 +28,15 @@ export interface ClusterModel {
 
 const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
 
+/** The Kubernetes version the cluster's API server reports (v1.33.5-eks-3025e55 is 1.33.5); null when unread or unparseable. */
+export function kubernetesVersion(snapshot: ClusterSnapshot): null | semver.SemVer {
+  return semver.coerce(gitVersionOf(new SnapshotReads(snapshot)))
+}
+
+function gitVersionOf(resources: SnapshotReads): string {
+  return String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
+}
+
 export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVersion?: string} = {}): ClusterModel {
   const resources = new SnapshotReads(snapshot)
   const cluster = new FactSet()
@@ -36,7 +45,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   const components = detectComponents(daemonSets, resources)
 
   resources.derive(cluster, ['version'], ['cluster.version', 'cluster.gitVersion'], () => {
-    const gitVersion = String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
+    const gitVersion = gitVersionOf(resources)
     cluster.set('cluster.gitVersion', gitVersion)
     const version = semver.coerce(gitVersion)
     if (version) cluster.set('cluster.version', version.version)

@@ -2,6 +2,9 @@ import type {AppliedWaiver, GatedFinding} from '../contract/finding.js'
 import type {WaiverSummary} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
 
+/** A waiver's reason has at least this many characters (spaces around it aside): enough for a ticket or a name, so the next reader can ask why. */
+export const MIN_WAIVER_REASON_LENGTH = 8
+
 /** One accepted risk: a rule's failures (or unknowns) on matching subjects, with why and until when. */
 export interface Waiver {
   rule: string

@@ -17,15 +17,10 @@ export interface TextOptions {
   color?: boolean
 }
 
-/** chalk decides colour from the terminal; NO_COLOR (no-color.org) always turns it off. */
-export function defaultColor(): boolean {
-  return !process.env.NO_COLOR && Boolean(process.stdout.isTTY)
-}
-
 export function renderText(untrusted: Report, options: TextOptions = {}): string {
   // Every string in the report may come from a cluster, a node or a file: shown with its controls visible.
   const report = printableReport(untrusted)
-  const chalk = new Chalk({level: (options.color ?? defaultColor()) ? 1 : 0})
+  const chalk = new Chalk({level: options.color ? 1 : 0})
   const verdictColor = {go: chalk.green, 'no-go': chalk.red, incomplete: chalk.yellow}[report.verdict]
   const {summary} = report
   const out: string[] = [

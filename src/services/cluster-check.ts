@@ -34,6 +34,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
     throw error
   })
   const snapshot = await reading
+  engine.refuseTargetBehindCluster(snapshot, options.targetVersion)
   let probes: NodeProbeResult | undefined
   if (options.nodeProbe) {
     const {probeClusterNodes} = await import('./cluster-node-probe.js')
@@ -51,7 +52,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
  * --skip and --severity, --waivers (which must name rules) and --baseline, and the platform recipes.
  */
 async function loadEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>) {
-  const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot}, {loadRecipes}] = await Promise.all([
+  const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([
     import('./rule-catalog.js'),
     import('./gate-files.js'),
     import('./cluster-evaluation.js'),
@@ -59,5 +60,5 @@ async function loadEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rule
   ])
   const rules = await loadRuleCatalog(options.rulePaths)
   validateRuleSelection(rules, options.skip, options.severity)
-  return {rules, evaluateSnapshot, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
+  return {rules, evaluateSnapshot, refuseTargetBehindCluster, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
 }

@@ -3,7 +3,7 @@
  * Loaded by runClusterCheck while the API reads run, with the rule engine it needs.
  */
 import type {ClusterSummary, Report} from '../contract/report.js'
-import {type ClusterModel, deriveClusterModel} from '../derive/cluster-facts.js'
+import {type ClusterModel, deriveClusterModel, kubernetesVersion} from '../derive/cluster-facts.js'
 import {migrationNeeded} from '../derive/kube-proxy-config.js'
 import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
@@ -12,6 +12,7 @@ import {buildReport, type ReportInput} from '../planner/gate.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
 import {objectName} from '../sources/cluster/resources.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import {UsageError} from '../util/errors.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 import {rulePlans} from './rule-catalog.js'
@@ -19,6 +20,22 @@ import {rulePlans} from './rule-catalog.js'
 export interface ClusterEvaluationOptions extends Pick<CheckOptions, 'policy' | 'severity' | 'skip'>, Pick<ReportInput, 'baseline' | 'waivers'> {
   targetVersion?: string
   recipes: ReadonlyMap<string, PlatformRecipe>
+}
+
+/**
+ * A --target-version older than the Kubernetes the cluster already runs is a mistake (a typo, or the
+ * version of another cluster): its deadline would be wrong. Refused as soon as the version is read,
+ * before any node is probed. A cluster whose version could not be read is not judged.
+ */
+export function refuseTargetBehindCluster(snapshot: ClusterSnapshot, targetVersion: string | undefined): void {
+  const running = kubernetesVersion(snapshot)
+  if (targetVersion === undefined || !running) return
+  const [major, minor] = targetVersion.split('.').map(Number)
+  if (major > running.major || (major === running.major && minor >= running.minor)) return
+  const context = snapshot.source.context ? ` (context ${snapshot.source.context})` : ''
+  throw new UsageError(`--target-version ${targetVersion} is older than the cluster's own Kubernetes ${running.version}${context}`, [
+    `Give the version you are upgrading to: ${running.major}.${running.minor} or later.`,
+  ])
 }
 
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */

@@ -1,6 +1,6 @@
 
 import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
-import type {Waiver} from '../planner/waivers.js'
+import {MIN_WAIVER_REASON_LENGTH, type Waiver} from '../planner/waivers.js'
 import {UsageError} from '../util/errors.js'
 import {readUserFile} from '../util/user-file.js'
 import {compileFileSchema, formatProblem, parseYamlFile} from '../util/yaml-file.js'
@@ -23,7 +23,7 @@ export const WAIVERS_FILE_SCHEMA = {
         properties: {
           rule: {type: 'string', description: 'The rule id (kpx-check rules lists them).'},
           subject: {type: 'string', minLength: 1, description: 'Subjects it covers: node/NAME, service/NS/NAME, daemonset/NS/NAME, cluster; * and ** as wildcards (default **).'},
-          reason: {type: 'string', minLength: 8, description: 'Why the risk is accepted, for the next reader: a ticket, a name.'},
+          reason: {type: 'string', minLength: MIN_WAIVER_REASON_LENGTH, description: `Why the risk is accepted, for the next reader: a ticket, a name; at least ${MIN_WAIVER_REASON_LENGTH} characters.`},
           expires: {type: 'string', pattern: String.raw`^\d{4}-\d{2}-\d{2}$`, description: 'Last day the waiver holds (YYYY-MM-DD); after it, the finding counts again.'},
         },
       },
@@ -50,13 +50,16 @@ export async function readWaivers(path: string, ruleIds: ReadonlySet<string>): P
     const at = (field: string, message: string) => problems.push(parsed.file!.problemAt(['waivers', index, field], message))
     if (!ruleIds.has(entry.rule)) at('rule', `no rule "${entry.rule}"; kpx-check rules lists the rule ids`)
     if (entry.expires !== undefined && !isCalendarDate(entry.expires)) at('expires', `"${entry.expires}" is not a date`)
+    if (entry.reason.trim().length < MIN_WAIVER_REASON_LENGTH) {
+      at('reason', `"${entry.reason.trim()}" is too short: a reason has at least ${MIN_WAIVER_REASON_LENGTH} characters (a ticket, a name), so that the next reader can find out why the risk was accepted`)
+    }
     const {line} = parsed.file!.problemAt(['waivers', index], '')
     waivers.push({rule: entry.rule, subject: entry.subject ?? '**', reason: entry.reason.trim(), ...(entry.expires ? {expires: entry.expires} : {}), source: `${path}:${line}`})
   }
 
   if (problems.length > 0) {
     throw new UsageError(`--waivers ${path} is not valid:\n${problems.map((problem) => `  ${formatProblem(problem)}`).join('\n')}`, [
-      'Each waiver needs rule and reason; subject and expires (YYYY-MM-DD) are optional. See README, "Waivers".',
+      `Each waiver needs rule and reason (at least ${MIN_WAIVER_REASON_LENGTH} characters); subject and expires (YYYY-MM-DD) are optional. See README, "Waivers".`,
     ])
   }
 

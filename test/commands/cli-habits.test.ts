@@ -10,6 +10,7 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {PACKAGE_ROOT} from '../../src/util/paths.js'
+import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {skipOutsideCi} from '../helpers/ci.js'
 import {runCli, runProgram} from '../helpers/cli.js'
 
@@ -128,5 +129,31 @@ describe('kpx-check autocomplete', () => {
     assert.ok(lines.includes('node[Check whether nodes can run kube-proxy in nftables mode.]'), stdout)
     assert.ok(lines.includes('help[Display help for kpx-check.]'), stdout)
     assert.ok(lines.some((line) => line.startsWith('*--facts[')), stdout)
+  })
+})
+
+describe('colour', () => {
+  /** A live run against a test API server, so that stderr carries progress, with this colour environment. */
+  async function colouredParts(env: NodeJS.ProcessEnv): Promise<{stderr: boolean; stdout: boolean}> {
+    const server = await startApiServer({scenario: 'aks'})
+    const dir = mkdtempSync(join(tmpdir(), 'kpx-colour-'))
+    try {
+      const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(dir, server)], {env})
+      assert.equal(code, 5, stderr)
+      assert.match(stderr, /Connected to https:/)
+      return {stdout: stdout.includes('\u001B['), stderr: stderr.includes('\u001B[')}
+    } finally {
+      await server.close()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }
+
+  it('FORCE_COLOR=0 and NO_COLOR turn it off on stdout and on stderr (progress) alike', async () => {
+    assert.deepEqual(await colouredParts({NO_COLOR: undefined, FORCE_COLOR: '0'}), {stdout: false, stderr: false})
+    assert.deepEqual(await colouredParts({NO_COLOR: '1', FORCE_COLOR: '1'}), {stdout: false, stderr: false})
+  })
+
+  it('FORCE_COLOR=1 turns it on in both, though neither is a terminal', async () => {
+    assert.deepEqual(await colouredParts({NO_COLOR: undefined, FORCE_COLOR: '1'}), {stdout: true, stderr: true})
   })
 })

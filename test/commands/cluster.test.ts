@@ -315,3 +315,51 @@ describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
     assert.ok(configMaps.resourceNames.length > 0, 'ConfigMaps only by name')
   })
 })
+
+describe('kpx-check cluster --target-version', () => {
+  it('v1.35, as kubectl prints versions, is taken as 1.35', async () => {
+    const {report} = await checkScenario('ipvs-metallb', {args: ['--target-version', 'v1.35']})
+    assert.match(find(report, 'cluster/ipvs-deprecation', 'fail')[0].message, /^IPVS mode is deprecated in 1\.35 \(/)
+    assert.match(report.plan.deadline ?? '', /^IPVS mode is deprecated in Kubernetes 1\.35 \(/)
+  })
+
+  it('older than the cluster\'s own Kubernetes is refused with exit 2 and both versions, before any node is probed', async () => {
+    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    try {
+      const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'behind-')), server)
+      const {code, stdout} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--node-probe', 'exec', '--target-version', '1.33', '--json'])
+      assert.equal(code, 2)
+      assert.deepEqual(JSON.parse(stdout).error, {
+        name: 'UsageError',
+        message: '--target-version 1.33 is older than the cluster\'s own Kubernetes 1.34.0 (context kpx-test)',
+        exitCode: 2,
+        suggestions: ['Give the version you are upgrading to: 1.34 or later.'],
+      })
+      assert.deepEqual(server.requests.filter((request) => request.path.endsWith('/exec')), [])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('the cluster\'s own minor version is a target; an older one is refused in text runs too', async () => {
+    // The snapshot's cluster runs v1.32.5.
+    const same = await runCli(['cluster', '--snapshot', EXAMPLE_SNAPSHOT, '--target-version', '1.32', '--json'])
+    assert.equal(same.code, 5, same.stdout.slice(0, 300))
+    assert.equal((JSON.parse(same.stdout) as Report).verdict, 'incomplete')
+    const behind = await runCli(['cluster', '--snapshot', EXAMPLE_SNAPSHOT, '--target-version', '1.2'])
+    assert.equal(behind.code, 2)
+    assert.equal(behind.stdout, '')
+    assert.match(behind.stderr, /Error: --target-version 1\.2 is older than the cluster's own Kubernetes 1\.32\.5 \(context kubespray-prod\)\n/)
+    assert.match(behind.stderr, /Try this: Give the version you are upgrading to: 1\.32 or later\./)
+  })
+
+  it('a value that is no minor version (1.x, banana, 1.35.2) is exit 2 with what to give', async () => {
+    for (const value of ['1.x', 'banana', '1.35.2']) {
+      const {code, stdout, stderr} = await runCli(['cluster', '--snapshot', EXAMPLE_SNAPSHOT, '--target-version', value])
+      assert.equal(code, 2, value)
+      assert.equal(stdout, '')
+      assert.ok(stderr.includes(`Error: --target-version ${value}: expected a Kubernetes minor version such as 1.35 (or v1.35)\n`), stderr)
+      assert.ok(stderr.includes('Try this: Give the major.minor of the release you are upgrading to: 1.35, not 1.35.2 or 1.x.'), stderr)
+    }
+  })
+})

@@ -74,6 +74,21 @@ describe('nodes[]: a verdict and a check per node rule on every node', () => {
     assert.deepEqual(report.waivers?.unused, [])
   })
 
+  it('a waiver reason under 8 characters, spaces aside, is exit 2 saying the minimum and why; --help says the rule', async () => {
+    const waivers = join(workdir, 'short-reason.yaml')
+    writeFileSync(waivers, ['waivers:', '  - rule: node/kernel-version', '    reason: "   later    "', ''].join('\n'))
+    const {code, stdout, stderr} = await runCli(['node', '--facts', join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), '--waivers', waivers, '--json'])
+    assert.equal(code, 2, stderr)
+    const {error} = JSON.parse(stdout) as {error: {message: string; suggestions: string[]}}
+    assert.equal(
+      error.message,
+      `--waivers ${waivers} is not valid:\n  ${waivers}:3:5 "later" is too short: a reason has at least 8 characters (a ticket, a name), so that the next reader can find out why the risk was accepted`,
+    )
+    assert.match(error.suggestions[0], /^Each waiver needs rule and reason \(at least 8 characters\);/)
+    const help = await runCli(['node', '--help'])
+    assert.match(help.stdout.replaceAll(/\s+/g, ' '), /--waivers=FILE YAML file of accepted risks \(rule, subject pattern, reason of at least 8 characters such as a ticket or a name, expires\)/)
+  })
+
   it('cluster run with nothing to migrate: nodes are go with no checks (no node rule runs)', async () => {
     const report = await clusterReport('cilium-kpr')
     assert.ok(report.nodes.length > 0)

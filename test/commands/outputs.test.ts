@@ -165,4 +165,18 @@ describe('--output and --format mistakes', () => {
     const sarif = await runCli(['cluster', '--snapshot', snapshot, '--format', 'sarif'])
     assert.ok(validateSarif(JSON.parse(sarif.stdout)))
   })
+
+  it('--json with another --format is refused with exit 2 naming both; --json --format json is the same as --json', async () => {
+    for (const [command, input, format] of [['cluster', ['--snapshot', snapshot], 'markdown'], ['node', ['--facts', join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts')], 'text']] as const) {
+      const {code, stdout} = await runCli([command, ...input, '--json', '--format', format])
+      assert.equal(code, 2, `${command} --json --format ${format}`)
+      const {error} = JSON.parse(stdout) as {error: {message: string; suggestions: string[]}}
+      assert.equal(error.message, `--json and --format ${format} ask for different outputs on stdout`)
+      assert.match(error.suggestions[0], new RegExp(`^Drop --json for ${format}, or drop --format for JSON`))
+    }
+
+    const agreeing = await runCli(['cluster', '--snapshot', snapshot, '--json', '--format', 'json'])
+    assert.equal(agreeing.code, 5, agreeing.stdout.slice(0, 300))
+    assert.equal((JSON.parse(agreeing.stdout) as Report).verdict, 'incomplete')
+  })
 })
