@@ -38,9 +38,9 @@ export function switchSteps(
       return input.waves.map((wave) => {
         const ofWave = waveVariables(wave)
         const notes = [...refusalNotes(lines, [...refused, ...ofWave.refused]), ...waveNotes(wave)]
-        const step_ = filled({...variables, ...ofWave.values}, notes, [{kind: 'NodePool', name: wave.name}], `${step.phase}/${step.id}/${slug(wave.name)}`)
+        const ofPool = filled({...variables, ...ofWave.values}, notes, [{kind: 'NodePool', name: wave.name}], `${step.phase}/${step.id}/${slug(wave.name)}`)
         // Every node of the pool is blocked: nothing of it can switch yet, so there is nothing to run.
-        return wave.canary === null ? {...step_, commands: [], verify: []} : step_
+        return wave.canary === null ? {...ofPool, commands: [], verify: []} : ofPool
       })
     })
 }
@@ -53,11 +53,7 @@ function slug(name: string): string {
 /** What the wave variables say for one wave, and the names that could not go into a command as they are. */
 function waveVariables(wave: Wave): {refused: Refusal[]; values: Record<WaveVariable, string>} {
   const refused: Refusal[] = []
-  let canary = wave.canary ?? 'NODE'
-  if (!NAME_RULES.subdomain.test(canary)) {
-    refused.push({variable: 'waveCanary', value: canary, placeholder: 'NODE'})
-    canary = 'NODE'
-  }
+  const canary = passing('waveCanary', wave.canary ?? 'NODE', {rule: NAME_RULES.subdomain, placeholder: 'NODE'}, refused)
 
   // A selector picks the pool's nodes when the plan runs (nodes come and go); else they are named, valid names only.
   let nodes = wave.selector === null ? '' : `$(kubectl get nodes -l '${wave.selector}' -o jsonpath='{.items[*].metadata.name}')`
@@ -182,6 +178,19 @@ interface Refusal {
   placeholder: string
 }
 
+/** The rule a value must pass to go into a command, and what the command says instead. */
+interface NameCheck {
+  rule: RegExp
+  placeholder: string
+}
+
+/** The value, if it passes its name rule (or is the placeholder already); else the placeholder, with the refusal noted. */
+function passing(variable: Refusal['variable'], value: string, check: NameCheck, refused: Refusal[]): string {
+  if (check.rule.test(value) || value === check.placeholder) return value
+  refused.push({variable, value, placeholder: check.placeholder})
+  return check.placeholder
+}
+
 /** What to tell the reader of a step whose commands lost a value to its name rule. */
 function refusalNotes(lines: readonly string[], refused: readonly Refusal[]): string[] {
   const used = new Set(lines.flatMap((line) => [...line.matchAll(VARIABLE)].map((match) => match[1])))
@@ -228,7 +237,7 @@ function planVariables(
     kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
     nftablesConfig: stringifyYaml(config).trimEnd(),
   }
-  const rules: Partial<Record<PlanVariable, {placeholder: string; rule: RegExp}>> = {
+  const rules: Partial<Record<PlanVariable, NameCheck>> = {
     kubeProxyNamespace: {rule: NAME_RULES.label, placeholder: 'NAMESPACE'},
     kubeProxyDaemonSet: {rule: NAME_RULES.subdomain, placeholder: 'DAEMONSET'},
     calicoNamespace: {rule: NAME_RULES.label, placeholder: 'NAMESPACE'},
@@ -242,11 +251,7 @@ function planVariables(
     kubernetesVersion: {rule: NAME_RULES.version, placeholder: 'VERSION'},
   }
   const refused: Refusal[] = []
-  for (const [variable, check] of Object.entries(rules) as Array<[PlanVariable, {placeholder: string; rule: RegExp}]>) {
-    if (check.rule.test(values[variable]) || values[variable] === check.placeholder) continue
-    refused.push({variable, value: values[variable], placeholder: check.placeholder})
-    values[variable] = check.placeholder
-  }
+  for (const [variable, check] of Object.entries(rules) as Array<[PlanVariable, NameCheck]>) values[variable] = passing(variable, values[variable], check, refused)
 
   // The pods restarted with kube-proxy are matched by their DaemonSets' names: only valid ones.
   const validPods = switchPods.filter((name) => NAME_RULES.subdomain.test(name))

@@ -59,17 +59,11 @@ function draftOf(node: WaveNode): Omit<Draft, 'nodes'> {
  * node in a wave of more weight (the control plane, then pool labels in their order, then roles).
  */
 function selectorOf(draft: Draft, drafts: readonly Draft[]): null | string {
-  const weight = (candidate: Draft) => {
-    if (candidate.controlPlane) return 0
-    if (candidate.pool === null) return 3
-    return POOL_LABELS.some(({label}) => label === candidate.pool!.label) ? 1 : 2
-  }
-
-  const heavier = drafts.filter((other) => other !== draft && (weight(other) < weight(draft) || (weight(other) === weight(draft) && draft.pool !== null && other.pool !== null && believedFirst(other.pool, draft.pool))))
-  const excluded = [...new Set(heavier.flatMap((other) => other.keys))].filter((key) => !draft.keys.includes(key))
   // Control-plane nodes carry control-plane, master or both (by version and distribution): no one selector
   // picks them all, and they are few, so they are named.
   if (draft.controlPlane) return null
+  const heavier = drafts.filter((other) => other !== draft && precedes(other, draft))
+  const excluded = [...new Set(heavier.flatMap((other) => other.keys))].filter((key) => !draft.keys.includes(key))
   const terms = [draft.term ?? 'kubernetes.io/os=linux', ...excluded.map((key) => `!${key}`)]
   const safe = terms.every((term) => {
     const [key, value = ''] = term.replace(/^!/, '').split('=')
@@ -78,14 +72,20 @@ function selectorOf(draft: Draft, drafts: readonly Draft[]): null | string {
   return safe ? terms.join(',') : null
 }
 
-/** Which of two pools a node with both labels belongs to (nodePoolOf's order): pool labels in POOL_LABELS' order, then roles by name. */
-function believedFirst(a: NodePool, b: NodePool): boolean {
-  const rank = (pool: NodePool) => {
-    const index = POOL_LABELS.findIndex(({label}) => label === pool.label)
-    return index === -1 ? POOL_LABELS.length : index
+/**
+ * Whether a node that qualifies for both waves is in `a` (nodePoolOf's order): the control plane first,
+ * then pool labels in POOL_LABELS' order, then roles by name, then no pool.
+ */
+function precedes(a: Draft, b: Draft): boolean {
+  const roles = POOL_LABELS.length
+  const rank = (draft: Draft) => {
+    if (draft.controlPlane) return -1
+    if (draft.pool === null) return roles + 1
+    const index = POOL_LABELS.findIndex(({label}) => label === draft.pool!.label)
+    return index === -1 ? roles : index
   }
 
-  return rank(a) < rank(b) || (rank(a) === rank(b) && rank(a) === POOL_LABELS.length && a.label < b.label)
+  return rank(a) < rank(b) || (rank(a) === roles && rank(b) === roles && a.pool!.label < b.pool!.label)
 }
 
 function readyShare(draft: Draft): number {

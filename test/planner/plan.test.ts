@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {GatedFinding} from '../../src/contract/finding.js'
-import type {PlanStep, Report} from '../../src/contract/report.js'
+import type {NodeReport, PlanStep, Report} from '../../src/contract/report.js'
 import type {Component} from '../../src/derive/components.js'
 import type {RulePlan} from '../../src/planner/plan-input.js'
 import {buildPlan} from '../../src/planner/plan.js'
@@ -236,6 +236,28 @@ describe('the plan from facts', () => {
       buildPlan({findings: [notCollected], nodes: [], rulePlans, cluster: {summary: {...summary, platform}, kubeProxy, cnis: [], recipes}}).steps.find((candidate) => candidate.id === 'prerequisites/probe-nodes')!.commands[0]
     for (const platform of ['eks', 'aks', 'gke', 'openshift']) assert.match(firstCommand(platform), /^kpx-check cluster --node-probe exec /, platform)
     for (const platform of ['kubeadm', 'k3s']) assert.match(firstCommand(platform), /^kpx-check cluster --node-probe ssh /, platform)
+  })
+
+  it('a pool whose every node is blocked gets a rollout step with nothing to run, saying what to fix, and no placeholder taken for a bad name', () => {
+    const blocked: NodeReport = {
+      name: 'old-1',
+      source: 'api',
+      origin: 'test',
+      kernelRelease: '4.18.0',
+      os: {id: 'rhel', prettyName: null, versionId: '8.10'},
+      nftVersion: null,
+      reachable: true,
+      pool: {label: 'eks.amazonaws.com/nodegroup', name: 'old'},
+      verdict: 'no-go',
+      checks: {'node/kernel-version': {status: 'fail', severity: 'blocker', message: 'Kernel 4.18 is older than 5.13.'}},
+    }
+    const plan = buildPlan({findings: [], nodes: [blocked], rulePlans: new Map(), cluster: {summary, kubeProxy, cnis: [], recipes}})
+    const rollout = plan.steps.find((candidate) => candidate.id === 'rollout/rollout/eks-node-group-old')!
+    assert.deepEqual(rollout.commands, [])
+    assert.deepEqual(rollout.actions, [
+      'No node of EKS node group old can switch yet: every one is blocked. Fix what blocks it first (the prerequisites steps).',
+      'Blocked, fix before this wave: old-1 (node/kernel-version).',
+    ])
   })
 
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {
