@@ -5,8 +5,8 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {GatedFinding, Status} from '../../src/contract/finding.js'
-import type {Report} from '../../src/contract/report.js'
-import {type Baseline, compareWithBaseline} from '../../src/planner/baseline.js'
+import type {NodeReport, Report} from '../../src/contract/report.js'
+import {type Baseline, compareWithBaseline, openResults} from '../../src/planner/baseline.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
@@ -81,6 +81,72 @@ describe('comparing with a baseline', () => {
       {rule: 'node/os-distro', subject: {kind: 'Node', name: 'gone'}, was: 'unknown'},
     ])
     assert.equal(summary.new, 1, 'node/nft-version fails now where it was unknown')
+  })
+})
+
+/** A cluster run's node: only its name and checks matter to the comparison. */
+function node(name: string, checks: Record<string, Status>): NodeReport {
+  return {
+    name,
+    source: 'api',
+    origin: 'cluster',
+    kernelRelease: null,
+    os: {id: null, prettyName: null, versionId: null},
+    nftVersion: null,
+    reachable: true,
+    verdict: 'incomplete',
+    checks: Object.fromEntries(Object.entries(checks).map(([rule, status]) => [rule, {status, severity: 'blocker', message: 'm'}])),
+  }
+}
+
+/** A finding about the cluster: for a node rule, its results summed up (a cluster run's folded finding). */
+function sumUp(rule: string, status: Status): GatedFinding {
+  return {...finding(rule, 'cluster', status), subject: {kind: 'Cluster', name: 'cluster'}}
+}
+
+describe('comparing a cluster run with a baseline, node by node', () => {
+  it('keeps each node\'s failed or unknown check as its own entry, keyed by the node, and no passed one', () => {
+    const {byKey, sums} = openResults(
+      [sumUp('node/kernel-version', 'fail'), sumUp('cluster/cni-version', 'fail')],
+      [node('n1', {'node/kernel-version': 'fail', 'node/nft-version': 'pass'}), node('n2', {'node/kernel-version': 'unknown'})],
+    )
+    assert.deepEqual([...byKey], [
+      ['node/kernel-version node/n1', {rule: 'node/kernel-version', status: 'fail', subject: {kind: 'Node', name: 'n1'}}],
+      ['node/kernel-version node/n2', {rule: 'node/kernel-version', status: 'unknown', subject: {kind: 'Node', name: 'n2'}}],
+      ['cluster/cni-version cluster', {rule: 'cluster/cni-version', status: 'fail', subject: {kind: 'Cluster', name: 'cluster'}}],
+    ])
+    assert.deepEqual([...sums].map((sum) => sum.rule), ['node/kernel-version'], 'the folded finding is a sum of node checks, not an entry')
+  })
+
+  it('a node that joined with a failure: its check is new, so is the sum-up finding; the old node\'s check is existing', () => {
+    const earlier: Baseline = {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', findings: openResults([], [node('n1', {'node/kernel-version': 'fail'})]).byKey}
+    const {findings, nodes, summary} = compareWithBaseline(
+      [sumUp('node/kernel-version', 'fail')],
+      [node('n1', {'node/kernel-version': 'fail', 'node/nft-version': 'pass'}), node('n2', {'node/kernel-version': 'fail'})],
+      earlier,
+    )
+    assert.deepEqual(nodes.map((each) => each.checks['node/kernel-version'].baseline), ['existing', 'new'])
+    assert.equal(nodes[0].checks['node/nft-version'].baseline, undefined, 'a passed check is not marked')
+    assert.equal(findings[0].baseline, 'new')
+    assert.deepEqual({new: summary.new, existing: summary.existing, fixed: summary.fixed}, {new: 1, existing: 1, fixed: []})
+  })
+
+  it('the sum-up finding is existing when every node\'s check is; a node gone is fixed', () => {
+    const earlier: Baseline = {
+      file: 'before.json',
+      generatedAt: '2026-11-01T08:00:00Z',
+      findings: openResults([], [node('n1', {'node/kernel-version': 'fail'}), node('gone', {'node/kernel-version': 'unknown'})]).byKey,
+    }
+    const {findings, summary} = compareWithBaseline([sumUp('node/kernel-version', 'fail')], [node('n1', {'node/kernel-version': 'fail'})], earlier)
+    assert.equal(findings[0].baseline, 'existing')
+    assert.deepEqual(summary.fixed, [{rule: 'node/kernel-version', subject: {kind: 'Node', name: 'gone'}, was: 'unknown'}])
+  })
+
+  it('a node check whose status changed (unknown, now failed) is new', () => {
+    const earlier: Baseline = {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', findings: openResults([], [node('n1', {'node/kernel-version': 'unknown'})]).byKey}
+    const {findings, nodes} = compareWithBaseline([sumUp('node/kernel-version', 'fail')], [node('n1', {'node/kernel-version': 'fail'})], earlier)
+    assert.equal(nodes[0].checks['node/kernel-version'].baseline, 'new')
+    assert.equal(findings[0].baseline, 'new')
   })
 })
 

@@ -60,9 +60,24 @@ export type ResourceName =
   | 'services'
   | 'version'
 
+/**
+ * In the order they are read, a few at a time (--api-concurrency): the largest lists first, so that the
+ * longest read does not start last (EndpointSlices are most of a large cluster's JSON, then Nodes and Services).
+ */
 export const RESOURCES: readonly Resource[] = [
   {kind: 'get', name: 'version', objects: [{name: 'version', path: '/version'}], apiGroup: '', resource: '', why: 'Kubernetes version and distribution'},
+  {
+    kind: 'list',
+    name: 'endpointSlices',
+    path: '/apis/discovery.k8s.io/v1/endpointslices',
+    apiGroup: 'discovery.k8s.io',
+    resource: 'endpointslices',
+    // Endpoints are most of a large cluster's JSON (300,000 of them are 70 MB) and only their number matters.
+    countOnly: {field: 'endpoints', as: 'endpointCount'},
+    why: 'endpoint totals (rule-sync load)',
+  },
   {kind: 'list', name: 'nodes', path: '/api/v1/nodes', apiGroup: '', resource: 'nodes', why: 'kernel, OS, kubelet/kube-proxy versions, addresses, platform'},
+  {kind: 'list', name: 'services', path: '/api/v1/services', apiGroup: '', resource: 'services', why: 'Service types, NodePorts, load-balancer addresses, affinity'},
   {kind: 'list', name: 'daemonSets', path: '/apis/apps/v1/daemonsets', apiGroup: 'apps', resource: 'daemonsets', why: 'kube-proxy, CNI and related components, their images and flags'},
   {
     kind: 'list',
@@ -75,17 +90,6 @@ export const RESOURCES: readonly Resource[] = [
     why: 'kube-proxy static pods (RKE2, legacy GKE)',
   },
   {kind: 'get', name: 'configMaps', objects: CONFIG_MAPS, apiGroup: '', resource: 'configmaps', why: 'kube-proxy and CNI configuration'},
-  {kind: 'list', name: 'services', path: '/api/v1/services', apiGroup: '', resource: 'services', why: 'Service types, NodePorts, load-balancer addresses, affinity'},
-  {
-    kind: 'list',
-    name: 'endpointSlices',
-    path: '/apis/discovery.k8s.io/v1/endpointslices',
-    apiGroup: 'discovery.k8s.io',
-    resource: 'endpointslices',
-    // Endpoints are most of a large cluster's JSON (300,000 of them are 70 MB) and only their number matters.
-    countOnly: {field: 'endpoints', as: 'endpointCount'},
-    why: 'endpoint totals (rule-sync load)',
-  },
   {kind: 'list', name: 'ingresses', path: '/apis/networking.k8s.io/v1/ingresses', apiGroup: 'networking.k8s.io', resource: 'ingresses', why: 'Ingress load-balancer addresses shared with Services'},
   {
     kind: 'get',
