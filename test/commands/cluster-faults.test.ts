@@ -202,7 +202,7 @@ describe('progress on stderr', () => {
     }
   }
 
-  const reading = /^❯ Read nodes, daemonsets, pods, configmaps, services, endpointslices, ingresses, installations\.operator\.tigera\.io, networks\.config\.openshift\.io$/m
+  const reading = /^❯ Read endpointslices, nodes, services, daemonsets, pods, configmaps, ingresses, installations\.operator\.tigera\.io, networks\.config\.openshift\.io$/m
 
   it('names what it reads as kubectl does, and ticks a read that all succeeded', async () => {
     const {stderr} = await progressWith([])
