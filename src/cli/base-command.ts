@@ -2,6 +2,7 @@ import {Command, type Interfaces} from '@oclif/core'
 import {fstatSync, writeFileSync} from 'node:fs'
 
 import {EXIT_CODES} from '../contract/exit-codes.js'
+import type {FleetReport} from '../contract/fleet.js'
 import type {Report} from '../contract/report.js'
 import {type ReportFormat} from '../report/formats.js'
 import {writeJson} from '../report/json.js'
@@ -68,26 +69,37 @@ export abstract class KpxCommand extends Command {
    * in the --format asked for (with --json, oclif prints the returned report).
    */
   protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
-    process.exitCode = report.exitCode
     // The renderers bring the rule engine's modules along: loaded once the report is there.
-    const [{appendStepSummary, writeOutputs}, {renderReport}] = await Promise.all([import('./outputs.js'), import('../report/render.js')])
+    const {renderReport} = await import('../report/render.js')
+    await this.emit(report, report.exitCode, (as, options) => renderReport(report, as, options), format, outputs)
+    return report
+  }
+
+  /** A fleet's report, to the same sinks as one cluster's; its exit code is its worst cluster's. */
+  protected async emitFleetReport(fleet: FleetReport, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<FleetReport> {
+    const {renderFleet} = await import('../report/fleet.js')
+    await this.emit(fleet, fleet.summary.exitCode, (as, options) => renderFleet(fleet, as, options), format, outputs)
+    return fleet
+  }
+
+  private async emit(result: object, exitCode: number, render: (format: ReportFormat, options?: {color?: boolean}) => string, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<void> {
+    process.exitCode = exitCode
+    const {appendStepSummary, writeOutputs} = await import('./outputs.js')
     if (!this.jsonEnabled()) {
-      if (format === 'json') this.logJson(report)
-      else this.writeStdout(renderReport(report, format, {color: format === 'text' && colorWanted(process.stdout)}))
+      if (format === 'json') this.logJson(result)
+      else this.writeStdout(render(format, {color: format === 'text' && colorWanted(process.stdout)}))
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
     // verdict's code: a pipeline that reads that file must not go on without it.
     try {
-      await writeOutputs(report, outputs)
-      await appendStepSummary(report)
+      await writeOutputs(render, outputs)
+      await appendStepSummary(render)
     } catch (error) {
       if (!(error instanceof UsageError)) throw error
       process.stderr.write(`kpx-check: ${printableLines(error.message)}\n`)
       process.exitCode = EXIT_CODES.usageError
     }
-
-    return report
   }
 
   /** Set once stdout has failed: nothing more is written there. */

@@ -1,9 +1,7 @@
-/** Where a report goes besides stdout: --output files and the GitHub Actions step summary. Loaded once the report exists. */
+/** Where a report (or a fleet's) goes besides stdout: --output files and the GitHub Actions step summary. Loaded once the report exists. */
 import {appendFile, writeFile} from 'node:fs/promises'
 
-import type {Report} from '../contract/report.js'
-import {renderMarkdown} from '../report/markdown.js'
-import {renderReport} from '../report/render.js'
+import type {ReportFormat} from '../report/formats.js'
 import {UsageError} from '../util/errors.js'
 import type {OutputTarget} from './output-targets.js'
 
@@ -11,11 +9,11 @@ import type {OutputTarget} from './output-targets.js'
  * Writes every output; one that fails does not stop the others (kube-linter's rule), and the
  * failures are reported together afterwards.
  */
-export async function writeOutputs(report: Report, targets: readonly OutputTarget[]): Promise<void> {
+export async function writeOutputs(render: (format: ReportFormat) => string, targets: readonly OutputTarget[]): Promise<void> {
   const failures: string[] = []
   for (const target of targets) {
     try {
-      await writeFile(target.path, renderReport(report, target.format))
+      await writeFile(target.path, render(target.format))
     } catch (error) {
       failures.push(`${target.format}=${target.path}: ${(error as Error).message}`)
     }
@@ -25,11 +23,11 @@ export async function writeOutputs(report: Report, targets: readonly OutputTarge
 }
 
 /** In GitHub Actions, the Markdown report goes on the run's summary page as well. */
-export async function appendStepSummary(report: Report, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function appendStepSummary(render: (format: ReportFormat) => string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const path = env.GITHUB_STEP_SUMMARY
   if (!path) return
   try {
-    await appendFile(path, `${renderMarkdown(report)}\n`)
+    await appendFile(path, `${render('markdown')}\n`)
   } catch (error) {
     throw new UsageError(`GITHUB_STEP_SUMMARY ${path}: ${(error as Error).message}`)
   }

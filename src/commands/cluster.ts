@@ -2,10 +2,13 @@ import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
+import {fleetFlags, fleetSelection} from '../cli/fleet-flags.js'
 import {parseOutputs} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
+import type {FleetReport} from '../contract/fleet.js'
 import type {Report} from '../contract/report.js'
 import {runClusterCheck} from '../services/cluster-check.js'
+import {runFleetCheck} from '../services/fleet-check.js'
 import {DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
 
 export default class Cluster extends KpxCommand {
@@ -29,12 +32,20 @@ export default class Cluster extends KpxCommand {
     '',
     PLAN_AND_OUTPUTS_DESCRIPTION,
     '',
+    'With --all-contexts, or --context given more than once, checks each of those clusters (a fleet), --cluster-concurrency',
+    'at a time: one table (context, platform, versions, mode, verdict, blockers, unknowns), and with --json every cluster\'s',
+    'full report. A cluster that cannot be used (unreachable, untrusted certificate, rejected credentials, forbidden,',
+    'timed out, a broken kubeconfig entry) is incomplete, with the reason, and the others are still checked. The fleet',
+    'exits with the worst of its clusters\' codes: 3, then 5, then 4, then 0.',
+    '',
     EXIT_CODES_DESCRIPTION,
   ].join('\n')
 
   static examples = [
     '<%= config.bin %> cluster',
     '<%= config.bin %> cluster --context prod-eu --json > report.json',
+    '<%= config.bin %> cluster --all-contexts --output md=fleet.md',
+    '<%= config.bin %> cluster --context prod-eu --context prod-us --json > fleet.json',
     '<%= config.bin %> cluster --target-version 1.35 --format markdown > migration-plan.md',
     '<%= config.bin %> cluster --output json=kpx.json --output junit=kpx-junit.xml --output sarif=kpx.sarif --output md=kpx-plan.md',
     '<%= config.bin %> cluster --waivers kpx-waivers.yaml --baseline last-week.json',
@@ -46,6 +57,7 @@ export default class Cluster extends KpxCommand {
 
   static flags = {
     ...connectionFlags,
+    ...fleetFlags,
     snapshot: Flags.string({description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
     'target-version': Flags.string({
       description: 'The Kubernetes version you are heading for, 1.35 or v1.35, not older than the cluster\'s (IPVS is deprecated in 1.35 and off by default in 1.40).',
@@ -77,19 +89,22 @@ export default class Cluster extends KpxCommand {
     ...checkFlags,
   }
 
-  async run(): Promise<Report> {
+  async run(): Promise<FleetReport | Report> {
     const parsed = await this.parse(Cluster)
     const {flags} = parsed
     const format = this.stdoutFormat(parsed)
+    const fleet = fleetSelection(flags)
     const outputs = await parseOutputs(flags.output ?? [])
     const nodeProbe = clusterNodeProbe(flags)
+    const checks = {...checkOptions(flags), targetVersion: targetVersion(flags['target-version']), progress: this.progress(), ...(nodeProbe ? {nodeProbe} : {})}
+    if (fleet) {
+      return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs)
+    }
+
     const report = await runClusterCheck({
-      ...checkOptions(flags),
-      connection: connectionOptions(flags),
+      ...checks,
+      connection: connectionOptions({...flags, context: flags.context?.[0]}),
       snapshotPath: flags.snapshot,
-      targetVersion: targetVersion(flags['target-version']),
-      progress: this.progress(),
-      ...(nodeProbe ? {nodeProbe} : {}),
       ...(flags.facts ? {factsPaths: flags.facts} : {}),
     })
     return this.emitReport(report, format, outputs)

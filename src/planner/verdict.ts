@@ -66,3 +66,23 @@ export function exitCodeOf(verdict: Verdict, summary: Summary, policy: GatePolic
   if (policy.failOn === 'warning' && summary.warnings > 0) return EXIT_CODES.warnings
   return EXIT_CODES.go
 }
+
+/** Verdicts from the worst: a fleet's is the worst of its clusters'. */
+const VERDICTS_WORST_FIRST: readonly Verdict[] = ['no-go', 'incomplete', 'go']
+/** Exit codes from the worst: no-go, incomplete, warnings (--fail-on warning), go. */
+const EXIT_CODES_WORST_FIRST: readonly number[] = [EXIT_CODES.noGo, EXIT_CODES.incomplete, EXIT_CODES.warnings, EXIT_CODES.go]
+
+/** The worst of these verdicts; go for none. */
+export function worstVerdict(verdicts: readonly Verdict[]): Verdict {
+  return VERDICTS_WORST_FIRST.find((verdict) => verdicts.includes(verdict)) ?? 'go'
+}
+
+/** The worst of these exit codes (each one a verdict's, from exitCodeOf); go's for none. */
+export function worstExitCode(codes: readonly number[]): number {
+  return EXIT_CODES_WORST_FIRST.find((code) => codes.includes(code)) ?? EXIT_CODES.go
+}
+
+/** The exit code of a cluster that could not be checked: nothing about it is known, so it is incomplete (unless --allow-incomplete). */
+export function uncheckedExitCode(policy: GatePolicy): number {
+  return exitCodeOf('incomplete', countFindings([]), policy)
+}

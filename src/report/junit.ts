@@ -9,29 +9,59 @@ import {messageOf, statusWithReason, waiverNote} from './finding-notes.js'
 // actions read too: a test suite per rule, a test case per finding (rule × subject). That schema has
 // no `skipped` count and no properties on <testsuites>: they are on each <testsuite>.
 
-/** How a finding reads as a test: a failure, a skip, or a pass (with a note, for a failed info finding). */
+/** How a test reads: a failure, a skip, a pass (with a note, for a failed info finding), or an error (a cluster not checked). */
 type TestResult =
-  | {kind: 'failure'; message: string; type: 'blocker' | 'warning'}
-  | {kind: 'passed'; note: boolean}
+  | {kind: 'error'; message: string; type: string}
+  | {kind: 'failure'; message: string; type: 'blocker' | 'warning'; details: string}
+  | {kind: 'passed'; note?: string}
   | {kind: 'skipped'; message: string}
 
-interface TestCase {
-  finding: GatedFinding
+export interface TestCase {
+  classname: string
+  name: string
   result: TestResult
+}
+
+/** A <testsuite>: its cases, when they ran, and what it says of the report they come from. */
+export interface TestSuite {
+  name: string
+  cases: TestCase[]
+  timestamp: string
+  properties: Array<[string, number | string]>
 }
 
 export function renderJunit(report: Report): string {
   const suites = [...groupByRule(report.findings)].map(([rule, findings]) => ({
-    rule,
-    cases: findings.map((finding) => ({finding, result: testResult(finding)})),
+    name: rule,
+    cases: findings.map((finding) => findingCase(finding)),
+    timestamp: report.generatedAt,
+    properties: reportProperties(report),
   }))
+  return junitDocument('kpx-check', suites)
+}
+
+/** The JUnit document of these suites, its totals summed from them. */
+export function junitDocument(name: string, suites: TestSuite[]): string {
   const cases = suites.flatMap((suite) => suite.cases)
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="kpx-check" tests="${cases.length}" failures="${count(cases, 'failure')}" errors="0" time="0">`,
-    ...suites.flatMap((suite) => renderSuite(suite.rule, suite.cases, report)),
+    `<testsuites name="${attribute(name)}" tests="${cases.length}" failures="${count(cases, 'failure')}" errors="${count(cases, 'error')}" time="0">`,
+    ...suites.flatMap((suite) => renderSuite(suite)),
     '</testsuites>',
   ].join('\n')
+}
+
+/** A report's verdict and exit code, as each of its suites carries them. */
+export function reportProperties(report: Report): TestSuite['properties'] {
+  return [
+    ['verdict', report.verdict],
+    ['exitCode', report.exitCode],
+  ]
+}
+
+/** A finding as a test case: the rule is its class, the subject its name. */
+export function findingCase(finding: GatedFinding): TestCase {
+  return {classname: finding.rule, name: subjectPath(finding.subject), result: testResult(finding)}
 }
 
 function testResult(finding: GatedFinding): TestResult {
@@ -39,8 +69,8 @@ function testResult(finding: GatedFinding): TestResult {
   switch (finding.status) {
     case 'fail': {
       // Info findings are notes, not failures: the test passes and the note is in its output.
-      if (finding.severity === 'info') return {kind: 'passed', note: true}
-      return {kind: 'failure', type: finding.severity, message: `${finding.severity === 'warning' ? '[warning] ' : ''}${messageOf(finding)}`}
+      if (finding.severity === 'info') return {kind: 'passed', note: details(finding)}
+      return {kind: 'failure', type: finding.severity, message: `${finding.severity === 'warning' ? '[warning] ' : ''}${messageOf(finding)}`, details: details(finding)}
     }
 
     case 'unknown':
@@ -49,7 +79,7 @@ function testResult(finding: GatedFinding): TestResult {
     }
 
     case 'pass': {
-      return {kind: 'passed', note: false}
+      return {kind: 'passed'}
     }
   }
 }
@@ -58,23 +88,27 @@ function count(cases: TestCase[], kind: TestResult['kind']): number {
   return cases.filter((testCase) => testCase.result.kind === kind).length
 }
 
-function renderSuite(rule: string, cases: TestCase[], report: Report): string[] {
+function renderSuite(suite: TestSuite): string[] {
+  const {cases} = suite
   return [
-    `  <testsuite name="${attribute(rule)}" tests="${cases.length}" failures="${count(cases, 'failure')}" errors="0" skipped="${count(cases, 'skipped')}" time="0" timestamp="${attribute(report.generatedAt)}">`,
+    `  <testsuite name="${attribute(suite.name)}" tests="${cases.length}" failures="${count(cases, 'failure')}" errors="${count(cases, 'error')}" skipped="${count(cases, 'skipped')}" time="0" timestamp="${attribute(suite.timestamp)}">`,
     '    <properties>',
-    `      <property name="verdict" value="${report.verdict}"/>`,
-    `      <property name="exitCode" value="${report.exitCode}"/>`,
+    ...suite.properties.map(([name, value]) => `      <property name="${attribute(name)}" value="${attribute(String(value))}"/>`),
     '    </properties>',
     ...cases.map((testCase) => renderCase(testCase)),
     '  </testsuite>',
   ]
 }
 
-function renderCase({finding, result}: TestCase): string {
-  const open = `    <testcase classname="${attribute(finding.rule)}" name="${attribute(subjectPath(finding.subject))}" time="0"`
+function renderCase({classname, name, result}: TestCase): string {
+  const open = `    <testcase classname="${attribute(classname)}" name="${attribute(name)}" time="0"`
   switch (result.kind) {
+    case 'error': {
+      return `${open}>\n      <error type="${attribute(result.type)}" message="${attribute(result.message)}"/>\n    </testcase>`
+    }
+
     case 'failure': {
-      return `${open}>\n      <failure type="${result.type}" message="${attribute(result.message)}">${text(details(finding))}</failure>\n    </testcase>`
+      return `${open}>\n      <failure type="${result.type}" message="${attribute(result.message)}">${text(result.details)}</failure>\n    </testcase>`
     }
 
     case 'skipped': {
@@ -82,7 +116,7 @@ function renderCase({finding, result}: TestCase): string {
     }
 
     case 'passed': {
-      return result.note ? `${open}>\n      <system-out>${text(details(finding))}</system-out>\n    </testcase>` : `${open}/>`
+      return result.note === undefined ? `${open}/>` : `${open}>\n      <system-out>${text(result.note)}</system-out>\n    </testcase>`
     }
   }
 }

@@ -7,7 +7,7 @@ import {code, codeBlock, joined, link, type Markdown, md, prose, tableRow} from 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
 
-const VERDICT_TITLE = {go: 'GO', 'no-go': 'NO-GO', incomplete: 'INCOMPLETE'} as const
+export const VERDICT_TITLE = {go: 'GO', 'no-go': 'NO-GO', incomplete: 'INCOMPLETE'} as const
 
 /**
  * The report as Markdown, for a change ticket, a pull request or a CI step summary: the verdict, what
@@ -45,7 +45,8 @@ export function renderMarkdown(report: Report): string {
   return out.join('\n')
 }
 
-function clusterLines(report: Report): Markdown[] {
+/** The cluster's line (context, platform, versions, mode) and the reads that failed; nothing for node runs. */
+export function clusterLines(report: Report): Markdown[] {
   const {cluster} = report
   if (!cluster) return []
   const kubeProxy = cluster.kubeProxy.workload ? `${cluster.kubeProxy.workload}${cluster.kubeProxy.version ? ` v${cluster.kubeProxy.version}` : ''}` : 'not found'
@@ -58,6 +59,11 @@ function clusterLines(report: Report): Markdown[] {
 
 function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
   if (findings.length === 0) return []
+  return [md``, md`## ${title} (${findings.length})`, md``, ...findingRows(findings)]
+}
+
+/** A table of findings, one row each (rule, subject, message and notes), the first ROWS_SHOWN of them. */
+export function findingRows(findings: GatedFinding[]): Markdown[] {
   const rows = findings.slice(0, ROWS_SHOWN).map((finding) => {
     const notes = [
       ...(finding.reason ? [md`(${finding.reason})`] : []),
@@ -67,9 +73,6 @@ function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
     return tableRow([code(finding.rule), md`${finding.subject.kind} ${finding.subject.name}`, joined([prose(finding.message), ...notes], md` `)])
   })
   return [
-    md``,
-    md`## ${title} (${findings.length})`,
-    md``,
     md`| Rule | Subject | Finding |`,
     md`|---|---|---|`,
     ...rows,

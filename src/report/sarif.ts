@@ -18,33 +18,41 @@ const LEVELS = {blocker: 'error', warning: 'warning', info: 'note'} as const sat
 const FINGERPRINT = 'kpxFindingKey/v1'
 
 export function renderSarif(report: Report): string {
+  return sarifLog([sarifRun(report)])
+}
+
+/** A SARIF log of these runs (§3.13). */
+export function sarifLog(runs: object[]): string {
+  return JSON.stringify({$schema: SARIF_SCHEMA, version: '2.1.0', runs}, null, 2)
+}
+
+/** The tool that made the runs (§3.18), with the rules that have results in one of them. */
+export function sarifTool(report: Pick<Report, 'tool'>, rules: object[]) {
+  return {
+    driver: {
+      name: report.tool.name,
+      version: report.tool.version,
+      ...(TOOL_HOMEPAGE ? {informationUri: TOOL_HOMEPAGE} : {}),
+      rules,
+    },
+  }
+}
+
+/** A report as one SARIF run (§3.14): its failed and unknown findings, and its verdict. */
+export function sarifRun(report: Report) {
   // Passes and skips are not something to act on: only failed and unknown findings become results.
   const findings = report.findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
   const rules = [...groupByRule(findings)]
   const ruleIndex = new Map(rules.map(([rule], index) => [rule, index]))
   // §3.27.23: suppressions are on every result or on none. With --waivers, each result says whether one accepts it.
   const withSuppressions = report.waivers !== undefined
-  const log = {
-    $schema: SARIF_SCHEMA,
-    version: '2.1.0',
-    runs: [
-      {
-        tool: {
-          driver: {
-            name: report.tool.name,
-            version: report.tool.version,
-            ...(TOOL_HOMEPAGE ? {informationUri: TOOL_HOMEPAGE} : {}),
-            rules: rules.map(([rule, ofRule]) => ruleDescriptor(rule, ofRule)),
-          },
-        },
-        // The run finished and wrote its verdict: the exit code is the verdict, not a crash (§3.20.14).
-        invocations: [{executionSuccessful: true, exitCode: report.exitCode, endTimeUtc: report.generatedAt}],
-        results: findings.map((finding) => result(finding, ruleIndex.get(finding.rule)!, withSuppressions)),
-        properties: {verdict: report.verdict, summary: report.summary},
-      },
-    ],
+  return {
+    tool: sarifTool(report, rules.map(([rule, ofRule]) => ruleDescriptor(rule, ofRule))),
+    // The run finished and wrote its verdict: the exit code is the verdict, not a crash (§3.20.14).
+    invocations: [{executionSuccessful: true, exitCode: report.exitCode, endTimeUtc: report.generatedAt}],
+    results: findings.map((finding) => result(finding, ruleIndex.get(finding.rule)!, withSuppressions)),
+    properties: {verdict: report.verdict, summary: report.summary},
   }
-  return JSON.stringify(log, null, 2)
 }
 
 /** One reportingDescriptor (§3.49) per rule with results, described by what its findings carry. */

@@ -16,6 +16,8 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
   /** --facts: bundles collected on the nodes, in place of a probe. */
   factsPaths?: string[]
   readStdin?: () => Promise<string>
+  /** The rules and what judges them, loaded once for a fleet (loadClusterEngine); else loaded while the cluster is read. */
+  engine?: ClusterEngine
 }
 
 /**
@@ -28,7 +30,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   const stopReading = new AbortController()
   const reading = options.snapshotPath ? readSnapshot(options.snapshotPath) : collectLive(options.connection, progress, stopReading.signal)
   reading.catch(() => {}) // awaited once the rules are in: a read failing before then is reported there
-  const engine = await loadEngine(options).catch(async (error: unknown) => {
+  const engine = options.engine ?? await loadClusterEngine(options).catch(async (error: unknown) => {
     stopReading.abort(error)
     await reading.catch(() => {}) // the reads are over (sockets closed, progress done) before the error shows
     throw error
@@ -51,7 +53,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
  * The evaluation's modules (CEL, the rule schema, …), the built-in and --rules rules checked against
  * --skip and --severity, --waivers (which must name rules) and --baseline, and the platform recipes.
  */
-async function loadEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>) {
+export async function loadClusterEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>) {
   const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([
     import('./rule-catalog.js'),
     import('./gate-files.js'),
@@ -62,3 +64,5 @@ async function loadEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rule
   validateRuleSelection(rules, options.skip, options.severity)
   return {rules, evaluateSnapshot, refuseTargetBehindCluster, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
 }
+
+export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>>

@@ -1,4 +1,5 @@
 import {EXIT_CODES} from '../contract/exit-codes.js'
+import type {ClusterAccessReason} from '../contract/fleet.js'
 
 /**
  * A mistake the user can fix (bad flag value, unreadable or malformed input, invalid rule file).
@@ -13,5 +14,20 @@ export class UsageError extends Error {
   ) {
     super(message)
     this.name = 'UsageError'
+  }
+}
+
+/**
+ * A cluster that cannot be used: its kubeconfig context is broken, or its API server cannot be reached, does not
+ * trust-check, or refuses the credentials. One cluster's usage error (exit 2, named UsageError as before); in a
+ * fleet, that cluster's entry, with `reason`, while the other clusters are checked.
+ */
+export class ClusterAccessError extends UsageError {
+  constructor(
+    readonly reason: ClusterAccessReason,
+    message: string,
+    suggestions: string[] = [],
+  ) {
+    super(message, suggestions)
   }
 }

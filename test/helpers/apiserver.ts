@@ -725,10 +725,21 @@ export interface KubeconfigOptions {
 /** Writes `<dir>/kubeconfig` for `server` (CA inline, bearer token) and returns its path. */
 export function writeKubeconfig(dir: string, server: ApiServer, options: KubeconfigOptions = {}): string {
   const context = options.context ?? 'kpx-test'
-  const entries = [
+  return writeContexts(dir, [
     {name: context, server, token: options.token ?? server.token},
     {name: OTHER_CONTEXT, server: options.other ?? server, token: options.other?.token ?? 'not-the-token'},
-  ]
+  ])
+}
+
+/** A context of a kubeconfig: a server (its URL, and its CA inline) and the token to send it. */
+export interface KubeconfigContext {
+  name: string
+  server: Pick<ApiServer, 'ca' | 'url'>
+  token: string
+}
+
+/** Writes `<dir>/kubeconfig` with these contexts, each of its own cluster and user, the first one current; returns its path. */
+export function writeContexts(dir: string, entries: KubeconfigContext[]): string {
   const kubeconfig = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -738,7 +749,7 @@ export function writeKubeconfig(dir: string, server: ApiServer, options: Kubecon
     })),
     users: entries.map((entry) => ({name: entry.name, user: {token: entry.token}})),
     contexts: entries.map((entry) => ({name: entry.name, context: {cluster: entry.name, user: entry.name}})),
-    'current-context': context,
+    'current-context': entries[0].name,
   }
   const file = join(dir, 'kubeconfig')
   writeFileSync(file, toYaml(kubeconfig), {mode: 0o600})

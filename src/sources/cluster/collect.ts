@@ -1,4 +1,5 @@
-import {UsageError} from '../../util/errors.js'
+import type {ClusterAccessReason} from '../../contract/fleet.js'
+import {ClusterAccessError} from '../../util/errors.js'
 import {ApiError, type KubeClient} from './kube-client.js'
 import {type GetResource, objectPermission, permissionOf, type Resource, RESOURCES} from './resources.js'
 import {type ClusterSnapshot, type FailedStatus, type KubeObject, type ResourceOutcome, SNAPSHOT_API_VERSION, type UnreadableObject} from './snapshot.js'
@@ -7,7 +8,7 @@ import {trimObject} from './trim.js'
 /**
  * Reads the API server's version first: it proves the server is reachable and the credentials
  * work, so a bad URL, certificate or token is one clear usage error (exit 2), not a report full
- * of unknowns.
+ * of unknowns; in a fleet, that cluster's entry, with the reason.
  */
 export async function checkConnection(client: KubeClient): Promise<KubeObject> {
   try {
@@ -20,8 +21,17 @@ export async function checkConnection(client: KubeClient): Promise<KubeObject> {
         : (error.code === 0
           ? 'Check the server address, the network path, and the CA in the kubeconfig.'
           : 'Check the kubeconfig context.')
-    throw new UsageError(`cannot use the API server ${client.server} (context ${client.context}): ${error.message}`, [hint])
+    throw new ClusterAccessError(accessReason(error), `cannot use the API server ${client.server} (context ${client.context}): ${error.message}`, [hint])
   }
+}
+
+/** Why an API server could not be used, from how its /version read failed. */
+function accessReason(error: ApiError): ClusterAccessReason {
+  if (error.code === 401) return 'unauthorized'
+  if (error.code === 403) return 'forbidden'
+  if (error.code !== 0 || error.reason === 'MalformedResponse') return 'api-error'
+  if (error.reason === 'TLS') return 'TLS'
+  return error.reason === 'Timeout' ? 'timeout' : 'unreachable'
 }
 
 /** Fetches one resource; a forbidden or failing read becomes an outcome the rules see, never a crash. */

@@ -1,7 +1,7 @@
 import type {IncomingMessage} from 'node:http'
 import https from 'node:https'
 
-import {UsageError} from '../../util/errors.js'
+import {ClusterAccessError, UsageError} from '../../util/errors.js'
 import {describeJson, isObject} from '../../util/json-value.js'
 import {type KubeContext, resolveKubeconfig} from './kubeconfig.js'
 import {ItemArrayCounter} from './list-json.js'
@@ -78,7 +78,7 @@ export class KubeClient {
   }
 
   static async connect(options: ConnectOptions): Promise<KubeClient> {
-    const context = resolveKubeconfig(options.kubeconfig, options.context)
+    const context = usableContext(options.kubeconfig, options.context)
     const access = context.headers ? directAccess(context, context.headers) : await accessWithClientNode(context)
     const agent = new https.Agent({...access.tls, keepAlive: true, maxSockets: options.concurrency})
     const headers = {Accept: 'application/json', 'User-Agent': 'kpx-check', ...access.headers}
@@ -170,7 +170,7 @@ export class KubeClient {
       // The whole answer, not only each wait for a byte, must come within --request-timeout.
       const deadline = setTimeout(() => request.destroy(new ApiError(0, `no answer within ${this.timeoutMs / 1000}s (--request-timeout)`, 'Timeout')), this.timeoutMs)
       request.on('close', () => clearTimeout(deadline))
-      request.on('error', (error) => fail(error instanceof ApiError ? error : new ApiError(0, transportMessage(error), 'Transport')))
+      request.on('error', (error) => fail(error instanceof ApiError ? error : transportError(error)))
     })
   }
 }
@@ -221,7 +221,7 @@ async function accessWithClientNode(context: KubeContext): Promise<Access> {
   try {
     await config.applyToHTTPSOptions(requestOptions)
   } catch (error) {
-    throw new UsageError(`cannot get credentials for context ${context.name} (${context.server}): ${(error as Error).message}`, [
+    throw new ClusterAccessError('unauthorized', `cannot get credentials for context ${context.name} (${context.server}): ${(error as Error).message}`, [
       'If the kubeconfig uses an exec plugin (aws, gke-gcloud-auth-plugin, kubelogin), check that it is installed and logged in.',
     ])
   }
@@ -287,28 +287,35 @@ function statusError(code: number, body: string, path: string): ApiError {
   return new ApiError(code, `${path}: HTTP ${code}`)
 }
 
-function transportMessage(error: NodeJS.ErrnoException): string {
+/** The node:https failures whose cause is the server's certificate, not the network. */
+const CERTIFICATE_ERRORS = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'])
+
+/** A request that got no answer, as an ApiError with code 0: reason `TLS` for an untrusted certificate, else `Transport`. */
+function transportError(error: NodeJS.ErrnoException): ApiError {
+  if (error.code !== undefined && CERTIFICATE_ERRORS.has(error.code)) return new ApiError(0, `the server's certificate is not trusted (${error.code}): ${error.message}`, 'TLS')
   switch (error.code) {
     case 'ECONNREFUSED': {
-      return 'connection refused'
+      return new ApiError(0, 'connection refused', 'Transport')
     }
 
     case 'ENOTFOUND':
     case 'EAI_AGAIN': {
-      return `cannot resolve the server's name (${error.code})`
-    }
-
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'CERT_HAS_EXPIRED':
-    case 'ERR_TLS_CERT_ALTNAME_INVALID': {
-      return `the server's certificate is not trusted (${error.code}): ${error.message}`
+      return new ApiError(0, `cannot resolve the server's name (${error.code})`, 'Transport')
     }
 
     default: {
-      return error.message
+      return new ApiError(0, error.message, 'Transport')
     }
+  }
+}
+
+/** The context, resolved and checked: what is wrong with its kubeconfig entry is a ClusterAccessError, so a fleet goes on without it. */
+function usableContext(kubeconfig: string | undefined, name: string | undefined): KubeContext {
+  try {
+    return resolveKubeconfig(kubeconfig, name)
+  } catch (error) {
+    if (error instanceof UsageError && !(error instanceof ClusterAccessError)) throw new ClusterAccessError('kubeconfig', error.message, error.suggestions)
+    throw error
   }
 }
 

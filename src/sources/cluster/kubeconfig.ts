@@ -372,3 +372,12 @@ function describe(value: unknown): string {
   if (value === null) return 'null'
   return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`
 }
+
+/**
+ * Every context of the kubeconfig (found as resolveKubeconfig finds it: --kubeconfig, else KUBECONFIG, else
+ * ~/.kube/config), in the order its files list them, and the files read: a fleet's clusters.
+ */
+export function kubeconfigContexts(explicit: string | undefined): {contexts: string[]; files: string[]} {
+  const config = readKubeconfig(explicit)
+  return {contexts: [...config.contexts.keys()], files: config.files}
+}
