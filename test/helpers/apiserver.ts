@@ -731,10 +731,10 @@ export function writeKubeconfig(dir: string, server: ApiServer, options: Kubecon
   ])
 }
 
-/** A context of a kubeconfig: a server (its URL, and its CA inline) and the token to send it. */
+/** A context of a kubeconfig: a server (its URL, and its CA inline; without one, the system's CAs are trusted) and the token to send it. */
 export interface KubeconfigContext {
   name: string
-  server: Pick<ApiServer, 'ca' | 'url'>
+  server: Partial<Pick<ApiServer, 'ca'>> & Pick<ApiServer, 'url'>
   token: string
 }
 
@@ -745,7 +745,7 @@ export function writeContexts(dir: string, entries: KubeconfigContext[]): string
     kind: 'Config',
     clusters: entries.map((entry) => ({
       name: entry.name,
-      cluster: {server: entry.server.url, 'certificate-authority-data': Buffer.from(entry.server.ca).toString('base64')},
+      cluster: {server: entry.server.url, ...(entry.server.ca === undefined ? {} : {'certificate-authority-data': Buffer.from(entry.server.ca).toString('base64')})},
     })),
     users: entries.map((entry) => ({name: entry.name, user: {token: entry.token}})),
     contexts: entries.map((entry) => ({name: entry.name, context: {cluster: entry.name, user: entry.name}})),

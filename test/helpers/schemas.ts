@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {FLEET_SCHEMA} from '../../src/contract/fleet-schema.js'
 import {REPORT_SCHEMA} from '../../src/contract/report-schema.js'
 import {FIXTURES} from './paths.js'
 
@@ -23,6 +24,8 @@ const reportAjv = new Ajv({allErrors: true, strict: false})
 addFormats.default(reportAjv)
 /** The published report schema (`kpx-check schema`). */
 export const validateReport = reportAjv.compile(REPORT_SCHEMA)
+/** The published fleet report schema (`kpx-check schema --fleet`), each cluster's report checked against the report schema inside it. */
+export const validateFleet = reportAjv.compile(FLEET_SCHEMA)
 
 /** The official JUnit schema the Jenkins xUnit plugin checks reports against; xmllint reads it. */
 export const JUNIT_XSD = join(FIXTURES, 'schemas', 'junit-10.xsd')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import type {Finding, GatedFinding} from '../../src/contract/finding.js'
-import {countFindings, exitCodeOf, verdictOf} from '../../src/planner/verdict.js'
+import {countFindings, exitCodeOf, uncheckedExitCode, verdictOf, worstExitCode, worstVerdict} from '../../src/planner/verdict.js'
 
 function finding(status: Finding['status'], severity: Finding['severity']): Finding {
   return {
@@ -94,5 +94,28 @@ describe('counting findings', () => {
     assert.equal(verdictOf(waived), 'go')
     const expired = countFindings([{...finding('fail', 'blocker'), waiver: {...waiver, expired: true}}])
     assert.equal(verdictOf(expired), 'no-go')
+  })
+})
+
+describe('a fleet: the worst of its clusters, and the exit code of one not checked', () => {
+  it('worst verdict: no-go, then incomplete, then go', () => {
+    assert.equal(worstVerdict(['go', 'incomplete', 'no-go', 'go']), 'no-go')
+    assert.equal(worstVerdict(['go', 'incomplete']), 'incomplete')
+    assert.equal(worstVerdict(['go']), 'go')
+    assert.equal(worstVerdict([]), 'go')
+  })
+
+  it('worst exit code: 3, then 5, then 4, then 0 (not the largest number)', () => {
+    assert.equal(worstExitCode([0, 5, 3, 4]), 3)
+    assert.equal(worstExitCode([4, 5, 0]), 5)
+    assert.equal(worstExitCode([0, 4]), 4)
+    assert.equal(worstExitCode([0, 0]), 0)
+  })
+
+  it('a cluster not checked is incomplete: 5, or 0 with --allow-incomplete (no warning can have failed)', () => {
+    assert.equal(uncheckedExitCode({failOn: 'blocker', allowIncomplete: false}), 5)
+    assert.equal(uncheckedExitCode({failOn: 'warning', allowIncomplete: false}), 5)
+    assert.equal(uncheckedExitCode({failOn: 'blocker', allowIncomplete: true}), 0)
+    assert.equal(uncheckedExitCode({failOn: 'warning', allowIncomplete: true}), 0)
   })
 })
