@@ -4,6 +4,7 @@
  */
 
 import type {Finding} from '../contract/finding.js'
+import {FLEET_SCHEMA_VERSION} from '../contract/fleet.js'
 import {type NodeCheck, type NodeReport, type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {type Baseline, openResults} from '../planner/baseline.js'
@@ -32,6 +33,9 @@ const BASELINE_HINT = ['Pass a report written earlier with --json or --output js
 
 export async function readBaseline(path: string, run: RunKind): Promise<Baseline> {
   const report = (await readUserJson('--baseline', path, BASELINE_HINT)) as Partial<Report>
+  if ((report as {schemaVersion?: unknown}).schemaVersion === FLEET_SCHEMA_VERSION) {
+    throw new UsageError(`--baseline ${path}: a fleet's report, and a baseline is one cluster's`, ['Take that cluster\'s report out of it: jq \'.clusters[] | select(.context == "NAME") | .report\' FILE > baseline.json'])
+  }
 
   if (report.schemaVersion !== REPORT_SCHEMA_VERSION || !Array.isArray(report.findings) || !report.findings.every((finding) => isFindingLike(finding))) {
     throw new UsageError(`--baseline ${path}: not a kpx-check report (expected schemaVersion "${REPORT_SCHEMA_VERSION}" and findings)`, BASELINE_HINT)

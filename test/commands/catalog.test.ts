@@ -14,11 +14,17 @@ describe('kpx-check collect, schema, rules', () => {
     assert.equal(stdout, readFileSync(COLLECTOR_SCRIPT, 'utf8'))
   })
 
-  it('schema prints the report schema, and --rule the rule file schema', async () => {
+  it('schema prints the report schema, --fleet the fleet report schema, and --rule the rule file schema', async () => {
     const report = JSON.parse((await runCli(['schema'])).stdout)
     assert.equal(report.properties.schemaVersion.const, 'kpx-check/v1')
+    const fleet = JSON.parse((await runCli(['schema', '--fleet'])).stdout)
+    assert.equal(fleet.properties.schemaVersion.const, 'kpx-check-fleet/v1')
+    // Each cluster's report is the report schema, carried inside (one file to hand a validator).
+    assert.deepEqual(fleet.definitions.report.properties, report.properties)
+    assert.equal(fleet.properties.clusters.items.properties.report.$ref, '#/definitions/report')
     const rule = JSON.parse((await runCli(['schema', '--rule'])).stdout)
     assert.equal(rule.title, 'kpx-check rule')
+    assert.equal((await runCli(['schema', '--rule', '--fleet'])).code, 2)
   })
 
   it('rules lists the catalogue from the rules\' own metadata', async () => {

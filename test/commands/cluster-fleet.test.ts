@@ -132,6 +132,23 @@ describe('kpx-check cluster with --context given several times', () => {
     assert.equal(fleet.summary.verdict, 'incomplete')
   })
 
+  it('an API server that refuses the version (403) is reason forbidden; one that never answers, timeout', async () => {
+    const [refusing, hanging] = await Promise.all([startApiServer({faults: [{path: '/version', kind: 'forbidden'}]}), startApiServer({faults: [{path: '/version', kind: 'hang'}]})])
+    try {
+      const file = kubeconfig(context('refusing', refusing), context('hanging', hanging), context('prod-cilium', go))
+      const {code, fleet} = await fleetJson(['--kubeconfig', file, '--all-contexts', '--request-timeout', '1'])
+      assert.equal(code, 5)
+      assert.deepEqual(outcomes(fleet), [
+        ['refusing', 'incomplete', 5, 'forbidden'],
+        ['hanging', 'incomplete', 5, 'timeout'],
+        ['prod-cilium', 'go', 0, 'checked'],
+      ])
+      assert.match(fleet.clusters[1].error!.message, /no answer within 1s \(--request-timeout\)$/)
+    } finally {
+      await Promise.all([refusing.close(), hanging.close()])
+    }
+  })
+
   it('a broken context entry is that cluster\'s (reason kubeconfig); the others are checked', async () => {
     const file = kubeconfig(context('prod-cilium', go), {name: 'plain-http', server: {url: 'http://127.0.0.1:1'}, token: 't'})
     const {code, fleet} = await fleetJson(['--kubeconfig', file, '--all-contexts'])

@@ -193,6 +193,12 @@ describe('kpx-check node --baseline', () => {
     const {code, stderr} = await runCli(['node', '--facts', RHEL8, '--baseline', notReport])
     assert.equal(code, 2)
     assert.match(stderr, /--baseline .*other\.json: not a kpx-check report/)
+    // A fleet's report holds a report per cluster: which one is meant is for the user to say.
+    const fleet = join(workdir, 'fleet.json')
+    writeFileSync(fleet, '{"schemaVersion": "kpx-check-fleet/v1", "kind": "fleet", "clusters": []}')
+    const fromFleet = await runCli(['node', '--facts', RHEL8, '--baseline', fleet])
+    assert.equal(fromFleet.code, 2)
+    assert.match(fromFleet.stderr, /--baseline .*fleet\.json: a fleet's report, and a baseline is one cluster's/)
     const missing = await runCli(['node', '--facts', RHEL8, '--baseline', join(workdir, 'nope.json')])
     assert.equal(missing.code, 2)
     assert.match(missing.stderr, /no such file/)
