@@ -57,7 +57,10 @@ function fleetContexts(kubeconfig: string | undefined, asked: FleetCheckOptions[
   const {contexts, files} = kubeconfigContexts(kubeconfig)
   const there = `Contexts there: ${contexts.join(', ') || 'none'}.`
   if (asked === 'all') {
-    if (contexts.length === 0) throw new UsageError(`--all-contexts: no contexts in ${files.join(', ') || 'the kubeconfig'}`, [there])
+    if (contexts.length === 0) {
+      throw new UsageError(`--all-contexts: no contexts in ${files.join(', ') || 'the kubeconfig'}`, ['Pass --kubeconfig FILE, or set KUBECONFIG, to a kubeconfig with contexts (kubectl config get-contexts lists them).'])
+    }
+
     return contexts
   }
 

@@ -5,7 +5,7 @@
  * worst of its clusters' codes. The expected verdicts are those of the scenarios (see cluster.test.ts).
  */
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -188,11 +188,16 @@ describe('kpx-check cluster: a fleet\'s --output files', () => {
   it('every format, from the same run; the JSON is the fleet report, the SARIF a run per cluster', async () => {
     const dir = mkdtempSync(join(workdir, 'outputs-'))
     const path = (name: string) => join(dir, name)
-    const {code} = await runCli([
+    const summary = path('step-summary.md')
+    const {code, stdout} = await runCli([
       'cluster', '--kubeconfig', threeClusters(), '--all-contexts', '--format', 'markdown',
       '--output', `json=${path('fleet.json')}`, '--output', `md=${path('fleet.md')}`, '--output', `junit=${path('fleet.xml')}`, '--output', `sarif=${path('fleet.sarif')}`, '--output', `text=${path('fleet.txt')}`,
-    ])
+    ], {env: {GITHUB_STEP_SUMMARY: summary}})
     assert.equal(code, 5)
+    // stdout (--format markdown), the md file and the step summary are the same document, but for its time.
+    const undated = (markdown: string) => markdown.replace(/, \d{4}-\d\d-\d\dT[\d:.]+Z$/m, '')
+    assert.equal(undated(readFileSync(path('fleet.md'), 'utf8')), undated(stdout))
+    assert.equal(undated(readFileSync(summary, 'utf8')), `${undated(stdout)}\n`)
     const fleet = JSON.parse(readFileSync(path('fleet.json'), 'utf8')) as FleetReport
     assert.ok(validateFleet(fleet), JSON.stringify(validateFleet.errors, null, 2))
     assert.deepEqual(fleet.clusters.map((cluster) => cluster.context), ['prod-cilium', 'prod-aks', 'gone'])
@@ -231,6 +236,14 @@ describe('kpx-check cluster: what a fleet refuses (exit 2, before any cluster is
     await refused(['--context', 'prod-aks', '--context', 'prod-typo'], /^--context prod-typo: no such context in .*kubeconfig$/)
     await refused(['--context', 'prod-aks', '--cluster-concurrency', '2'], /^--cluster-concurrency only applies with --all-contexts or several --context$/)
     await refused(['--all-contexts', '--context', 'prod-aks'], /--context=prod-aks cannot also be provided when using --all-contexts/)
+  })
+
+  it('--all-contexts with a kubeconfig of no contexts', async () => {
+    const empty = join(mkdtempSync(join(workdir, 'empty-')), 'kubeconfig')
+    writeFileSync(empty, 'apiVersion: v1\nkind: Config\nclusters: []\n')
+    const {code, stdout} = await runCli(['cluster', '--json', '--kubeconfig', empty, '--all-contexts'])
+    assert.equal(code, 2)
+    assert.deepEqual(JSON.parse(stdout).error, {name: 'UsageError', message: `--all-contexts: no contexts in ${empty}`, exitCode: 2, suggestions: ['Pass --kubeconfig FILE, or set KUBECONFIG, to a kubeconfig with contexts (kubectl config get-contexts lists them).']})
   })
 
   it('a rule file that does not load: exit 2 for the fleet, no cluster contacted', async () => {
