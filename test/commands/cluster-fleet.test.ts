@@ -172,6 +172,17 @@ describe('kpx-check cluster with --context given several times', () => {
     assert.equal(fleet.clusters[0].error!.message, '--target-version 1.32 is older than the cluster\'s own Kubernetes 1.33.2 (context prod-aks)')
   })
 
+  it('--node-probe exec probes each cluster\'s nodes in its kube-proxy pods: aks, incomplete from the API, is go', async () => {
+    const file = kubeconfig(context('prod-aks', incomplete), {name: 'gone', server: {url: closedUrl, ca: go.ca}, token: 't'})
+    const {code, fleet} = await fleetJson(['--kubeconfig', file, '--all-contexts', '--node-probe', 'exec'])
+    assert.equal(code, 5)
+    assert.deepEqual(outcomes(fleet), [
+      ['prod-aks', 'go', 0, 'checked'],
+      ['gone', 'incomplete', 5, 'unreachable'],
+    ])
+    assert.deepEqual([...new Set(fleet.clusters[0].report!.nodes.map((node) => node.source))], ['exec'])
+  })
+
   it('--context given once is one cluster\'s report, as before', async () => {
     const {code, stdout} = await runCli(['cluster', '--json', '--kubeconfig', threeClusters(), '--context', 'prod-aks'])
     assert.equal(code, 5)
