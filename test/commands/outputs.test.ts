@@ -107,7 +107,7 @@ describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree
     assert.equal(cni.locations[0].logicalLocations[0].fullyQualifiedName, 'daemonset/kube-system/aws-node')
     assert.equal(outputs.junit('string(//testsuite[@name="cluster/cni-version"]/testcase[failure]/@name)'), 'daemonset/kube-system/aws-node')
     const {markdown} = outputs
-    assert.match(markdown, /\| `cluster\/cni-version` \| DaemonSet kube-system\/aws-node \| .*1\.23\.0/, 'the blockers table names the DaemonSet')
+    assert.match(markdown, /\| `cluster\/cni-version` \| `-n kube-system daemonset\/aws-node` \| .*1\.23\.0/, 'the blockers table names the DaemonSet as kubectl does')
     assert.ok(markdown.includes(`aws eks update-addon --cluster-name "$CLUSTER" --addon-name kube-proxy --configuration-values '{"mode":"nftables"}' --resolve-conflicts OVERWRITE`))
     assert.ok(markdown.includes('curl -s http://127.0.0.1:10249/proxyMode'), 'verification')
     assert.ok(markdown.includes(`--configuration-values '{"mode":"ipvs"}'`), 'rollback to the old mode')
