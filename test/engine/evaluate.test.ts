@@ -355,6 +355,27 @@ describe('evaluating a rule over many subjects', () => {
     assert.equal(evaluateRules([rule({})], nodes).bySubject.size, 0, 'only when asked')
   })
 
+  it('keeps each subject\'s finding of every rule, where subjects agree on one rule and differ on another', () => {
+    const nodes = [
+      {kind: 'Node', name: 'n1', facts: kernel('4.18').set('nft.version', '1.0.6')},
+      {kind: 'Node', name: 'n2', facts: kernel('4.18').set('nft.version', '0.9.3')},
+      {kind: 'Node', name: 'n3', facts: kernel('6.1')},
+    ]
+    const nft = rule({
+      id: 'node/nft',
+      needs: ['nft.version'],
+      outcomes: [
+        {status: 'fail', when: 'nft.version == "0.9.3"', message: 'old nft {{ nft.version }}'},
+        {status: 'pass', message: 'nft {{ nft.version }}'},
+      ],
+    })
+    const {bySubject} = evaluateRules([rule({}), nft], nodes, {perSubject: new Set(['Node'])})
+    const checks = (name: string) => Object.fromEntries([...bySubject.get(`node/${name}`)!].map(([id, finding]) => [id, `${finding.status}: ${finding.message}`]))
+    assert.deepEqual(checks('n1'), {'node/probe': 'fail: old 4.18', 'node/nft': 'pass: nft 1.0.6'})
+    assert.deepEqual(checks('n2'), {'node/probe': 'fail: old 4.18', 'node/nft': 'fail: old nft 0.9.3'})
+    assert.deepEqual(checks('n3'), {'node/probe': 'pass: fine', 'node/nft': 'unknown: no nft.version (not-collected)'})
+  })
+
   it('is unknown about the cluster when the rule\'s subjects could not be listed, unless its skip holds on the cluster', () => {
     const unreadableKinds = new Map([['Node', {reason: 'permission-denied' as const, detail: 'nodes is forbidden'}]])
     const [unknown] = evaluateRules([rule({})], [cluster], {unreadableKinds}).findings
