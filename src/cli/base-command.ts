@@ -7,6 +7,7 @@ import type {Report} from '../contract/report.js'
 import {type ReportFormat} from '../report/formats.js'
 import {writeJson} from '../report/json.js'
 import {printableLines} from '../report/printable.js'
+import type {RenderOptions} from '../report/render.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
 import {colorWanted} from './color.js'
@@ -68,33 +69,34 @@ export abstract class KpxCommand extends Command {
    * Hands a finished report to every sink: the --output files, the GitHub step summary, and stdout
    * in the --format asked for (with --json, oclif prints the returned report).
    */
-  protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
+  protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<Report> {
     // The renderers bring the rule engine's modules along: loaded once the report is there.
     const {renderReport} = await import('../report/render.js')
-    await this.emit(report, report.exitCode, (as, options) => renderReport(report, as, options), format, outputs)
+    await this.emit(report, report.exitCode, (as, options) => renderReport(report, as, options), format, outputs, sarifLocation)
     return report
   }
 
   /** A fleet's report, to the same sinks as one cluster's; its exit code is its worst cluster's. */
-  protected async emitFleetReport(fleet: FleetReport, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<FleetReport> {
+  protected async emitFleetReport(fleet: FleetReport, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<FleetReport> {
     const {renderFleet} = await import('../report/fleet.js')
-    await this.emit(fleet, fleet.summary.exitCode, (as, options) => renderFleet(fleet, as, options), format, outputs)
+    await this.emit(fleet, fleet.summary.exitCode, (as, options) => renderFleet(fleet, as, options), format, outputs, sarifLocation)
     return fleet
   }
 
-  private async emit(result: object, exitCode: number, render: (format: ReportFormat, options?: {color?: boolean}) => string, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<void> {
+  private async emit(result: object, exitCode: number, render: (format: ReportFormat, options: RenderOptions) => string, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<void> {
     process.exitCode = exitCode
     const {appendStepSummary, writeOutputs} = await import('./outputs.js')
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(result)
-      else this.writeStdout(render(format, {color: format === 'text' && colorWanted(process.stdout)}))
+      else this.writeStdout(render(format, {color: format === 'text' && colorWanted(process.stdout), sarifLocation}))
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
     // verdict's code: a pipeline that reads that file must not go on without it.
     try {
-      await writeOutputs(render, outputs)
-      await appendStepSummary(render)
+      const uncolored = (as: ReportFormat) => render(as, {sarifLocation})
+      await writeOutputs(uncolored, outputs)
+      await appendStepSummary(uncolored)
     } catch (error) {
       if (!(error instanceof UsageError)) throw error
       process.stderr.write(`kpx-check: ${printableLines(error.message)}\n`)

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
 import {fleetFlags, fleetSelection} from '../cli/fleet-flags.js'
-import {parseOutputs} from '../cli/output-targets.js'
+import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {FleetReport} from '../contract/fleet.js'
 import type {Report} from '../contract/report.js'
@@ -95,10 +95,11 @@ export default class Cluster extends KpxCommand {
     const format = this.stdoutFormat(parsed)
     const fleet = fleetSelection(flags)
     const outputs = await parseOutputs(flags.output ?? [])
+    const location = sarifLocation(flags['sarif-location'], format, outputs)
     const nodeProbe = clusterNodeProbe(flags)
     const checks = {...checkOptions(flags), targetVersion: targetVersion(flags['target-version']), progress: this.progress(), ...(nodeProbe ? {nodeProbe} : {})}
     if (fleet) {
-      return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs)
+      return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs, location)
     }
 
     const report = await runClusterCheck({
@@ -107,6 +108,6 @@ export default class Cluster extends KpxCommand {
       snapshotPath: flags.snapshot,
       ...(flags.facts ? {factsPaths: flags.facts} : {}),
     })
-    return this.emitReport(report, format, outputs)
+    return this.emitReport(report, format, outputs, location)
   }
 }

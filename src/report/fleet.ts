@@ -10,11 +10,12 @@ import {findingCase, junitDocument, reportProperties, type TestSuite} from './ju
 import {code, type Markdown, md, prose, tableRow} from './markdown-safe.js'
 import {clusterLines, findingRows, VERDICT_TITLE} from './markdown.js'
 import {printable, printableLines} from './printable.js'
+import type {RenderOptions} from './render.js'
 import {sarifLog, sarifRun, sarifTool} from './sarif.js'
 import {renderTable} from './table.js'
 
 /** A fleet in every format a single report has; each cluster's part is rendered as its own report would be. */
-export function renderFleet(fleet: FleetReport, format: ReportFormat, options: {color?: boolean} = {}): string {
+export function renderFleet(fleet: FleetReport, format: ReportFormat, options: RenderOptions = {}): string {
   switch (format) {
     case 'text': {
       return `${renderFleetText(fleet, {color: options.color ?? false})}\n`
@@ -35,7 +36,7 @@ export function renderFleet(fleet: FleetReport, format: ReportFormat, options: {
     }
 
     case 'sarif': {
-      return renderFleetSarif(fleet)
+      return renderFleetSarif(fleet, options.sarifLocation)
     }
   }
 }
@@ -195,12 +196,12 @@ export function renderFleetJunit(fleet: FleetReport): string {
  * scanning needs to keep several runs of one tool apart. A cluster not checked is a run that did not
  * execute, with the reason as its notification (§3.20.21).
  */
-export function renderFleetSarif(fleet: FleetReport): string {
+export function renderFleetSarif(fleet: FleetReport, location?: string): string {
   return sarifLog(
     fleet.clusters.map((cluster) => {
       const automationDetails = {id: `${cluster.context}/`}
       if (cluster.report) {
-        const run = sarifRun(cluster.report)
+        const run = sarifRun(cluster.report, location)
         return {...run, automationDetails, properties: {...run.properties, context: cluster.context}}
       }
 

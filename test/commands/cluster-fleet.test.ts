@@ -203,6 +203,7 @@ describe('kpx-check cluster: a fleet\'s --output files', () => {
     const {code, stdout} = await runCli([
       'cluster', '--kubeconfig', threeClusters(), '--all-contexts', '--format', 'markdown',
       '--output', `json=${path('fleet.json')}`, '--output', `md=${path('fleet.md')}`, '--output', `junit=${path('fleet.xml')}`, '--output', `sarif=${path('fleet.sarif')}`, '--output', `text=${path('fleet.txt')}`,
+      '--sarif-location', '.github/workflows/kpx-check.yml',
     ], {env: {GITHUB_STEP_SUMMARY: summary}})
     assert.equal(code, 5)
     // stdout (--format markdown), the md file and the step summary are the same document, but for its time.
@@ -214,8 +215,14 @@ describe('kpx-check cluster: a fleet\'s --output files', () => {
     assert.deepEqual(fleet.clusters.map((cluster) => cluster.context), ['prod-cilium', 'prod-aks', 'gone'])
     assert.match(readFileSync(path('fleet.md'), 'utf8'), /^# kpx-check fleet: INCOMPLETE for kube-proxy nftables mode$/m)
     assert.match(readFileSync(path('fleet.txt'), 'utf8'), /^INCOMPLETE {2}3 cluster\(s\)/)
-    const sarif = JSON.parse(readFileSync(path('fleet.sarif'), 'utf8')) as {runs: Array<{automationDetails: {id: string}; invocations: Array<{executionSuccessful: boolean}>}>}
+    const sarif = JSON.parse(readFileSync(path('fleet.sarif'), 'utf8')) as {
+      runs: Array<{automationDetails: {id: string}; invocations: Array<{executionSuccessful: boolean}>; results: Array<{locations: Array<{physicalLocation?: {artifactLocation: {uri: string}}}>}>}>
+    }
     assert.ok(validateSarif(sarif), JSON.stringify(validateSarif.errors, null, 2))
+    // --sarif-location places every result of every cluster at that file (prod-aks has unknowns to place).
+    const placed = sarif.runs.flatMap((run) => run.results.map((result) => result.locations[0].physicalLocation?.artifactLocation.uri))
+    assert.ok(placed.length > 0)
+    assert.ok(placed.every((uri) => uri === '.github/workflows/kpx-check.yml'))
     assert.deepEqual(sarif.runs.map((run) => [run.automationDetails.id, run.invocations[0].executionSuccessful]), [
       ['prod-cilium/', true],
       ['prod-aks/', true],
