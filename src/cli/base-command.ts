@@ -73,7 +73,11 @@ export abstract class KpxCommand extends Command {
     const [{appendStepSummary, writeOutputs}, {renderReport}] = await Promise.all([import('./outputs.js'), import('../report/render.js')])
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(report)
-      else this.writeStdout(renderReport(report, format, {color: format === 'text' && colorWanted(process.stdout), sarifLocation}))
+      else {
+        // A terminal gets its width; a pipe or a file gets lines whole, for grep.
+        const width = process.stdout.isTTY ? process.stdout.columns : undefined
+        this.writeStdout(renderReport(report, format, {color: format === 'text' && colorWanted(process.stdout), sarifLocation, width}))
+      }
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
