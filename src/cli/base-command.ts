@@ -88,7 +88,11 @@ export abstract class KpxCommand extends Command {
     const {appendStepSummary, writeOutputs} = await import('./outputs.js')
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(result)
-      else this.writeStdout(render(format, {color: format === 'text' && colorWanted(process.stdout), sarifLocation}))
+      else {
+        // A terminal gets its width; a pipe or a file gets lines whole, for grep.
+        const width = process.stdout.isTTY ? process.stdout.columns : undefined
+        this.writeStdout(render(format, {color: format === 'text' && colorWanted(process.stdout), sarifLocation, width}))
+      }
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the

@@ -13,12 +13,13 @@ import {printable, printableLines} from './printable.js'
 import type {RenderOptions} from './render.js'
 import {sarifLog, sarifRun, sarifTool} from './sarif.js'
 import {renderTable} from './table.js'
+import {type TextOptions, wrapLine} from './text.js'
 
 /** A fleet in every format a single report has; each cluster's part is rendered as its own report would be. */
 export function renderFleet(fleet: FleetReport, format: ReportFormat, options: RenderOptions = {}): string {
   switch (format) {
     case 'text': {
-      return `${renderFleetText(fleet, {color: options.color ?? false})}\n`
+      return `${renderFleetText(fleet, {color: options.color ?? false, width: options.width})}\n`
     }
 
     case 'json': {
@@ -88,27 +89,25 @@ function countsSentence(fleet: FleetReport): string {
 
 const unchecked = (fleet: FleetReport) => fleet.clusters.filter((cluster): cluster is FleetCluster & {error: NonNullable<FleetCluster['error']>} => cluster.error !== undefined)
 
-export function renderFleetText(fleet: FleetReport, options: {color?: boolean} = {}): string {
+/** The fleet as text: its verdict, the table (never wrapped), and the clusters not checked (wrapped to `width`, on a terminal). */
+export function renderFleetText(fleet: FleetReport, options: TextOptions = {}): string {
   const chalk = new Chalk({level: options.color ? 1 : 0})
   const verdictColor = {go: chalk.green, 'no-go': chalk.red, incomplete: chalk.yellow}
   const {summary} = fleet
   const rows = fleet.clusters.map((cluster) => rowOf(cluster))
-  const out = [
-    `${verdictColor[summary.verdict].bold(summary.verdict.toUpperCase())}  ${countsSentence(fleet)} — exit ${summary.exitCode}`,
-    '',
-    renderTable(
-      ['CONTEXT', 'PLATFORM', 'KUBERNETES', 'KUBE-PROXY', 'MODE', 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN', 'NOTE'],
-      rows.map((row) => [
-        ...[row.context, row.platform, row.kubernetes, row.kubeProxy, row.mode].map((cell) => printable(cell)),
-        verdictColor[row.verdict](row.verdict),
-        row.blockers,
-        row.warnings,
-        row.unknown,
-        row.note,
-      ]),
-      '  ',
-    ),
-  ]
+  const table = renderTable(
+    ['CONTEXT', 'PLATFORM', 'KUBERNETES', 'KUBE-PROXY', 'MODE', 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN', 'NOTE'],
+    rows.map((row) => [
+      ...[row.context, row.platform, row.kubernetes, row.kubeProxy, row.mode].map((cell) => printable(cell)),
+      verdictColor[row.verdict](row.verdict),
+      row.blockers,
+      row.warnings,
+      row.unknown,
+      row.note,
+    ]),
+    '  ',
+  )
+  const out = [`${verdictColor[summary.verdict].bold(summary.verdict.toUpperCase())}  ${countsSentence(fleet)} — exit ${summary.exitCode}`, '', table]
   const notChecked = unchecked(fleet)
   if (notChecked.length > 0) {
     out.push('', chalk.bold(`Not checked (${notChecked.length})`))
@@ -118,7 +117,9 @@ export function renderFleetText(fleet: FleetReport, options: {color?: boolean} =
   }
 
   out.push('', chalk.dim('Each cluster\'s findings and plan: --json (clusters[].report), or the cluster on its own with --context NAME; the fleet as a document: --format markdown.'))
-  return out.join('\n')
+  // The table is read by column: whole, however wide.
+  const {width} = options
+  return out.map((line) => (width && line !== table ? line.split('\n').map((each) => wrapLine(each, width)).join('\n') : line)).join('\n')
 }
 
 /** A message of several lines, its controls visible, its next lines indented under the first. */

@@ -10,13 +10,15 @@ import {renderText} from './text.js'
 export interface RenderOptions {
   color?: boolean
   sarifLocation?: string
+  /** Text on a terminal: its width, to which prose lines are wrapped. */
+  width?: number
 }
 
 /** Every output renders the same report, so JSON, JUnit, SARIF and Markdown cannot disagree. */
 export function renderReport(report: Report, format: ReportFormat, options: RenderOptions = {}): string {
   switch (format) {
     case 'text': {
-      return `${renderText(report, {color: options.color ?? false})}\n`
+      return `${renderText(report, {color: options.color ?? false, width: options.width})}\n`
     }
 
     case 'json': {

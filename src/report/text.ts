@@ -1,4 +1,5 @@
 import {Chalk, type ChalkInstance} from 'chalk'
+import {stripVTControlCharacters} from 'node:util'
 
 import type {GatedFinding} from '../contract/finding.js'
 import type {NodeCheck, Report} from '../contract/report.js'
@@ -15,6 +16,8 @@ const NODES_SHOWN = 50
 
 export interface TextOptions {
   color?: boolean
+  /** The terminal's width: prose lines longer than it are broken at spaces (commands and tables never). */
+  width?: number
 }
 
 export function renderText(untrusted: Report, options: TextOptions = {}): string {
@@ -23,6 +26,29 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
   const chalk = new Chalk({level: options.color ? 1 : 0})
   const verdictColor = {go: chalk.green, 'no-go': chalk.red, incomplete: chalk.yellow}[report.verdict]
   const {summary} = report
+  // Lines a reader copies or reads by column stay whole, however wide: commands and the node table.
+  const verbatim = new Set<string>()
+  const nodeTable = renderTable(
+    ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
+    report.nodes.slice(0, NODES_SHOWN).map((node) => {
+      // From the node's own checks: a cluster run's findings sum passing and not-collected nodes up.
+      const counted = Object.values(node.checks).filter((check) => !isWaived(check))
+      const count = (predicate: (check: NodeCheck) => boolean) => String(counted.filter((check) => predicate(check)).length)
+      return [
+        nodeLabel(node, chalk),
+        node.source,
+        node.kernelRelease ?? '?',
+        node.os.prettyName ?? node.os.id ?? '?',
+        node.nftVersion ?? '-',
+        node.verdict,
+        count((check) => check.status === 'fail' && check.severity === 'blocker'),
+        count((check) => check.status === 'fail' && check.severity === 'warning'),
+        count((check) => check.status === 'unknown'),
+      ]
+    }),
+    '  ',
+  )
+  for (const line of nodeTable.split('\n')) verbatim.add(line)
   const out: string[] = [
     `${verdictColor.bold(report.verdict.toUpperCase())}  ${verdictSentence(report)}`,
     chalk.dim(
@@ -33,26 +59,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
     ...clusterLines(report, chalk),
     '',
     chalk.bold('Nodes'),
-    renderTable(
-      ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
-      report.nodes.slice(0, NODES_SHOWN).map((node) => {
-        // From the node's own checks: a cluster run's findings sum passing and not-collected nodes up.
-        const counted = Object.values(node.checks).filter((check) => !isWaived(check))
-        const count = (predicate: (check: NodeCheck) => boolean) => String(counted.filter((check) => predicate(check)).length)
-        return [
-          nodeLabel(node, chalk),
-          node.source,
-          node.kernelRelease ?? '?',
-          node.os.prettyName ?? node.os.id ?? '?',
-          node.nftVersion ?? '-',
-          node.verdict,
-          count((check) => check.status === 'fail' && check.severity === 'blocker'),
-          count((check) => check.status === 'fail' && check.severity === 'warning'),
-          count((check) => check.status === 'unknown'),
-        ]
-      }),
-      '  ',
-    ),
+    nodeTable,
     ...(report.nodes.length > NODES_SHOWN ? [chalk.dim(`  … and ${report.nodes.length - NODES_SHOWN} more nodes (see --json)`)] : []),
   ]
 
@@ -70,8 +77,9 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
     for (const [rule, ofRule] of groupByRule(findings)) out.push(...renderRuleGroup(rule, ofRule, color, mark, chalk))
   }
 
-  out.push(...planLines(report, chalk), '', chalk.dim('Details, evidence and every passed check: --json; the plan as a document: --format markdown.'))
-  return out.join('\n')
+  out.push(...planLines(report, chalk, verbatim), '', chalk.dim('Details, evidence and every passed check: --json; the plan as a document: --format markdown.'))
+  const lines = out.flatMap((line) => line.split('\n'))
+  return (options.width ? lines.map((line) => (verbatim.has(line) ? line : wrapLine(line, options.width!))) : lines).join('\n')
 }
 
 /** A node's name in the table, with what went wrong with its facts. */
@@ -81,17 +89,27 @@ function nodeLabel(node: Report['nodes'][number], chalk: ChalkInstance): string 
 }
 
 /** The plan closes the report: what to do, in order, with the commands. */
-function planLines(report: Report, chalk: ChalkInstance): string[] {
+function planLines(report: Report, chalk: ChalkInstance, verbatim: Set<string>): string[] {
   const {plan} = report
   if (report.cluster?.nothingToMigrate) return []
   const note = planConfidenceNote(plan)
   const lines = ['', chalk.bold('Plan'), `  ${plan.summary}`, ...(note ? [chalk.yellow(`  ${note}`)] : []), ...(plan.deadline ? [chalk.yellow(`  Deadline: ${plan.deadline}`)] : []), ...waveLines(plan.waves)]
+  const commands = (texts: string[], indent: number, prompt: string, paint: ChalkInstance) => {
+    for (const line of texts.flatMap((command) => shellLines(command, indent, prompt)).map((each) => paint(each))) {
+      verbatim.add(line)
+      lines.push(line)
+    }
+  }
+
   for (const [index, step] of plan.steps.entries()) {
     lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`, chalk.dim(`     ${step.why}`))
     for (const action of step.actions) lines.push(`     → ${action}`)
-    for (const command of step.commands) lines.push(...shellLines(command, 5).map((line) => chalk.cyan(line)))
+    commands(step.commands, 5, '$ ', chalk.cyan)
     for (const check of step.verify) lines.push(`     ${chalk.green('✓')} ${check}`)
-    if (step.undo.length > 0) lines.push(chalk.dim('     undo:'), ...step.undo.flatMap((command) => shellLines(command, 7, '')).map((line) => chalk.dim(line)))
+    if (step.undo.length > 0) {
+      lines.push(chalk.dim('     undo:'))
+      commands(step.undo, 7, '', chalk.dim)
+    }
   }
 
   return lines
@@ -111,10 +129,41 @@ function waveLines(waves: Report['plan']['waves']): string[] {
 }
 
 /** A command as a prompt shows it: `$ ` before its first line (not before a comment), its other lines under it. */
-function shellLines(command: string, indent: number, shellPrompt = '$ '): string[] {
+function shellLines(command: string, indent: number, shellPrompt: string): string[] {
   const prompt = command.startsWith('#') ? '' : shellPrompt
   return command.split('\n').map((line, index) => `${' '.repeat(indent)}${index === 0 ? prompt : ' '.repeat(prompt.length)}${line}`)
 }
+
+/**
+ * A line broken at spaces into lines of at most `width` columns (colour codes take none), each
+ * continuation indented under the text after the line's indent and its mark (`→ `, `✓ `, `1. `). A word
+ * longer than a line stays whole.
+ */
+export function wrapLine(line: string, width: number): string {
+  const visible = stripVTControlCharacters(line)
+  if (visible.length <= width) return line
+  const lead = LEAD.exec(visible)![0].length
+  const hang = ' '.repeat(lead < width / 2 ? lead : 0)
+  const [first, ...words] = line.split(' ')
+  const out: string[] = []
+  let current = first
+  for (const word of words) {
+    const candidate = `${current} ${word}`
+    // Never break inside the indent and mark: a continuation must have text before it.
+    if (stripVTControlCharacters(current).length > lead && stripVTControlCharacters(candidate).length > width) {
+      out.push(current)
+      current = hang + word
+    } else {
+      current = candidate
+    }
+  }
+
+  out.push(current)
+  return out.join('\n')
+}
+
+/** A line's indent and the mark its text starts with, under which its continuations go. */
+const LEAD = /^ *(?:[→✓✗!?i~] |\d+\. )?/
 
 /** What --waivers and --baseline did to the counts and the exit code. */
 function gateLines(report: Report, chalk: ChalkInstance): string[] {

@@ -89,6 +89,17 @@ describe('renderFleet text', () => {
   })
 })
 
+describe('renderFleet text on a terminal 60 columns wide', () => {
+  it('the table stays whole, read by column; the other lines wrap under their text', () => {
+    const whole = renderFleet(fleet, 'text').split('\n')
+    const table = whole.slice(2, 7)
+    const lines = renderFleet(fleet, 'text', {width: 60}).split('\n')
+    for (const row of table) assert.ok(lines.includes(row), row)
+    assert.ok(lines.filter((line) => !table.includes(line)).every((line) => line.length <= 60), lines.join('\n'))
+    assert.deepEqual(lines.slice(0, 2), ['NO-GO  4 cluster(s): 1 no-go, 1 incomplete, 2 not checked —', 'exit 3'])
+  })
+})
+
 describe('renderFleet markdown', () => {
   it('the fleet table as GitHub reads it: a row per cluster, ten cells each, the hostile name as code', () => {
     const markdown = renderFleet(fleet, 'markdown')
