@@ -22,7 +22,7 @@ const MAX_CONFIG_BYTES = 256 * 1024
 
 export const configFlags = {
   config: Flags.string({
-    description: `Configuration file: defaults for this command's flags (default: ${DEFAULT_CONFIG_FILE} in the working directory, when there is one). Flags given here win.`,
+    description: `Configuration file of defaults for the flags (default: ${DEFAULT_CONFIG_FILE} in the working directory, when there is one); flags given on the command line win. \`<%= config.bin %> schema --config\` prints its schema.`,
     helpValue: 'FILE',
     exclusive: ['no-config'],
   }),
@@ -196,7 +196,12 @@ export function readConfigFile(choice: {explicit: boolean; path: string}, comman
     ...(choice.explicit ? [] : [`--no-config ignores ${choice.path}.`]),
   ]
   const invalid = (problems: readonly string[]) => new UsageError(`configuration file ${choice.path} is not valid:\n${problems.map((problem) => `  ${problem}`).join('\n')}`, suggestions)
-  if (!parsed.file) throw invalid(parsed.problems.toSorted((a, b) => a.line - b.line || a.column - b.column).map((problem) => formatProblem(problem)))
+  if (!parsed.file) {
+    // YAML reads 1.30 as the number 1.3: a version, or any other string flag's value, is quoted.
+    if (parsed.problems.some((problem) => problem.message.endsWith(' must be string'))) suggestions.push('Quote a value YAML would read as a number or a boolean: target-version: "1.35".')
+    throw invalid(parsed.problems.toSorted((a, b) => a.line - b.line || a.column - b.column).map((problem) => formatProblem(problem)))
+  }
+
   const file = parsed.file
   const folder = dirname(choice.path)
   const top = topLevelFlags(commands)
