@@ -67,11 +67,11 @@ export abstract class KpxCommand extends Command {
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
     const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)
     const choice = input.flags?.config === configFlags.config ? configFileOf(argv) : undefined
-    const file = choice && readConfigFile(choice, await configuredCommands(this.config))
+    const file = choice && (await readConfigFile(choice, () => configuredCommands(this.config)))
     if (!file) return super.parse(input, argv)
     process.stderr.write(`kpx-check: configuration from ${printableLines(file.file)}\n`)
     this.configUsed = {file, flags: new Set()}
-    const flags = withFileDefaults(input.flags as Record<string, Interfaces.Flag<unknown>>, file.values(this.id ?? ''), this.configUsed.flags)
+    const flags = withFileDefaults(input.flags as Interfaces.FlagInput, file.values(this.id ?? ''), this.configUsed.flags)
     // A command class's inherited statics are not spread: oclif reads these two by name.
     return super.parse({...input, baseFlags: input.baseFlags, enableJsonFlag: input.enableJsonFlag, flags: flags as Interfaces.FlagInput<F>}, argv)
   }

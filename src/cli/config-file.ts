@@ -29,8 +29,9 @@ export const configFlags = {
   'no-config': Flags.boolean({description: `Ignore ${DEFAULT_CONFIG_FILE} in the working directory.`}),
 }
 
-type AnyFlag = Interfaces.Flag<unknown>
-type FlagSet = Record<string, AnyFlag>
+/** A command's flags, whatever their values' types. */
+type FlagSet = Interfaces.FlagInput
+type AnyFlag = FlagSet[string]
 
 /** A command that reads the configuration file, with its flags as defined (not as the manifest abridges them). */
 export interface ConfiguredCommand {
@@ -47,8 +48,8 @@ const NOT_IN_FILE: Record<string, string> = {
 
 /** Flags written KEY=VALUE on the command line: a mapping in the file. The output's values are paths. */
 const MAPPING_FLAGS = new Map<AnyFlag, {keys?: readonly string[]; values: object; paths?: true}>([
-  [checkFlags.severity as AnyFlag, {values: {enum: [...SEVERITIES]}}],
-  [checkFlags.output as AnyFlag, {keys: [...REPORT_FORMATS, 'md'], values: {type: 'string', minLength: 1}, paths: true}],
+  [checkFlags.severity, {values: {enum: [...SEVERITIES]}}],
+  [checkFlags.output, {keys: [...REPORT_FORMATS, 'md'], values: {type: 'string', minLength: 1}, paths: true}],
 ])
 
 /** Every integer flag shares Flags.integer's parse, which is how one is told from a string flag. */
@@ -57,7 +58,7 @@ const INTEGER_PARSE = Flags.integer().parse
 /** The commands that take --config, loaded, in the order of their names. */
 export async function configuredCommands(config: Config): Promise<ConfiguredCommand[]> {
   const loadable = config.commands.filter((command) => 'config' in command.flags && 'no-config' in command.flags)
-  const loaded = await Promise.all(loadable.map(async (command) => ({id: command.id, flags: (await command.load()).flags as FlagSet})))
+  const loaded = await Promise.all(loadable.map(async (command) => ({id: command.id, flags: (await command.load()).flags})))
   return loaded.filter((command) => command.flags.config === configFlags.config).toSorted((a, b) => a.id.localeCompare(b.id))
 }
 
@@ -186,10 +187,13 @@ type ConfigDocument = Record<string, unknown>
 /**
  * Reads and validates a configuration file: any mistake (unknown key, wrong type, a flag of another
  * command, a value the flag does not take, two flags that cannot go together) is a usage error naming FILE:LINE:COLUMN.
+ * Undefined when there is no .kpx-check.yaml.
  */
-export function readConfigFile(choice: {explicit: boolean; path: string}, commands: readonly ConfiguredCommand[]): ConfigFile | undefined {
+export async function readConfigFile(choice: {explicit: boolean; path: string}, loadCommands: () => Promise<ConfiguredCommand[]>): Promise<ConfigFile | undefined> {
   const text = readUserFileSync(choice.explicit ? '--config' : 'configuration file', choice.path, {optional: !choice.explicit, maxBytes: MAX_CONFIG_BYTES})
   if (text === undefined) return undefined
+  // Only a file that is there costs loading every command that reads it (their flags make the schema).
+  const commands = await loadCommands()
   const parsed = parseYamlFile<ConfigDocument | null>(text, choice.path, compileFileSchema(configSchema(commands)), 'configuration')
   const suggestions = [
     `Keys are the flags' names as on the command line, top-level for every command that has the flag, under ${sectioned(commands).map((command) => `${command.id}:`).join(' or ')} for one command's; \`kpx-check schema --config\` prints the schema (README, "Configuration file").`,
