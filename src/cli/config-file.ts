@@ -67,9 +67,14 @@ export function configFileOf(argv: readonly string[]): undefined | {explicit: bo
   const end = argv.includes('--') ? argv.indexOf('--') : argv.length
   const flags = argv.slice(0, end)
   if (flags.includes('--no-config')) return undefined
-  const given = flags.findLast((token, index) => token.startsWith('--config=') || (token === '--config' && index + 1 < flags.length))
-  if (given === undefined) return {explicit: false, path: DEFAULT_CONFIG_FILE}
-  return {explicit: true, path: given === '--config' ? flags[flags.lastIndexOf('--config') + 1] : given.slice('--config='.length)}
+  // As oclif does with a flag given twice, the last --config counts.
+  let given: string | undefined
+  for (const [index, token] of flags.entries()) {
+    if (token.startsWith('--config=')) given = token.slice('--config='.length)
+    else if (token === '--config' && index + 1 < flags.length) given = flags[index + 1]
+  }
+
+  return given === undefined ? {explicit: false, path: DEFAULT_CONFIG_FILE} : {explicit: true, path: given}
 }
 
 function description(flag: AnyFlag): string {
