@@ -95,20 +95,20 @@ export abstract class KpxCommand extends Command {
    * Hands a finished report to every sink: the --output files, the GitHub step summary, and stdout
    * in the --format asked for (with --json, oclif prints the returned report).
    */
-  protected async emitReport(checked: Report, format: ReportFormat, outputs: readonly OutputTarget[]): Promise<Report> {
+  protected async emitReport(checked: Report, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<Report> {
     const report = this.withConfig(checked)
     process.exitCode = report.exitCode
     // The renderers bring the rule engine's modules along: loaded once the report is there.
     const [{appendStepSummary, writeOutputs}, {renderReport}] = await Promise.all([import('./outputs.js'), import('../report/render.js')])
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(report)
-      else this.writeStdout(renderReport(report, format, {color: format === 'text' && colorWanted(process.stdout)}))
+      else this.writeStdout(renderReport(report, format, {color: format === 'text' && colorWanted(process.stdout), sarifLocation}))
     }
 
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
     // verdict's code: a pipeline that reads that file must not go on without it.
     try {
-      await writeOutputs(report, outputs)
+      await writeOutputs(report, outputs, {sarifLocation})
       await appendStepSummary(report)
     } catch (error) {
       if (!(error instanceof UsageError)) throw error

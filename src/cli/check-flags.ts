@@ -40,6 +40,10 @@ export const checkFlags = {
     multiple: true,
     helpValue: 'FORMAT=PATH',
   }),
+  'sarif-location': Flags.string({
+    description: 'In SARIF, place every result at this file of your repository as well (GitHub code scanning takes only results with one: the workflow file, say).',
+    helpValue: 'REPO-PATH',
+  }),
 }
 
 interface CheckFlagValues {

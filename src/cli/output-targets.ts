@@ -8,6 +8,29 @@ export interface OutputTarget {
   path: string
 }
 
+/**
+ * --sarif-location: a path relative to the repository root, as SARIF's artifactLocation.uri holds one
+ * without a uriBaseId (§3.4.3), and only where a SARIF report is written.
+ */
+export function sarifLocation(value: string | undefined, stdout: ReportFormat, targets: readonly OutputTarget[]): string | undefined {
+  if (value === undefined) return undefined
+  if (stdout !== 'sarif' && !targets.some((target) => target.format === 'sarif')) {
+    throw new UsageError(`--sarif-location ${value}: no SARIF report is written`, ['Add --format sarif or --output sarif=FILE, or drop --sarif-location.'])
+  }
+
+  const segments = value.split('/')
+  if (!REPO_PATH.test(value) || segments.some((segment) => ['', '.', '..'].includes(segment))) {
+    throw new UsageError(`--sarif-location ${value}: expected a file path relative to the repository root, such as .github/workflows/kpx-check.yml`, [
+      'Use / between folders, no leading /, no . or .. and no URL scheme.',
+    ])
+  }
+
+  return value
+}
+
+/** Characters a URI path keeps as they are (no `:`, so no scheme), up to 1,024 of them. */
+const REPO_PATH = /^[\w.~@+/-]{1,1024}$/
+
 /** --output FORMAT=PATH values; md is accepted for markdown. Checked before any probing starts. */
 export async function parseOutputs(values: readonly string[]): Promise<OutputTarget[]> {
   const targets: OutputTarget[] = []

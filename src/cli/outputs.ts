@@ -3,7 +3,7 @@ import {appendFile, writeFile} from 'node:fs/promises'
 
 import type {Report} from '../contract/report.js'
 import {renderMarkdown} from '../report/markdown.js'
-import {renderReport} from '../report/render.js'
+import {type RenderOptions, renderReport} from '../report/render.js'
 import {UsageError} from '../util/errors.js'
 import type {OutputTarget} from './output-targets.js'
 
@@ -11,11 +11,11 @@ import type {OutputTarget} from './output-targets.js'
  * Writes every output; one that fails does not stop the others (kube-linter's rule), and the
  * failures are reported together afterwards.
  */
-export async function writeOutputs(report: Report, targets: readonly OutputTarget[]): Promise<void> {
+export async function writeOutputs(report: Report, targets: readonly OutputTarget[], options: RenderOptions = {}): Promise<void> {
   const failures: string[] = []
   for (const target of targets) {
     try {
-      await writeFile(target.path, renderReport(report, target.format))
+      await writeFile(target.path, renderReport(report, target.format, options))
     } catch (error) {
       failures.push(`${target.format}=${target.path}: ${(error as Error).message}`)
     }

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
-import {parseOutputs} from '../cli/output-targets.js'
+import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
 import {runClusterCheck} from '../services/cluster-check.js'
@@ -84,6 +84,7 @@ export default class Cluster extends KpxCommand {
     const {flags} = parsed
     const format = this.stdoutFormat(parsed)
     const outputs = await parseOutputs(flags.output ?? [])
+    const location = sarifLocation(flags['sarif-location'], format, outputs)
     const nodeProbe = clusterNodeProbe(flags)
     const report = await runClusterCheck({
       ...checkOptions(flags),
@@ -94,6 +95,6 @@ export default class Cluster extends KpxCommand {
       ...(nodeProbe ? {nodeProbe} : {}),
       ...(flags.facts ? {factsPaths: flags.facts} : {}),
     })
-    return this.emitReport(report, format, outputs)
+    return this.emitReport(report, format, outputs, location)
   }
 }

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
-import {parseOutputs} from '../cli/output-targets.js'
+import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
 import {runNodeCheck} from '../services/node-check.js'
@@ -68,6 +68,7 @@ export default class Node extends KpxCommand {
     const {flags} = parsed
     const format = this.stdoutFormat(parsed)
     const outputs = await parseOutputs(flags.output ?? [])
+    const location = sarifLocation(flags['sarif-location'], format, outputs)
     const ssh = nodeSshProbe(flags)
     const report = await runNodeCheck({
       ...checkOptions(flags),
@@ -76,6 +77,6 @@ export default class Node extends KpxCommand {
       timeoutSeconds: flags.timeout,
       progress: this.progress(),
     })
-    return this.emitReport(report, format, outputs)
+    return this.emitReport(report, format, outputs, location)
   }
 }

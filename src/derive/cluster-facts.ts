@@ -26,7 +26,7 @@ export interface ClusterModel {
   unreadableKinds: Map<string, UnknownFact>
 }
 
-const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (kpx-check node, --facts or --ssh) for this check'
+const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (`kpx-check cluster --node-probe exec` or `ssh`, or bundles with `--facts`) for this check'
 
 /** The Kubernetes version the cluster's API server reports (v1.33.5-eks-3025e55 is 1.33.5); null when unread or unparseable. */
 export function kubernetesVersion(snapshot: ClusterSnapshot): null | semver.SemVer {

@@ -47,9 +47,9 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
       why: whyOf(concerned),
       rules: [rule],
       subjects: planSubjects(concerned, nodeGroups),
-      actions: failed.length > 0 ? [...new Set(concerned.flatMap((finding) => finding.remediation))] : [concerned[0].message],
+      actions: failed.length > 0 ? remediationFor(concerned, nodeGroups) : [concerned[0].message],
       commands: failed.length > 0 ? [] : probeCommands(clusterRun, platform),
-      verify: [`kpx-check ${clusterRun ? 'cluster' : 'node'} reports ${rule} passed`],
+      verify: [`\`kpx-check ${clusterRun ? 'cluster' : 'node'}\` reports ${rule} passed`],
       undo: [],
     })
   }
@@ -90,16 +90,16 @@ function listNodesStep(findings: GatedFinding[], why: UnknownFact): UrgentStep {
     subjects: [{kind: 'Cluster', name: 'cluster'}],
     actions: [
       forbidden
-        ? 'Let kpx-check list Nodes: kpx-check rbac prints the read-only ClusterRole and binding it needs (list nodes among them); apply it for the user kpx-check runs as.'
-        : 'Find out why the API server did not list the Nodes (kubectl get nodes shows whether it does now).',
-      'Then run kpx-check cluster again; or probe the nodes without the list: kpx-check node over SSH, or on facts bundles collected on the nodes.',
+        ? 'Let kpx-check list Nodes: `kpx-check rbac` prints the read-only ClusterRole and binding it needs (list nodes among them); apply it for the user kpx-check runs as.'
+        : 'Find out why the API server did not list the Nodes (`kubectl get nodes` shows whether it does now).',
+      'Then run `kpx-check cluster` again; or probe the nodes without the list: `kpx-check node` over SSH, or on facts bundles collected on the nodes.',
     ],
     commands: [
       ...(forbidden ? ['kubectl auth can-i list nodes', 'kpx-check rbac --user USER | kubectl apply -f -   # or --group, --service-account'] : ['kubectl get nodes']),
       'kpx-check cluster',
       '# or, without the Node list: kpx-check node --ssh USER@NODE --sudo, or kpx-check node --facts facts/',
     ],
-    verify: ['kpx-check cluster lists the Nodes, and the checks listed here are no longer unknown'],
+    verify: ['`kpx-check cluster` lists the Nodes, and the checks listed here are no longer unknown'],
     undo: [],
   }
 }
@@ -117,6 +117,38 @@ function whyOf(findings: GatedFinding[]): string {
   const others = findings.filter((finding) => finding.subject.kind !== 'Node' && finding.subject.kind !== 'Cluster')
   const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...others.map((finding) => `${finding.subject.kind} ${finding.subject.name}`)]
   return subjects.length > 0 ? `${subjects.join(', ')}: ${findings[0].message}` : findings[0].message
+}
+
+/**
+ * Each remediation line once. A rule's remediation is templated per subject (the distribution upgrade
+ * differs by node), so a line that only some of the subjects call for says which: their node groups with
+ * the nodes in them, or the other subjects by name.
+ */
+function remediationFor(findings: GatedFinding[], nodeGroups: NodeGroup[]): string[] {
+  const concernedNodes = new Set(findings.filter((finding) => finding.subject.kind === 'Node').map((finding) => finding.subject.name))
+  const groupOf = new Map<string, string>()
+  for (const group of nodeGroups) {
+    const members = group.nodes.filter((node) => concernedNodes.has(node))
+    for (const node of members) groupOf.set(node, `${group.name} (${sampleOf(members)})`)
+  }
+
+  const subjectsOf = new Map<string, Set<string>>()
+  const every = new Set<string>()
+  for (const {subject, remediation} of findings) {
+    const label = (subject.kind === 'Node' ? groupOf.get(subject.name) : undefined) ?? `${subject.kind} ${subject.name}`
+    every.add(label)
+    for (const line of remediation) {
+      if (!subjectsOf.has(line)) subjectsOf.set(line, new Set())
+      subjectsOf.get(line)!.add(label)
+    }
+  }
+
+  return [...subjectsOf].map(([line, subjects]) => (subjects.size === every.size ? line : `For ${[...subjects].join('; ')}: ${line}`))
+}
+
+/** A few names and how many more. */
+function sampleOf(names: string[]): string {
+  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`
 }
 
 /** Node findings become the node groups they fall in (with only those nodes); the others stay as they are. */

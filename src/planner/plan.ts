@@ -28,7 +28,7 @@ export function buildPlan(input: PlanInput): Plan {
   if (!cluster) {
     return {
       platform: null,
-      summary: `${before}These steps cover the nodes; kpx-check cluster adds the switch steps for your platform.`,
+      summary: `${before}These steps cover the nodes; \`kpx-check cluster\` adds the switch steps for your platform.`,
       confidence: null,
       references: [],
       nodeGroups,

@@ -62,6 +62,22 @@ export function prose(value: Markdown | number | string): Markdown {
   return new Markdown(words.map((word) => (LINKABLE.test(word) ? String(code(word)) : word.replaceAll(INLINE, String.raw`\$&`))).join(' '))
 }
 
+/**
+ * kpx-check's own text (rule remediation, recipes), where a command stands between backticks as in a
+ * README: each such command as inline code, the rest as prose. A backtick without its pair, or in a run of
+ * several, is prose.
+ */
+export function proseWithCode(text: string): Markdown {
+  const parts = text.split(COMMAND_SPAN)
+  if (parts.length === 1) return prose(text)
+  return new Markdown(parts.map((part, index) => {
+    if (index % 2 === 1) return String(code(part))
+    // prose() drops leading blanks, which only matter where a line starts: inside one they part words.
+    const blanks = index > 0 ? LEADING_SPACES.exec(part)?.[0] ?? '' : ''
+    return blanks + String(prose(part))
+  }).join(''))
+}
+
 /** A string as inline code: the backtick string around it is longer than any run of backticks in it (§6.1). */
 export function code(value: string): Markdown {
   const text = printable(value)
@@ -73,7 +89,7 @@ export function code(value: string): Markdown {
 }
 
 /** Lines as a fenced code block: no line can close a fence longer than any run of backticks in them (§4.5). */
-export function codeBlock(commands: string[], info: 'sh'): Markdown {
+export function codeBlock(commands: string[], info: 'sh' | 'text'): Markdown {
   // A command may be several lines (a loop): its own line breaks stay, every other control shows.
   const body = commands.map((command) => printableLines(command))
   const fence = '`'.repeat(Math.max(3, ...body.map((line) => longestRun(line, '`') + 1)))
@@ -93,6 +109,8 @@ export function link(title: string, url: string): Markdown {
   return new Markdown(`[${String(prose(title))}](<${target.href}>)`)
 }
 
+/** A command between single backticks, not touching another backtick. */
+const COMMAND_SPAN = /(?<!`)`([^`]+)`(?!`)/
 /** What GFM acts on inside a line; `|` is left to tableRow, the one place where it acts. */
 const INLINE = /[\\`*_[\]<>#!~&]/g
 /** What GFM turns into a link or math however it is escaped: a scheme, `www.`, an e-mail address or mention, `$`. */

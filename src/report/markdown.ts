@@ -1,8 +1,8 @@
-import type {GatedFinding} from '../contract/finding.js'
+import type {GatedFinding, SubjectRef} from '../contract/finding.js'
 import type {PlanStep, Report} from '../contract/report.js'
 import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import {code, codeBlock, joined, link, type Markdown, md, prose, tableRow} from './markdown-safe.js'
+import {code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
@@ -36,7 +36,7 @@ export function renderMarkdown(report: Report): string {
     md``,
     md`## Plan`,
     md``,
-    md`${report.plan.summary}`,
+    proseWithCode(report.plan.summary),
     ...(note ? [md``, md`> ${note}`] : []),
     ...report.plan.steps.flatMap((step, index) => stepLines(step, index + 1)),
     ...(report.plan.references.length > 0 ? [md``, md`### Sources`, md``, ...report.plan.references.map((reference) => md`- ${link(reference.title, reference.url)}`)] : []),
@@ -64,7 +64,8 @@ function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
       ...(finding.waiver ? [prose(waiverNote(finding.waiver))] : []),
       ...(finding.baseline === 'new' ? [md`**new**`] : []),
     ]
-    return tableRow([code(finding.rule), md`${finding.subject.kind} ${finding.subject.name}`, joined([prose(finding.message), ...notes], md` `)])
+    const {head, output} = splitOutput(finding.message)
+    return tableRow([code(finding.rule), subjectName(finding.subject), joined([proseWithCode(head), ...(output.length > 0 ? [md`(output in the JSON report)`] : []), ...notes], md` `)])
   })
   return [
     md``,
@@ -85,7 +86,7 @@ function baselineLines(report: Report): Markdown[] {
     md`## Since the baseline (${baseline.generatedAt || baseline.file})`,
     md``,
     md`${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed. The exit code gates on the new ones only.`,
-    ...baseline.fixed.slice(0, ROWS_SHOWN).map((fixed) => md`- fixed: ${code(fixed.rule)} on ${fixed.subject.kind} ${fixed.subject.name} (was ${fixed.was})`),
+    ...baseline.fixed.slice(0, ROWS_SHOWN).map((fixed) => md`- fixed: ${code(fixed.rule)} on ${subjectName(fixed.subject)} (was ${fixed.was})`),
   ]
 }
 
@@ -127,22 +128,69 @@ function waveTable(report: Report): Markdown[] {
 }
 
 function stepLines(step: PlanStep, number: number): Markdown[] {
-  const subjects = step.subjects.map((subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : md`${subject.kind} ${subject.name}`))
+  const subjects = step.subjects.map((subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : subjectName(subject)))
   return [
     md``,
     md`### ${number}. ${step.title}`,
     md``,
-    md`*${step.phase}* · ${step.why}`,
+    ...withOutput(step.why, (head) => md`*${step.phase}* · ${head}`),
     ...(step.rules.length > 0 ? [md``, md`Answers: ${ruleList(step.rules)}. Applies to: ${joined(subjects, md`; `)}.`] : []),
-    ...(step.actions.length > 0 ? [md``, ...step.actions.map((action) => md`- ${action}`)] : []),
+    ...(step.actions.length > 0 ? [md``, ...step.actions.flatMap((action) => withOutput(action, (head) => md`- ${head}`))] : []),
     ...shellBlock(step.commands),
-    ...(step.verify.length > 0 ? [md``, md`**Verify**`, md``, ...step.verify.map((line) => md`- ${line}`)] : []),
+    ...(step.verify.length > 0 ? [md``, md`**Verify**`, md``, ...step.verify.map((line) => md`- ${verifyLine(line)}`)] : []),
     ...(step.undo.length > 0 ? [md``, md`**Undo**`, ...shellBlock(step.undo)] : []),
   ]
 }
 
+/** A check to run, `command   # what it prints` as the recipes write it, is code to paste; any other is a sentence. */
+function verifyLine(line: string): Markdown {
+  return COMMAND_WITH_EXPECTATION.test(line) ? code(line) : proseWithCode(line)
+}
+
+const COMMAND_WITH_EXPECTATION = /^[^`]*\S {2,}# /
+
 function shellBlock(lines: string[]): Markdown[] {
   return lines.length > 0 ? [md``, codeBlock(lines, 'sh')] : []
+}
+
+/**
+ * A subject as kubectl names it, ready to paste after `kubectl get`: `node/worker-1`,
+ * `-n kube-system daemonset/calico-node`. Cluster-wide findings are about the cluster itself.
+ */
+function subjectName(subject: SubjectRef): Markdown {
+  if (subject.kind === 'Cluster') return md`the cluster`
+  const kind = subject.kind.toLowerCase()
+  const slash = subject.name.indexOf('/')
+  return slash === -1 ? code(`${kind}/${subject.name}`) : code(`-n ${subject.name.slice(0, slash)} ${kind}/${subject.name.slice(slash + 1)}`)
+}
+
+/** Text whose first line is a sentence (set by `line`) and whose other lines, if any, a command's output, in a block after it. */
+function withOutput(text: string, line: (head: Markdown) => Markdown): Markdown[] {
+  const {head, output} = splitOutput(text)
+  return [line(proseWithCode(head)), ...(output.length > 0 ? [md``, codeBlock(output, 'text')] : [])]
+}
+
+/**
+ * Text with a command's output in it (nft -c's error, with its tabs and its `^^^` under the rule): the
+ * first line reads as a sentence, the lines after it are the output, kept as lines for a code block.
+ */
+function splitOutput(text: string): {head: string; output: string[]} {
+  const [head, ...output] = text.split('\n')
+  return {head, output: dedent(output.map((line) => expandTabs(line)))}
+}
+
+/** Tabs as the terminal showed them (stops every 8 columns), so a `^^^` stays under what it marks. */
+function expandTabs(line: string): string {
+  let out = ''
+  for (const char of line) out += char === '\t' ? ' '.repeat(8 - (out.length % 8)) : char
+  return out
+}
+
+/** The indentation every non-blank line shares, taken off. */
+function dedent(lines: string[]): string[] {
+  const indents = lines.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length)
+  const common = indents.length > 0 ? Math.min(...indents) : 0
+  return lines.map((line) => line.slice(common))
 }
 
 /** A few names and how many more. */

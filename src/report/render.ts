@@ -6,8 +6,14 @@ import {renderMarkdown} from './markdown.js'
 import {renderSarif} from './sarif.js'
 import {renderText} from './text.js'
 
+/** How a format is rendered besides the report: colours on a terminal, the file SARIF results are placed at. */
+export interface RenderOptions {
+  color?: boolean
+  sarifLocation?: string
+}
+
 /** Every output renders the same report, so JSON, JUnit, SARIF and Markdown cannot disagree. */
-export function renderReport(report: Report, format: ReportFormat, options: {color?: boolean} = {}): string {
+export function renderReport(report: Report, format: ReportFormat, options: RenderOptions = {}): string {
   switch (format) {
     case 'text': {
       return `${renderText(report, {color: options.color ?? false})}\n`
@@ -28,7 +34,7 @@ export function renderReport(report: Report, format: ReportFormat, options: {col
     }
 
     case 'sarif': {
-      return renderSarif(report)
+      return renderSarif(report, options.sarifLocation)
     }
   }
 }

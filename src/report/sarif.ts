@@ -17,7 +17,7 @@ const LEVELS = {blocker: 'error', warning: 'warning', info: 'note'} as const sat
 /** Code scanning matches results across runs by partial fingerprints (§3.27.17): ours is the finding's rule and subject. */
 const FINGERPRINT = 'kpxFindingKey/v1'
 
-export function renderSarif(report: Report): string {
+export function renderSarif(report: Report, location?: string): string {
   // Passes and skips are not something to act on: only failed and unknown findings become results.
   const findings = report.findings.filter((finding) => finding.status === 'fail' || finding.status === 'unknown')
   const rules = [...groupByRule(findings)]
@@ -39,7 +39,7 @@ export function renderSarif(report: Report): string {
         },
         // The run finished and wrote its verdict: the exit code is the verdict, not a crash (§3.20.14).
         invocations: [{executionSuccessful: true, exitCode: report.exitCode, endTimeUtc: report.generatedAt}],
-        results: findings.map((finding) => result(finding, ruleIndex.get(finding.rule)!, withSuppressions)),
+        results: findings.map((finding) => result(finding, ruleIndex.get(finding.rule)!, withSuppressions, location)),
         properties: {verdict: report.verdict, summary: report.summary},
       },
     ],
@@ -98,7 +98,7 @@ function ruleHelp(findings: GatedFinding[]): {help?: {markdown: string; text: st
   }
 }
 
-function result(finding: GatedFinding, ruleIndex: number, withSuppressions: boolean) {
+function result(finding: GatedFinding, ruleIndex: number, withSuppressions: boolean, location: string | undefined) {
   return {
     ruleId: finding.rule,
     ruleIndex,
@@ -108,6 +108,8 @@ function result(finding: GatedFinding, ruleIndex: number, withSuppressions: bool
       {
         // §3.33.7 lists "resource" among the logical location kinds, for use wherever it fits: a Node, a Service, the cluster.
         logicalLocations: [{name: finding.subject.name, fullyQualifiedName: subjectPath(finding.subject), kind: 'resource'}],
+        // --sarif-location: viewers that show only files (GitHub code scanning) then show the result there.
+        ...(location ? {physicalLocation: {artifactLocation: {uri: location}}} : {}),
       },
     ],
     partialFingerprints: {[FINGERPRINT]: findingKey(finding)},

@@ -107,7 +107,7 @@ describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree
     assert.equal(cni.locations[0].logicalLocations[0].fullyQualifiedName, 'daemonset/kube-system/aws-node')
     assert.equal(outputs.junit('string(//testsuite[@name="cluster/cni-version"]/testcase[failure]/@name)'), 'daemonset/kube-system/aws-node')
     const {markdown} = outputs
-    assert.match(markdown, /\| `cluster\/cni-version` \| DaemonSet kube-system\/aws-node \| .*1\.23\.0/, 'the blockers table names the DaemonSet')
+    assert.match(markdown, /\| `cluster\/cni-version` \| `-n kube-system daemonset\/aws-node` \| .*1\.23\.0/, 'the blockers table names the DaemonSet as kubectl does')
     assert.ok(markdown.includes(`aws eks update-addon --cluster-name "$CLUSTER" --addon-name kube-proxy --configuration-values '{"mode":"nftables"}' --resolve-conflicts OVERWRITE`))
     assert.ok(markdown.includes('curl -s http://127.0.0.1:10249/proxyMode'), 'verification')
     assert.ok(markdown.includes(`--configuration-values '{"mode":"ipvs"}'`), 'rollback to the old mode')
@@ -164,6 +164,33 @@ describe('--output and --format mistakes', () => {
     assert.equal(json.code, viaFlag.code)
     const sarif = await runCli(['cluster', '--snapshot', snapshot, '--format', 'sarif'])
     assert.ok(validateSarif(JSON.parse(sarif.stdout)))
+  })
+
+  it('--sarif-location places every SARIF result at that repository file too, as GitHub code scanning needs; a path outside the repository or no SARIF output is exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kpx-sarif-'))
+    const placed = await runCli(['cluster', '--snapshot', snapshot, '--format', 'sarif', '--output', `sarif=${join(dir, 'kpx.sarif')}`, '--sarif-location', '.github/workflows/kpx-check.yml'])
+    for (const text of [placed.stdout, readFileSync(join(dir, 'kpx.sarif'), 'utf8')]) {
+      const log = JSON.parse(text) as {runs: Array<{results: Array<{locations: Array<{logicalLocations: unknown[]; physicalLocation?: {artifactLocation: {uri: string}}}>}>}>}
+      assert.ok(validateSarif(log), JSON.stringify(validateSarif.errors))
+      const uris = log.runs[0].results.map((result) => result.locations[0].physicalLocation?.artifactLocation.uri)
+      assert.ok(uris.length > 0)
+      assert.deepEqual(new Set(uris), new Set(['.github/workflows/kpx-check.yml']))
+    }
+
+    for (const [location, expected] of [
+      ['/etc/passwd', /--sarif-location \/etc\/passwd: expected a file path relative to the repository root/],
+      ['../outside.yml', /--sarif-location \.\.\/outside\.yml: expected a file path relative to the repository root/],
+      ['https://evil.example/x', /--sarif-location https:\/\/evil\.example\/x: expected a file path relative/],
+    ] as const) {
+      const refused = await runCli(['cluster', '--snapshot', snapshot, '--format', 'sarif', '--sarif-location', location])
+      assert.equal(refused.code, 2, location)
+      assert.match(refused.stderr, expected)
+    }
+
+    const noSarif = await runCli(['cluster', '--snapshot', snapshot, '--sarif-location', 'kpx.yml'])
+    assert.equal(noSarif.code, 2)
+    assert.match(noSarif.stderr, /--sarif-location kpx\.yml: no SARIF report is written/)
+    rmSync(dir, {recursive: true, force: true})
   })
 
   it('--json with another --format is refused with exit 2 naming both; --json --format json is the same as --json', async () => {

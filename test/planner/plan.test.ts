@@ -194,8 +194,8 @@ describe('the plan from facts', () => {
       rules: ['node/kernel-version', 'node/conntrack-liberal'],
       subjects: [{kind: 'Cluster', name: 'cluster'}],
       actions: [
-        'Let kpx-check list Nodes: kpx-check rbac prints the read-only ClusterRole and binding it needs (list nodes among them); apply it for the user kpx-check runs as.',
-        'Then run kpx-check cluster again; or probe the nodes without the list: kpx-check node over SSH, or on facts bundles collected on the nodes.',
+        'Let kpx-check list Nodes: `kpx-check rbac` prints the read-only ClusterRole and binding it needs (list nodes among them); apply it for the user kpx-check runs as.',
+        'Then run `kpx-check cluster` again; or probe the nodes without the list: `kpx-check node` over SSH, or on facts bundles collected on the nodes.',
       ],
       commands: [
         'kubectl auth can-i list nodes',
@@ -203,7 +203,7 @@ describe('the plan from facts', () => {
         'kpx-check cluster',
         '# or, without the Node list: kpx-check node --ssh USER@NODE --sudo, or kpx-check node --facts facts/',
       ],
-      verify: ['kpx-check cluster lists the Nodes, and the checks listed here are no longer unknown'],
+      verify: ['`kpx-check cluster` lists the Nodes, and the checks listed here are no longer unknown'],
       undo: [],
     })
     assert.deepEqual([windows.id, windows.title, windows.rules, windows.actions], ['prerequisites/cluster-windows-nodes', 'Find out: cluster/windows-nodes holds', ['cluster/windows-nodes'], ['Cannot list nodes.']])

@@ -9,7 +9,7 @@ import {describe, it} from 'node:test'
 
 import {PLAN_PHASES} from '../../src/contract/phases.js'
 import type {Report} from '../../src/contract/report.js'
-import {code, codeBlock, link, md, prose, tableRow} from '../../src/report/markdown-safe.js'
+import {code, codeBlock, link, md, prose, proseWithCode, tableRow} from '../../src/report/markdown-safe.js'
 import {renderMarkdown} from '../../src/report/markdown.js'
 import {nodesOf, parseMarkdown as parse, shown} from '../helpers/markdown.js'
 import {exampleClusterReport} from '../helpers/reports.js'
@@ -66,6 +66,24 @@ describe('Markdown escaping, by hand', () => {
     assert.equal(String(link('click', 'javascript:alert(1)')), 'click')
     assert.equal(String(link('click', 'ftp://files.example/kube-proxy.tar')), 'click')
     assert.equal(String(prose(md`**kept**`)), '**kept**')
+  })
+})
+
+describe('Markdown that pastes into a change ticket', () => {
+  it('sets commands between backticks in kpx-check\'s own text as code, and escapes the rest as prose', () => {
+    assert.equal(String(proseWithCode('Run `kubectl get nodes -o wide` and then `kpx-check cluster`.')), 'Run `kubectl get nodes -o wide` and then `kpx-check cluster`.')
+    assert.equal(String(proseWithCode('a `<b>` *c* `d``e` f')), String.raw`a ${'`<b>`'} \*c\* \`d\`\`e\` f`)
+    assert.equal(String(proseWithCode('no code here: *x*')), String.raw`no code here: \*x\*`)
+  })
+
+  it('shows command output (nft -c\'s error) as a block under its first line, tabs as the terminal showed them, and subjects as kubectl names them', async () => {
+    const report = await exampleClusterReport()
+    const [first] = report.plan.steps
+    first.why = 'nft -c rejected the ruleset: /dev/stdin:14:3-22: Error: Could not process rule\n\t\tfib daddr type local\n\t\t^^^^^^^^^^^^^^^^^^^^'
+    first.subjects = [{kind: 'DaemonSet', name: 'kube-system/calico-node'}, {kind: 'Cluster', name: 'cluster'}]
+    const text = renderMarkdown(report)
+    assert.ok(text.includes(`*${first.phase}* · nft -c rejected the ruleset: /dev/stdin:14:3-22: Error: Could not process rule\n\n${'```'}text\nfib daddr type local\n^^^^^^^^^^^^^^^^^^^^\n${'```'}\n`), text)
+    assert.ok(text.includes('Applies to: `-n kube-system daemonset/calico-node`; the cluster.'), text)
   })
 })
 
@@ -148,10 +166,13 @@ describe('a hostile report read back by a GFM parser', () => {
       [['https://kubernetes.io/blog/2025/02/28/nftables-kube-proxy/', HOSTILE_SHOWN]],
     )
     // One fenced block per command list and undo list, holding exactly those commands: no line of theirs closes it.
-    const blocks = report.plan.steps.flatMap((step) => [step.commands, step.undo]).filter((lines) => lines.length > 0)
+    // Text of several lines (the step's why and an action here, nft's output in real reports) keeps its first line
+    // as a sentence and the others as a text block, which nothing in them closes either.
+    const afterFirstLine = ['text', HOSTILE_IN_COMMAND.slice(HOSTILE_IN_COMMAND.indexOf('\n') + 1)]
+    const sh = (lines: string[]) => (lines.length > 0 ? [['sh', lines.map((line) => (line === HOSTILE ? HOSTILE_IN_COMMAND : line)).join('\n')]] : [])
     assert.deepEqual(
       ofType('code').map((node) => node.type === 'code' && [node.lang, node.value]),
-      blocks.map((lines) => ['sh', lines.map((line) => (line === HOSTILE ? HOSTILE_IN_COMMAND : line)).join('\n')]),
+      report.plan.steps.flatMap((step) => [afterFirstLine, afterFirstLine, ...sh(step.commands), ...sh(step.undo)]),
     )
     // The headings are kpx-check's: the title, the sections, one per step; each step title is one heading.
     assert.equal(ofType('heading').length, 1 + ['Warnings', 'Unknown', 'Node groups', 'Waves', 'Plan', 'Sources'].length + report.plan.steps.length)
