@@ -81,20 +81,33 @@ function description(flag: AnyFlag): string {
   return (flag.summary ?? flag.description ?? '').replaceAll('<%= config.bin %>', 'kpx-check')
 }
 
-/** What a flag's value looks like in the file, without its description: flags alike in this are one top-level key. */
-function valueSchema(flag: AnyFlag): object {
+/** One value of the flag, as the file writes it. */
+function itemSchema(flag: AnyFlag): object {
   if (flag.type === 'boolean') return {type: 'boolean'}
   const mapping = MAPPING_FLAGS.get(flag)
   if (mapping?.keys) return {type: 'object', additionalProperties: false, properties: Object.fromEntries(mapping.keys.map((key) => [key, mapping.values]))}
   if (mapping) return {type: 'object', additionalProperties: mapping.values}
   const {max, min} = flag as {max?: number; min?: number}
-  let one: object = {type: 'string', minLength: 1}
-  if (flag.parse === INTEGER_PARSE) one = {type: 'integer', ...(min === undefined ? {} : {minimum: min}), ...(max === undefined ? {} : {maximum: max})}
-  else if (flag.options) one = {enum: [...flag.options]}
-  return flag.multiple ? {type: 'array', items: one} : one
+  if (flag.parse === INTEGER_PARSE) return {type: 'integer', ...(min === undefined ? {} : {minimum: min}), ...(max === undefined ? {} : {maximum: max})}
+  return flag.options ? {enum: [...flag.options]} : {type: 'string', minLength: 1}
 }
 
-/** Where each top-level key comes from: the first command (by name) with the flag; it applies to those whose flag takes the same value. */
+/** A repeatable flag: a list, or one value alone (`context: prod` as `--context prod`). */
+function takesList(flag: AnyFlag): boolean {
+  return flag.type === 'option' && Boolean(flag.multiple) && !MAPPING_FLAGS.has(flag)
+}
+
+function valueSchema(flag: AnyFlag): object {
+  const one = itemSchema(flag)
+  if (!takesList(flag)) return one
+  const {type} = one as {type?: string}
+  return type ? {...one, type: [type, 'array'], items: one} : {anyOf: [one, {type: 'array', items: one}]}
+}
+
+/**
+ * Where each top-level key goes: to every command whose flag takes the same kind of value, repeatable or
+ * not (the schema is a repeatable one's when there is one). The first command by name decides the kind.
+ */
 function topLevelFlags(commands: readonly ConfiguredCommand[]): Map<string, {flag: AnyFlag; commands: string[]}> {
   const top = new Map<string, {flag: AnyFlag; commands: string[]}>()
   for (const command of commands) {
@@ -102,7 +115,10 @@ function topLevelFlags(commands: readonly ConfiguredCommand[]): Map<string, {fla
       if (name in NOT_IN_FILE) continue
       const first = top.get(name)
       if (!first) top.set(name, {flag, commands: [command.id]})
-      else if (JSON.stringify(valueSchema(first.flag)) === JSON.stringify(valueSchema(flag))) first.commands.push(command.id)
+      else if (JSON.stringify(itemSchema(first.flag)) === JSON.stringify(itemSchema(flag))) {
+        first.commands.push(command.id)
+        if (takesList(flag)) first.flag = flag
+      }
     }
   }
 
@@ -183,8 +199,9 @@ function asFlagValue(flag: AnyFlag, value: unknown, folder: string): unknown {
   const isPath = (flag as {helpValue?: string}).helpValue === 'FILE' || (flag as {helpValue?: string}).helpValue === 'PATH'
   const mapping = MAPPING_FLAGS.get(flag)
   if (mapping) return Object.entries(value as Record<string, string>).map(([key, item]) => `${key}=${mapping.paths ? resolvePath(folder, item) : item}`)
-  if (!isPath) return value
-  return Array.isArray(value) ? value.map((item: string) => resolvePath(folder, item)) : resolvePath(folder, value as string)
+  const values = takesList(flag) && !Array.isArray(value) ? [value] : value
+  if (!isPath) return values
+  return Array.isArray(values) ? values.map((item: string) => resolvePath(folder, item)) : resolvePath(folder, values as string)
 }
 
 type ConfigDocument = Record<string, unknown>
@@ -207,18 +224,24 @@ export async function readConfigFile(choice: {explicit: boolean; path: string}, 
   const invalid = (problems: readonly string[]) => new UsageError(`configuration file ${choice.path} is not valid:\n${problems.map((problem) => `  ${problem}`).join('\n')}`, suggestions)
   if (!parsed.file) {
     // YAML reads 1.30 as the number 1.3: a version, or any other string flag's value, is quoted.
-    if (parsed.problems.some((problem) => problem.message.endsWith(' must be string'))) suggestions.push('Quote a value YAML would read as a number or a boolean: target-version: "1.35".')
+    if (parsed.problems.some((problem) => problem.message.endsWith(' must be a string'))) suggestions.push('Quote a value YAML would read as a number or a boolean: target-version: "1.35".')
     throw invalid(parsed.problems.toSorted((a, b) => a.line - b.line || a.column - b.column).map((problem) => formatProblem(problem)))
   }
 
   const file = parsed.file
   const folder = dirname(choice.path)
   const top = topLevelFlags(commands)
+  const listsForOne: string[] = []
   const values = new Map(
     commands.map((command) => {
       const entries = new Map<string, ConfigValue>()
-      const take = (path: string[], name: string, value: unknown) =>
-        entries.set(name, {value: asFlagValue(command.flags[name], value, folder), origin: originOf(file, path)})
+      const take = (path: string[], name: string, value: unknown) => {
+        const origin = originOf(file, path)
+        // Only at the top level can a list reach a command whose flag takes one value.
+        if (Array.isArray(value) && !takesList(command.flags[name]) && command.flags[name].type === 'option') listsForOne.push(`${origin} ${name}: kpx-check ${command.id} takes one --${name}, not a list`)
+        else entries.set(name, {value: asFlagValue(command.flags[name], value, folder), origin})
+      }
+
       for (const [name, value] of Object.entries(file.value ?? {})) if (top.get(name)?.commands.includes(command.id)) take([name], name, value)
       // The section is over the top level as the command line is over the file: its flag sets aside the top level's partners.
       const partners = exclusivePartners(command.flags)
@@ -228,7 +251,7 @@ export async function readConfigFile(choice: {explicit: boolean; path: string}, 
       return [command.id, entries]
     }),
   )
-  const conflicts = new Set(commands.flatMap((command) => exclusiveConflicts(command, values.get(command.id)!)))
+  const conflicts = new Set([...listsForOne, ...commands.flatMap((command) => exclusiveConflicts(command, values.get(command.id)!))])
   if (conflicts.size > 0) throw invalid([...conflicts])
   return {file: choice.path, values: (commandId) => values.get(commandId) ?? new Map()}
 }

@@ -70,11 +70,25 @@ function schemaProblem(error: ErrorObject, rootName: string, document: Document,
     const extra = (error.params as {additionalProperty: string}).additionalProperty
     message = `${where}: unknown field "${extra}"${suggest(extra, error.parentSchema)}`
     path.push(extra)
+  } else if (error.keyword === 'type') {
+    const types = [(error.params as {type: string | string[]}).type].flat()
+    message = `${where} must be ${types.map((type) => YAML_TYPE_NAMES[type] ?? type).join(' or ')}`
   } else if (error.keyword === 'enum') {
     message = `${where} must be one of ${(error.params as {allowedValues: string[]}).allowedValues.join(', ')}`
   }
 
   return at(offsetOf(document, path), message)
+}
+
+/** JSON Schema's types as YAML writes them. */
+const YAML_TYPE_NAMES: Record<string, string> = {
+  array: 'a list',
+  boolean: 'true or false',
+  integer: 'a whole number',
+  null: 'empty',
+  number: 'a number',
+  object: 'a mapping (key: value)',
+  string: 'a string',
 }
 
 /** "did you mean" for a misspelt field, by edit distance against the allowed names. */

@@ -1,5 +1,5 @@
 /** The configuration file's values as the commands' flags take them, and oclif's parser with them as defaults. */
-import {Parser} from '@oclif/core'
+import {Flags, Parser} from '@oclif/core'
 import assert from 'node:assert/strict'
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {homedir, tmpdir} from 'node:os'
@@ -49,6 +49,24 @@ describe('configuration values', () => {
     assert.deepEqual(Object.keys(values('snapshot')), ['context'])
     assert.deepEqual(Object.keys(values('cluster')), ['context', 'output'])
     assert.deepEqual(Object.keys(values('node')), ['output'])
+  })
+
+  it('a repeatable flag takes one value alone as a list of one', async () => {
+    const {values} = await configFrom('skip: node/os-distro\n')
+    assert.deepEqual(values('node'), {skip: ['node/os-distro']})
+  })
+
+  it('a top-level key goes to a repeatable flag and to a single one alike; a list only to the repeatable one', async () => {
+    const commands: ConfiguredCommand[] = [{id: 'fleet', flags: {context: Flags.string({multiple: true})}}, {id: 'snapshot', flags: Snapshot.flags}]
+    const path = join(mkdtempSync(join(dir, 'c-')), 'kpx.yaml')
+    writeFileSync(path, 'context: prod\n')
+    const one = await readConfigFile({explicit: true, path}, async () => commands)
+    assert.deepEqual([one?.values('fleet').get('context')?.value, one?.values('snapshot').get('context')?.value], [['prod'], 'prod'])
+    writeFileSync(path, 'context: [prod, staging]\n')
+    await assert.rejects(readConfigFile({explicit: true, path}, async () => commands), (error: Error) => {
+      assert.match(error.message, /kpx\.yaml:1:1 context: kpx-check snapshot takes one --context, not a list$/m)
+      return true
+    })
   })
 
   it('a section\'s flag sets aside the top level\'s flags it cannot go with', async () => {

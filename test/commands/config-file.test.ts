@@ -109,9 +109,9 @@ describe('configuration file', () => {
       '.kpx-check.yaml:1:1 fail-on must be one of blocker, warning',
       '.kpx-check.yaml:2:1 configuration: unknown field "skipp"; did you mean "skip"?',
       '.kpx-check.yaml:4:3 node.node-probe: a flag of cluster, not of node: move it to the top level or under cluster:',
-      '.kpx-check.yaml:6:3 cluster.concurrency must be integer',
+      '.kpx-check.yaml:6:3 cluster.concurrency must be a whole number',
       '.kpx-check.yaml:8:5 cluster.severity.node/host-firewall must be one of blocker, warning, info',
-      '.kpx-check.yaml:9:3 cluster.target-version must be string',
+      '.kpx-check.yaml:9:3 cluster.target-version must be a string',
     ])
     assert.match(stderr, /Quote a value YAML would read as a number/)
     assert.match(stderr, /kpx-check schema --config/)
