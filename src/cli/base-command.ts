@@ -11,6 +11,7 @@ import type {RenderOptions} from '../report/render.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
 import {colorWanted} from './color.js'
+import {type ConfigFile, configFileOf, configFlags, configuredCommands, readConfigFile, withFileDefaults} from './config-file.js'
 import type {OutputTarget} from './output-targets.js'
 import {progressMode, progressRunner} from './progress.js'
 
@@ -19,6 +20,9 @@ function stdoutIsFile(): boolean {
   const stat = fstatSync(1)
   return stat.isFile() || (stat.isCharacterDevice() && !process.stdout.isTTY)
 }
+
+/** What oclif's parser returns for flags and args (its FlagOutput, which @oclif/core does not export). */
+type FlagValues = Record<string, unknown>
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
@@ -50,6 +54,30 @@ export abstract class KpxCommand extends Command {
     flush()
   }
 
+  /** The configuration file this run read, if any, and the flags whose values it gave. */
+  private configUsed?: {file: ConfigFile; flags: Set<string>}
+
+  /**
+   * oclif's parse, with the configuration file's values as the flags' defaults for the commands that take
+   * --config: oclif then lets the command line win, a given list replace the file's, and says which came
+   * from the file (setFromDefault). The file is validated against its schema first, so its mistakes name
+   * FILE:LINE:COLUMN rather than a flag the user never typed.
+   */
+  protected async parse<F extends FlagValues, B extends FlagValues, A extends FlagValues>(
+    options?: Interfaces.Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)
+    const choice = input.flags?.config === configFlags.config ? configFileOf(argv) : undefined
+    const file = choice && (await readConfigFile(choice, () => configuredCommands(this.config)))
+    if (!file) return super.parse(input, argv)
+    process.stderr.write(`kpx-check: configuration from ${printableLines(file.file)}\n`)
+    this.configUsed = {file, flags: new Set()}
+    const flags = withFileDefaults(input.flags as Interfaces.FlagInput, file.values(this.id ?? ''), this.configUsed.flags)
+    // A command class's inherited statics are not spread: oclif reads these two by name.
+    return super.parse({...input, baseFlags: input.baseFlags, enableJsonFlag: input.enableJsonFlag, flags: flags as Interfaces.FlagInput<F>}, argv)
+  }
+
   /**
    * What stdout carries: --format, which --json makes json. Given both, they must agree: `--json --format
    * markdown` would otherwise print JSON to whoever asked for Markdown.
@@ -69,7 +97,8 @@ export abstract class KpxCommand extends Command {
    * Hands a finished report to every sink: the --output files, the GitHub step summary, and stdout
    * in the --format asked for (with --json, oclif prints the returned report).
    */
-  protected async emitReport(report: Report, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<Report> {
+  protected async emitReport(checked: Report, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<Report> {
+    const report = this.withConfig(checked)
     // The renderers bring the rule engine's modules along: loaded once the report is there.
     const {renderReport} = await import('../report/render.js')
     await this.emit(report, report.exitCode, (as, options) => renderReport(report, as, options), format, outputs, sarifLocation)
@@ -108,6 +137,21 @@ export abstract class KpxCommand extends Command {
     }
   }
 
+  /** The report with the configuration file named, after the run's other metadata. */
+  private withConfig(report: Report): Report {
+    if (!this.configUsed) return report
+    const {generatedAt, schemaVersion, tool, ...rest} = report
+    return {schemaVersion, tool, generatedAt, config: {file: this.configUsed.file.file, flags: [...this.configUsed.flags].toSorted()}, ...rest}
+  }
+
+  /** Where the configuration file set the flags an error names: the user may not have typed them. */
+  private configOrigins(message: string): string[] {
+    if (!this.configUsed) return []
+    const values = this.configUsed.file.values(this.id ?? '')
+    const named = new Set([...message.matchAll(/--([a-z][a-z-]*)/g)].map((match) => match[1]))
+    return [...named].filter((name) => this.configUsed!.flags.has(name)).map((name) => `--${name} is set by ${values.get(name)!.origin}.`)
+  }
+
   /** Set once stdout has failed: nothing more is written there. */
   private stdoutFailed = false
   /** Whether stdout goes to a file or a device, looked at once (the JSON comes in many chunks). */
@@ -139,13 +183,14 @@ export abstract class KpxCommand extends Command {
   protected async catch(error: OclifError): Promise<unknown> {
     const exitCode = error.oclif?.exit ?? error.exitCode ?? 1
     process.exitCode = exitCode
+    const suggestions = [...(error.suggestions ?? []), ...(error instanceof UsageError ? this.configOrigins(error.message) : [])]
     if (this.jsonEnabled()) {
-      this.logJson({error: {name: error.name, message: error.message, exitCode, suggestions: error.suggestions ?? []}})
+      this.logJson({error: {name: error.name, message: error.message, exitCode, suggestions}})
       return
     }
 
     // A message may quote a file, a name or an answer from a server: shown with its controls visible.
-    if (error instanceof UsageError) this.error(printableLines(error.message), {exit: exitCode, suggestions: error.suggestions.map((line) => printableLines(line))})
+    if (error instanceof UsageError) this.error(printableLines(error.message), {exit: exitCode, suggestions: suggestions.map((line) => printableLines(line))})
     error.message = printableLines(error.message)
     return super.catch(error)
   }

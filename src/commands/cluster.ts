@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
+import {configFlags} from '../cli/config-file.js'
 import {fleetFlags, fleetSelection} from '../cli/fleet-flags.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
@@ -87,6 +88,7 @@ export default class Cluster extends KpxCommand {
     ...sshFlags,
     timeout: Flags.integer({description: 'With --node-probe: seconds each node may take, from connecting to the end of parsing its output (default 60).', min: 1}),
     ...checkFlags,
+    ...configFlags,
   }
 
   async run(): Promise<FleetReport | Report> {

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/check-flags.js'
+import {configFlags} from '../cli/config-file.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
@@ -59,6 +60,7 @@ export default class Node extends KpxCommand {
     ...sshFlags,
     timeout: Flags.integer({description: "Seconds the collector may run; over SSH, per node, from connecting to the end of parsing its output.", default: 60, min: 1}),
     ...checkFlags,
+    ...configFlags,
   }
 
   async run(): Promise<Report> {

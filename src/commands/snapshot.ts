@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
 import {connectionFlags, connectionOptions} from '../cli/check-flags.js'
+import {configFlags} from '../cli/config-file.js'
 import {type SnapshotResult, writeSnapshot} from '../services/cluster-reads.js'
 import {checkOutputFolder} from '../util/user-file.js'
 
@@ -19,6 +20,7 @@ export default class Snapshot extends KpxCommand {
   static flags = {
     output: Flags.string({char: 'o', description: 'File to write.', required: true, helpValue: 'FILE'}),
     ...connectionFlags,
+    ...configFlags,
   }
 
   async run(): Promise<SnapshotResult> {

@@ -191,6 +191,8 @@ export interface Report {
   schemaVersion: typeof REPORT_SCHEMA_VERSION
   tool: {name: string; version: string}
   generatedAt: string
+  /** The configuration file the run read (`.kpx-check.yaml` or --config), and the flags it set. */
+  config?: {file: string; flags: string[]}
   verdict: Verdict
   exitCode: number
   summary: Summary

@@ -1,5 +1,5 @@
 /** Files the user names on the command line: one way to read them, and one way to say they cannot be. */
-import {readFileSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, readSync} from 'node:fs'
 import {readFile, stat} from 'node:fs/promises'
 import {dirname} from 'node:path'
 
@@ -19,13 +19,34 @@ export async function readUserFile(flag: string, path: string, suggestions: read
   }
 }
 
-/** The file's text; with `optional`, undefined when it does not exist. */
-export function readUserFileSync(flag: string, path: string, options: {optional?: boolean} = {}): string | undefined {
+/** The file's text; with `optional`, undefined when it does not exist; with `maxBytes`, a usage error when it is larger. */
+export function readUserFileSync(flag: string, path: string, options: {maxBytes?: number; optional?: boolean} = {}): string | undefined {
+  let bytes: Buffer
   try {
-    return readFileSync(path, 'utf8')
+    bytes = options.maxBytes === undefined ? readFileSync(path) : readAtMost(path, options.maxBytes + 1)
   } catch (error) {
     if (options.optional && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw unreadable(flag, path, error, [])
+  }
+
+  if (options.maxBytes !== undefined && bytes.length > options.maxBytes) throw new UsageError(`${flag} ${path}: larger than ${options.maxBytes / 1024} KiB, more than such a file ever needs`)
+  return bytes.toString('utf8')
+}
+
+/** The first `limit` bytes at most, so that a huge file or a device (/dev/zero) is never read whole. */
+function readAtMost(path: string, limit: number): Buffer {
+  const fd = openSync(path, 'r')
+  try {
+    const buffer = Buffer.alloc(limit)
+    let length = 0
+    let read: number
+    do {
+      read = readSync(fd, buffer, length, limit - length, null)
+      length += read
+    } while (read > 0 && length < limit)
+    return buffer.subarray(0, length)
+  } finally {
+    closeSync(fd)
   }
 }
 

@@ -57,18 +57,38 @@ export function parseYamlFile<T>(text: string, displayName: string, validate: Va
 }
 
 function schemaProblem(error: ErrorObject, rootName: string, document: Document, at: (offset: number, message: string) => FileProblem): FileProblem {
-  const path = error.instancePath.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part))
-  const where = error.instancePath === '' ? rootName : error.instancePath.slice(1).replaceAll('/', '.')
+  // A JSON Pointer: `/` and `~` in a key (a rule id such as node/host-firewall) are written ~1 and ~0.
+  const keys = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+  const path = keys.map((part) => (/^\d+$/.test(part) ? Number(part) : part))
+  const where = error.instancePath === '' ? rootName : keys.join('.')
   let message = `${where} ${error.message}`
-  if (error.keyword === 'additionalProperties') {
+  const {description} = (error.parentSchema ?? {}) as {description?: unknown}
+  if (error.keyword === 'not' && typeof description === 'string') {
+    // A field the schema refuses by name says why in its description.
+    message = `${where}: ${description}`
+  } else if (error.keyword === 'additionalProperties') {
     const extra = (error.params as {additionalProperty: string}).additionalProperty
     message = `${where}: unknown field "${extra}"${suggest(extra, error.parentSchema)}`
     path.push(extra)
+  } else if (error.keyword === 'type') {
+    const types = [(error.params as {type: string | string[]}).type].flat()
+    message = `${where} must be ${types.map((type) => YAML_TYPE_NAMES[type] ?? type).join(' or ')}`
   } else if (error.keyword === 'enum') {
     message = `${where} must be one of ${(error.params as {allowedValues: string[]}).allowedValues.join(', ')}`
   }
 
   return at(offsetOf(document, path), message)
+}
+
+/** JSON Schema's types as YAML writes them. */
+const YAML_TYPE_NAMES: Record<string, string> = {
+  array: 'a list',
+  boolean: 'true or false',
+  integer: 'a whole number',
+  null: 'empty',
+  number: 'a number',
+  object: 'a mapping (key: value)',
+  string: 'a string',
 }
 
 /** "did you mean" for a misspelt field, by edit distance against the allowed names. */

@@ -24,13 +24,13 @@ before(() => {
 after(() => rmSync(dir, {recursive: true, force: true}))
 
 describe('hostile input files', () => {
-  it('a YAML alias bomb as --waivers or in --rules is a usage error at FILE:LINE:COLUMN', async () => {
+  it('a YAML alias bomb as --waivers, in --rules or as --config is a usage error at FILE:LINE:COLUMN', async () => {
     const waivers = join(dir, 'waivers.yaml')
     writeFileSync(waivers, ALIAS_BOMB)
     const rules = join(dir, 'rules')
     mkdirSync(rules)
     writeFileSync(join(rules, 'bomb.yaml'), ALIAS_BOMB)
-    for (const args of [['--waivers', waivers], ['--rules', rules]]) {
+    for (const args of [['--waivers', waivers], ['--rules', rules], ['--config', waivers]]) {
       const {code, stderr} = await runCli(['node', '--facts', join(FIXTURES, 'bundles'), ...args])
       assert.equal(code, 2, stderr)
       assert.match(stderr, /\.yaml:1:1 YAML: Excessive alias count/)

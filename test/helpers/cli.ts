@@ -23,8 +23,8 @@ export function runProgram(file: string, args: string[], options: {cwd?: string;
 }
 
 /** Runs the real CLI (bin/run.js) in a child process, as a user or CI would. */
-export function runCli(args: string[], options: {env?: NodeJS.ProcessEnv; input?: string} = {}): Promise<CliResult> {
+export function runCli(args: string[], options: {cwd?: string; env?: NodeJS.ProcessEnv; input?: string} = {}): Promise<CliResult> {
   // A wide screen keeps oclif from wrapping error messages mid-sentence.
   const env = {...process.env, NO_COLOR: '1', FORCE_COLOR: '0', OCLIF_COLUMNS: '400', ...options.env}
-  return runProgram(process.execPath, [RUN_JS, ...args], {env, input: options.input})
+  return runProgram(process.execPath, [RUN_JS, ...args], {cwd: options.cwd, env, input: options.input})
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../../cli/base-command.js'
+import {configFlags} from '../../cli/config-file.js'
 import type {LoadedRule} from '../../engine/rule-lint.js'
 import {renderTable} from '../../report/table.js'
 import {loadRuleCatalog} from '../../services/rule-catalog.js'
@@ -17,6 +18,7 @@ export default class Rules extends KpxCommand {
   static flags = {
     rules: Flags.string({description: 'Extra rule files or folders to include (repeatable).', multiple: true, helpValue: 'PATH'}),
     scope: Flags.string({description: 'Only rules of this scope.', options: ['node', 'cluster']}),
+    ...configFlags,
   }
 
   async run(): Promise<RuleCatalogEntry[]> {
