@@ -118,7 +118,8 @@ export const REPORT_SCHEMA = {
             additionalProperties: false,
             properties: {id: nullableString, versionId: nullableString, prettyName: nullableString},
           },
-          nftVersion: {...nullableString, description: 'Host nft version, normalised (1.0.6); null when not installed or unknown.'},
+          nftVersion: {...nullableString, description: 'Host nft version, normalised (1.0.6); null when not installed or unknown (a node probed in its kube-proxy pod cannot run it).'},
+          kubeProxyNftVersion: {type: 'string', description: 'The nft kube-proxy runs, normalised: its image\'s, read in its pod (--node-probe exec), or the host\'s for kube-proxy on the host; absent when not read.'},
           reachable: {type: 'boolean'},
           controlPlane: {type: 'boolean', description: 'Cluster runs: the node has the control-plane role label.'},
           pool: {

@@ -31,6 +31,8 @@ export interface NodeRow {
   kernelRelease: null | string
   os: {id: null | string; prettyName: null | string; versionId: null | string}
   nftVersion: null | string
+  /** The nft kube-proxy runs, when read: its image's (in its pod), or the host's for kube-proxy on the host. */
+  kubeProxyNftVersion?: string
   reachable: boolean
   /** Cluster runs: the node carries the control-plane role label. */
   controlPlane?: boolean

@@ -54,6 +54,15 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   if (options.targetVersion) cluster.set('cluster.targetVersion', options.targetVersion)
   else cluster.unknown('cluster.targetVersion', 'not-collected', 'no --target-version given')
 
+  resources.derive(cluster, ['nodes'], ['cluster.bottlerocketNodes'], () =>
+    cluster.set('cluster.bottlerocketNodes', nodes.filter((node) => String((node as Raw).status?.nodeInfo?.osImage ?? '').startsWith('Bottlerocket')).map((node) => node.metadata?.name ?? '')),
+  )
+  resources.derive(cluster, ['daemonSets'], ['cluster.awsNetworkPolicy'], () =>
+    cluster.set(
+      'cluster.awsNetworkPolicy',
+      components.some((component) => component.name === 'aws-vpc-cni' && component.networkPolicy === true),
+    ),
+  )
   resources.derive(cluster, ['nodes'], ['cluster.platform', 'cluster.nodes', 'cluster.windowsNodes', 'cluster.multiAddressNodes'], () => {
     const platform = detectPlatform(nodes, resources)
     if (typeof platform === 'string') cluster.set('cluster.platform', platform)
@@ -69,6 +78,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
     ]),
   )
 
+  derivePrometheusRules(cluster, resources)
   const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, components)
   deriveServices(cluster, resources)
   // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.
@@ -102,7 +112,7 @@ interface KubeProxyFound {
 }
 
 /** What is not known of the configuration until it is read. */
-const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {version: null, daemonSet: null, configMap: null, carryOver: []}
+const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, version: null, daemonSet: null, configMap: null, carryOver: []}
 
 function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets: KubeObject[], components: Component[]): KubeProxyFound {
   const daemonSet = daemonSets.find((candidate) => candidate.metadata?.name === 'kube-proxy' || containersOf(candidate).some((container) => /\/kube-proxy[:@]/.test(container.image)))
@@ -117,7 +127,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
     replacement?.name
 
   const proxyPaths: ClusterFactPath[] = ['kubeProxy.present', 'kubeProxy.deployment', 'kubeProxy.workload', 'kubeProxy.image', 'kubeProxy.version', 'cluster.proxyMode']
-  const configPaths: ClusterFactPath[] = ['kubeProxy.configSource', 'kubeProxy.nodePortAddresses', 'kubeProxy.carryOver', 'kubeProxy.ipvsScheduler', 'kubeProxy.ipvsStrictARP', 'kubeProxy.featureGates', 'kubeProxy.skipKernelCheck']
+  const configPaths: ClusterFactPath[] = ['kubeProxy.configSource', 'kubeProxy.configuredMode', 'kubeProxy.nodePortAddresses', 'kubeProxy.carryOver', 'kubeProxy.ipvsScheduler', 'kubeProxy.ipvsStrictARP', 'kubeProxy.featureGates', 'kubeProxy.skipKernelCheck']
   const failure = resources.failure('daemonSets') ?? resources.failure('kubeProxyPods')
   if (failure) {
     cluster.unknownAll([...proxyPaths, ...configPaths, 'kubeProxy.replacedBy'], failure.reason, failure.detail)
@@ -140,9 +150,10 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
   if (embedded && openshiftSdn) {
     // OpenShift SDN runs kube-proxy's iptables proxier inside its own pods; it has no other mode.
     cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', `DaemonSet ${namespaced(openshiftSdn.daemonSet)} (OpenShift SDN, kube-proxy built in)`)
-    cluster.set('cluster.proxyMode', 'iptables').set('kubeProxy.configSource', 'OpenShift SDN (built in)').set('kubeProxy.image', openshiftSdn.image)
-    cluster.unknownAll(['kubeProxy.version', ...configPaths.filter((path) => path !== 'kubeProxy.configSource')], 'not-present', 'OpenShift SDN embeds kube-proxy')
-    return {runtime: 'container', config: {...UNKNOWN_CONFIG, mode: 'iptables', daemonSet: openshiftSdn.daemonSet}}
+    cluster.set('cluster.proxyMode', 'iptables').set('kubeProxy.configSource', 'OpenShift SDN (built in)').set('kubeProxy.configuredMode', 'iptables').set('kubeProxy.image', openshiftSdn.image)
+    const builtIn: Set<ClusterFactPath> = new Set(['kubeProxy.configSource', 'kubeProxy.configuredMode'])
+    cluster.unknownAll(['kubeProxy.version', ...configPaths.filter((path) => !builtIn.has(path))], 'not-present', 'OpenShift SDN embeds kube-proxy')
+    return {runtime: 'container', config: {...UNKNOWN_CONFIG, mode: 'iptables', configuredMode: 'iptables', daemonSet: openshiftSdn.daemonSet}}
   }
 
   if (embedded) {
@@ -181,17 +192,18 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
     return configUnknown({reason: 'unparseable', detail})
   }
 
-  const settings = kubeProxySettings(parsed, flags)
-  const mode = settings.mode === '' ? 'iptables' : settings.mode
+  const settings = kubeProxySettings(parsed, flags, version)
+  const {mode, configuredMode} = settings
   cluster
     .set('cluster.proxyMode', mode)
+    .set('kubeProxy.configuredMode', configuredMode)
     .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (flags.has('proxy-mode') ? ' and flags' : '') : 'flags')
     .set('kubeProxy.nodePortAddresses', settings.nodePortAddresses)
     .set('kubeProxy.carryOver', settings.carryOver.map((setting) => describeSetting(setting)))
     .set('kubeProxy.ipvsScheduler', settings.ipvsScheduler)
     .set('kubeProxy.ipvsStrictARP', settings.ipvsStrictARP)
     .set('kubeProxy.featureGates', settings.featureGates)
-  return {runtime: 'container', skipKernelCheck, config: {mode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver}}
+  return {runtime: 'container', skipKernelCheck, config: {mode, configuredMode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver}}
 }
 
 /** The ConfigMaps in kube-system that can hold kube-proxy's configuration file, the EKS add-on's first. */
@@ -213,8 +225,85 @@ function kubeProxyConfigFile(resources: SnapshotReads): {failure?: UnknownFact; 
   return {}
 }
 
+/**
+ * The longest comment nftables accepts on a rule or element, in bytes: kube-proxy's nftables mode before 1.37.0
+ * writes `<namespace>/<name>:<port name>` there, and one longer makes the kernel reject the whole transaction
+ * (kubernetes/kubernetes#139515). Valid names reach 143 bytes.
+ */
+export const NFT_COMMENT_LIMIT = 128
+
+/** The most Services (or other objects) a fact names: past these, only their count (a fact of its own) grows. */
+const SERVICES_LISTED = 100
+
+/** kube-proxy's comment for each port of each Service it writes rules for (not headless, not ExternalName), with its length in bytes. */
+function serviceComments(services: readonly Raw[]): Array<{bytes: number; comment: string}> {
+  const encoder = new TextEncoder()
+  return services
+    .filter((service) => service.spec?.clusterIP !== 'None' && service.spec?.type !== 'ExternalName')
+    .flatMap((service) =>
+      ((service.spec?.ports ?? []) as Raw[]).map((port) => {
+        // ServicePortName.String(): an unnamed port adds nothing after the Service's name.
+        const comment = `${service.metadata?.namespace}/${service.metadata?.name}${port.name ? `:${port.name}` : ''}`
+        return {comment, bytes: encoder.encode(comment).length}
+      }),
+    )
+}
+
+/** kube-proxy metrics that only iptables mode exports (domain sheet §2.11, KEP-3866's kep.yaml). */
+export const IPTABLES_ONLY_METRICS = [
+  'kubeproxy_sync_proxy_rules_iptables_total',
+  'kubeproxy_sync_proxy_rules_iptables_last',
+  'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',
+  'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+  'kubeproxy_iptables_ct_state_invalid_dropped_packets_total',
+  'kubeproxy_iptables_localhost_nodeports_accepted_packets_total',
+] as const
+
+/** Each metric as a whole word of an expression: `…_iptables_total` is not `…_iptables_total_x`. */
+const IPTABLES_ONLY_PATTERNS = IPTABLES_ONLY_METRICS.map((metric) => ({metric, pattern: new RegExp(String.raw`\b${metric}\b`)}))
+
+/** PrometheusRules whose alerts or recording rules read a metric nftables mode does not export: each rule, and the metrics. */
+function derivePrometheusRules(cluster: FactSet, resources: SnapshotReads): void {
+  resources.derive(cluster, ['prometheusRules'], ['monitoring.iptablesMetricRules', 'monitoring.iptablesMetrics'], () => {
+    const found: string[] = []
+    const metrics = new Set<string>()
+    for (const object of resources.items('prometheusRules') as Raw[]) {
+      for (const group of (object.spec?.groups ?? []) as Raw[]) {
+        for (const rule of (group.rules ?? []) as Raw[]) {
+          const used = IPTABLES_ONLY_PATTERNS.filter(({pattern}) => pattern.test(String(rule.expr ?? ''))).map(({metric}) => metric)
+          if (used.length === 0) continue
+          for (const metric of used) metrics.add(metric)
+          const name = rule.alert ? `alert ${rule.alert}` : `record ${rule.record}`
+          found.push(`${object.metadata?.namespace}/${object.metadata?.name} ${name}: ${used.join(', ')}`)
+        }
+      }
+    }
+
+    cluster.set('monitoring.iptablesMetricRules', found.slice(0, SERVICES_LISTED)).set('monitoring.iptablesMetrics', [...metrics])
+  })
+}
+
 function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
   const services = resources.items('services') as Raw[]
+  resources.derive(cluster, ['services'], ['services.externalIPServices'], () =>
+    cluster.set(
+      'services.externalIPServices',
+      services
+        .filter((service) => (service.spec?.externalIPs ?? []).length > 0)
+        .slice(0, SERVICES_LISTED)
+        .map((service) => `${service.metadata?.namespace}/${service.metadata?.name} (${(service.spec.externalIPs as unknown[]).map(String).join(', ')})`),
+    ),
+  )
+  resources.derive(cluster, ['services'], ['services.longestComment', 'services.longComments', 'services.longCommentCount'], () => {
+    const comments = serviceComments(services)
+    const long = comments.filter(({bytes}) => bytes > NFT_COMMENT_LIMIT)
+    let longest = 0
+    for (const {bytes} of comments) longest = Math.max(longest, bytes)
+    cluster
+      .set('services.longestComment', longest)
+      .set('services.longComments', long.slice(0, SERVICES_LISTED).map(({comment, bytes}) => `${comment} (${bytes} bytes)`))
+      .set('services.longCommentCount', long.length)
+  })
   resources.derive(cluster, ['services'], ['services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'], () => {
     cluster
       .set('services.total', services.length)
@@ -302,6 +391,10 @@ function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFou
   else facts.set('kubeProxy.mode', kubeProxy.config.mode)
   if (kubeProxy.skipKernelCheck === undefined) facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', NOT_IN_API)
   else facts.set('kubeProxy.skipKernelCheck', kubeProxy.skipKernelCheck)
+  const image = cluster.get('kubeProxy.image')
+  const imageUnknown = cluster.whyUnknown('kubeProxy.image')
+  if (typeof image === 'string') facts.set('kubeProxy.image', image)
+  else if (imageUnknown) facts.unknown('kubeProxy.image', imageUnknown.reason, imageUnknown.detail)
 
   return {
     name,

@@ -25,6 +25,8 @@ export interface Component {
   dataplane?: string
   /** It implements Services itself; false too when `unread.replacesKubeProxy` says that could not be read. */
   replacesKubeProxy: boolean
+  /** The AWS VPC CNI: its network policy agent enforces policies (aws-eks-nodeagent --enable-network-policy=true). */
+  networkPolicy?: boolean
   /** Settings its configuration would show, when that configuration could not be read (a 403 on its ConfigMap), and why. */
   unread?: Partial<Record<'dataplane' | 'replacesKubeProxy', UnknownFact>>
 }
@@ -122,6 +124,18 @@ export function detectComponents(daemonSets: readonly KubeObject[], reads: Snaps
 /** Calico's dataplane for each FELIX_NFTABLESMODE (a manifest install without an Installation); else Iptables. */
 const FELIX_NFTABLES_DATAPLANE: Record<string, string> = {Enabled: 'Nftables', Auto: 'Auto'}
 
+/**
+ * Calico 3.32+ with the operator sets FelixConfiguration default's nftablesMode to Auto (tigera/operator#4389): Felix
+ * then follows each node's kube-proxy, so an iptables dataplane switches with it. Read only when the dataplane
+ * would be Iptables; a 403 leaves it unknown; a snapshot saved before kpx-check read it keeps what the rest shows.
+ */
+function followFelixConfiguration(component: Component, reads: SnapshotReads): void {
+  const felix = reads.object('felixConfigurations', 'default')
+  if (felix.failure?.reason === 'not-collected') return
+  if (felix.failure) component.unread = {dataplane: felix.failure}
+  else if ((felix.object as Raw | undefined)?.spec?.nftablesMode === 'Auto') component.dataplane = 'Auto'
+}
+
 /** Dataplane and kube-proxy replacement, from each component's own configuration. */
 function refine(component: Component, containers: Container[], reads: SnapshotReads): void {
   const env = new Map(containers.flatMap((container) => [...container.env]))
@@ -136,6 +150,7 @@ function refine(component: Component, containers: Container[], reads: SnapshotRe
       const installed = (installation.object as Raw | undefined)?.spec?.calicoNetwork?.linuxDataplane as string | undefined
       component.dataplane = installed ?? (env.get('FELIX_BPFENABLED') === 'true' ? 'BPF' : (FELIX_NFTABLES_DATAPLANE[env.get('FELIX_NFTABLESMODE') ?? ''] ?? 'Iptables'))
       component.replacesKubeProxy = component.dataplane === 'BPF'
+      if (component.dataplane === 'Iptables') followFelixConfiguration(component, reads)
       break
     }
 
@@ -157,6 +172,11 @@ function refine(component: Component, containers: Container[], reads: SnapshotRe
       const agentConf = ownConfig(reads, component, 'antrea-config', 'antrea-agent.conf')
       if ('failure' in agentConf) component.unread = {replacesKubeProxy: agentConf.failure}
       else component.replacesKubeProxy = /^[ \t]*proxyAll:[ \t]*true/m.test(agentConf.value)
+      break
+    }
+
+    case 'aws-vpc-cni': {
+      component.networkPolicy = containers.some((container) => container.flags.get('enable-network-policy') === 'true')
       break
     }
 

@@ -1,5 +1,6 @@
 import {parse as parseYaml} from 'yaml'
 
+import {compareVersions} from '../facts/parsers/versions.js'
 import {KUBE_PROXY_FLAG_FIELDS} from '../sources/cluster/read-fields.js'
 import {isObject} from '../util/json-value.js'
 import type {NamespacedName} from './components.js'
@@ -12,8 +13,10 @@ export interface CarriedSetting {
 
 /** What the cluster shows of kube-proxy's configuration: the plan and the rule gating read this, not strings. */
 export interface KubeProxyConfig {
-  /** iptables, ipvs, nftables, none (no kube-proxy), unknown, or what its configuration names. */
+  /** iptables, ipvs, nftables, none (no kube-proxy), unknown, or what its configuration names: the mode it runs in (effectiveMode). */
   mode: string
+  /** The mode as its configuration and flags set it: '' when unset, so that its version's default applies; null when not read. */
+  configuredMode: null | string
   /** Its version, from the image tag (the cluster's for k3s); null when not known. */
   version: null | string
   /** The DaemonSet whose pods run it (OpenShift SDN's, where it is built in); null for static pods, k3s or none. */
@@ -21,6 +24,19 @@ export interface KubeProxyConfig {
   /** The ConfigMap key its configuration file is read from; null when only flags configure it, or it is unreadable. */
   configMap: (NamespacedName & {key: string}) | null
   carryOver: readonly CarriedSetting[]
+}
+
+/** The first kube-proxy release whose default mode on Linux is nftables (KEP-5343); before it the default is iptables. */
+export const NFTABLES_DEFAULT_FROM = '1.40'
+
+/**
+ * The one place that decides the mode kube-proxy runs in: the configured one, else its version's default,
+ * iptables up to 1.39 and nftables from 1.40. A kube-proxy whose version is not known (an image pinned by
+ * digest) is taken for a released one, whose default is iptables.
+ */
+export function effectiveMode(configured: string, version: null | string): string {
+  if (configured !== '') return configured
+  return version !== null && compareVersions(version, NFTABLES_DEFAULT_FROM) >= 0 ? 'nftables' : 'iptables'
 }
 
 /** The one answer to "is there anything to migrate?": not when kube-proxy is absent or already in nftables mode. */
@@ -38,8 +54,10 @@ export function describeSetting(setting: CarriedSetting): string {
  * its command-line flags (read-fields.ts readFlags), as kube-proxy itself applies them.
  */
 export interface KubeProxySettings {
-  /** As configured: '' means the Linux default, iptables. */
+  /** The mode it runs in: as configured, else its version's default (effectiveMode). */
   mode: string
+  /** As configured: '' when unset. */
+  configuredMode: string
   nodePortAddresses: string[]
   featureGates: string[]
   ipvsScheduler: string
@@ -136,17 +154,19 @@ function flagValue(field: string, raw: string): unknown {
   return raw
 }
 
-export function kubeProxySettings(config: Raw | undefined, flags: ReadonlyMap<string, string>): KubeProxySettings {
+/** kube-proxy's settings; `version` (from its image, null when not known) decides the mode an unset one means. */
+export function kubeProxySettings(config: Raw | undefined, flags: ReadonlyMap<string, string>, version: null | string): KubeProxySettings {
   const effective: Raw = structuredClone(config ?? {})
   for (const [flag, raw] of flags) {
     const field = entryOf(KUBE_PROXY_FLAG_FIELDS, flag)
     if (field) setPath(effective, field, flagValue(field, raw))
   }
 
-  const mode = String(effective.mode ?? '')
+  const configuredMode = String(effective.mode ?? '')
+  const mode = effectiveMode(configuredMode, version)
   const featureGates = Object.entries((effective.featureGates ?? {}) as Record<string, unknown>).map(([name, value]) => `${name}=${value}`)
   const carryOver: CarriedSetting[] = []
-  for (const field of entryOf(READ_BY_MODE, mode === '' ? 'iptables' : mode) ?? []) {
+  for (const field of entryOf(READ_BY_MODE, mode) ?? []) {
     const value = getPath(effective, field)
     if (value === undefined || (DEFAULTS[field] ?? []).some((normal) => JSON.stringify(normal) === JSON.stringify(value))) continue
     if (Array.isArray(value) && value.length === 0) continue
@@ -157,6 +177,7 @@ export function kubeProxySettings(config: Raw | undefined, flags: ReadonlyMap<st
 
   return {
     mode,
+    configuredMode,
     nodePortAddresses: ((effective.nodePortAddresses ?? []) as unknown[]).map(String),
     featureGates,
     ipvsScheduler: String(getPath(effective, 'ipvs.scheduler') ?? ''),

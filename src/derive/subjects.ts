@@ -11,7 +11,7 @@ import type {ProbedNode} from '../sources/node/node-probes.js'
 import type {ClusterModel} from './cluster-facts.js'
 
 /** The identity lines of a node in the report, from its facts. */
-export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'nftVersion' | 'os'> & {name: string} {
+export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'kubeProxyNftVersion' | 'nftVersion' | 'os'> & {name: string} {
   const text = (path: string): string | null => {
     const value = facts.get(path)
     return typeof value === 'string' ? value : null
@@ -22,6 +22,7 @@ export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'n
     kernelRelease: text('kernel.release'),
     os: {id: text('os.id'), versionId: text('os.versionId'), prettyName: text('os.prettyName')},
     nftVersion: text('nft.version'),
+    ...(text('kubeProxy.nftVersion') === null ? {} : {kubeProxyNftVersion: text('kubeProxy.nftVersion')!}),
   }
 }
 
@@ -137,6 +138,7 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
     kernelRelease: found.kernelRelease ?? api.kernelRelease,
     os: found.os.id === null ? api.os : found.os,
     nftVersion: found.nftVersion,
+    ...(found.kubeProxyNftVersion === undefined ? {} : {kubeProxyNftVersion: found.kubeProxyNftVersion}),
     ...(probed.cutShort ? {cutShort: true, reason: probed.reason} : {}),
   }
 }

@@ -513,7 +513,7 @@ function ruleRun(rule: LoadedRule, subject: Subject, activation: Activation, opt
         if (outcome.when === undefined || evaluateExpression(rule, outcome.when, activation, meter) === true) {
           if (outcome.status === 'unknown') {
             const missing = firstMissingUse(rule, subject.facts) ?? {fact: '', reason: 'not-collected', detail: ''}
-            return finish('unknown', render(rule, outcome.message, {...activation, missing}, meter), {reason: outcome.reason ?? missing.reason})
+            return finish('unknown', render(rule, outcome.message, {...activation, missing}, meter), {reason: outcome.reason ?? missing.reason, severity: outcome.severity})
           }
 
           return finish(outcome.status, render(rule, outcome.message, activation, meter), {

@@ -75,6 +75,7 @@ export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
     deriveServices,
     deriveAddresses,
     deriveKubeProxy,
+    deriveKubeProxyNft,
   ]
   for (const derive of derivations) derive(facts, sections, fallbackName)
 
@@ -133,6 +134,9 @@ function deriveIdentity(facts: FactSet, sections: Sections, fallbackName: string
     else facts.set('collector.root', info.uid === 0)
     if (info.version === undefined) facts.unknown('collector.version', 'unparseable', 'collector: no version= line')
     else facts.set('collector.version', info.version)
+    // Collectors before where= ran on hosts and in kube-proxy pods alike: which one, the bundle does not say.
+    if (info.where === undefined) facts.unknown('collector.where', 'not-collected', 'collector: no where= line (an older collector)')
+    else facts.set('collector.where', info.where)
   })
 }
 
@@ -180,6 +184,32 @@ function deriveNft(facts: FactSet, sections: Sections): void {
   const version = parseNftVersion(read.text)
   if (version) facts.set('nft.version', version)
   else facts.unknown('nft.version', 'unparseable', `nft-version: expected "nftables vX.Y.Z (…)", found ${quote(read.text)}`)
+}
+
+/**
+ * The nft kube-proxy runs: the image's, read in its pod; else, for kube-proxy on the host, the host's.
+ * Runs after deriveKubeProxy, which tells where kube-proxy runs.
+ */
+function deriveKubeProxyNft(facts: FactSet, sections: Sections): void {
+  const read = sections.read('kube-proxy-nft-version')
+  if (!read.ok && facts.get('kubeProxy.runtime') === 'host') {
+    const hostNft = facts.get('nft.version')
+    const why = facts.whyUnknown('nft.version')
+    if (hostNft !== undefined) facts.set('kubeProxy.nftVersion', hostNft)
+    else if (why) facts.unknown('kubeProxy.nftVersion', why.reason, `kube-proxy runs on the host, whose nft is not known: ${why.detail}`)
+    return
+  }
+
+  fromSection(facts, sections, 'kube-proxy-nft-version', (text) => {
+    if (text.trim() === '' || NOT_FOUND.test(text)) {
+      facts.unknown('kubeProxy.nftVersion', 'not-installed', "kube-proxy's image has no nft binary")
+      return
+    }
+
+    const version = parseNftVersion(text)
+    if (!version) return `expected "nftables vX.Y.Z (…)", found ${quote(text)}`
+    facts.set('kubeProxy.nftVersion', version)
+  })
 }
 
 function deriveIptables(facts: FactSet, sections: Sections): void {

@@ -27,7 +27,9 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
   const waitingOnNodes: GatedFinding[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
     const failed = ofRule.filter((finding) => finding.status === 'fail')
-    if (failed.length === 0 && ofRule.every((finding) => finding.reason === 'not-collected')) {
+    // Only a node rule waits on a node shell; a cluster rule's not-collected read is the cluster's (a snapshot without it).
+    const overNodes = rulePlans.get(rule)?.subjectKind === 'Node'
+    if (failed.length === 0 && overNodes && ofRule.every((finding) => finding.reason === 'not-collected')) {
       shellOnly.push(...ofRule)
       continue
     }
@@ -48,7 +50,7 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
       rules: [rule],
       subjects: planSubjects(concerned, nodeGroups),
       actions: failed.length > 0 ? remediationFor(concerned, nodeGroups) : [concerned[0].message],
-      commands: failed.length > 0 ? [] : probeCommands(clusterRun, platform),
+      commands: failed.length > 0 || !overNodes ? [] : probeCommands(clusterRun, platform),
       verify: [`\`kpx-check ${clusterRun ? 'cluster' : 'node'}\` reports ${rule} passed`],
       undo: [],
     })

@@ -37,6 +37,8 @@ export interface ClusterPlanInput {
   unlistedNodes?: UnknownFact
   /** The CNIs: their dataplanes may have to switch with kube-proxy. */
   cnis: readonly Component[]
+  /** Other node-level networking found (cluster.components: node-local-dns, metallb, …): some want a test of their own. */
+  addons?: readonly string[]
   /** How each platform switches (platforms/, loadRecipes). */
   recipes: ReadonlyMap<string, PlatformRecipe>
   targetVersion?: string

@@ -41,7 +41,7 @@ export function buildPlan(input: PlanInput): Plan {
   return {
     platform: cluster.summary.platform,
     summary: `${before}${recipe.title}: ${recipe.summary}`,
-    ...(cluster.targetVersion ? {deadline: deadline(cluster.targetVersion, cluster.summary)} : {}),
+    ...(cluster.targetVersion ? {deadline: deadline(cluster.targetVersion, cluster.summary, cluster.kubeProxy)} : {}),
     confidence: recipe.confidence,
     references: recipe.references,
     nodeGroups,

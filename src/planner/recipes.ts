@@ -39,7 +39,7 @@ export interface RecipeStep {
 }
 
 /** What a recipe step can depend on. */
-export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables'] as const
+export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables', 'node-local-dns'] as const
 export type RecipeCondition = (typeof RECIPE_CONDITIONS)[number]
 
 /** The values commands can name; see planVariables in plan.ts. */

@@ -123,6 +123,10 @@ function holds(condition: RecipeCondition, cluster: ClusterPlanInput): boolean {
     case 'flannel-iptables': {
       return cniToSwitch(cluster).some((cni) => cni.name === 'flannel')
     }
+
+    case 'node-local-dns': {
+      return (cluster.addons ?? []).includes('node-local-dns')
+    }
   }
 }
 

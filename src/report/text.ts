@@ -39,7 +39,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
         node.source,
         node.kernelRelease ?? '?',
         node.os.prettyName ?? node.os.id ?? '?',
-        node.nftVersion ?? '-',
+        node.nftVersion ?? (node.kubeProxyNftVersion === undefined ? '-' : `${node.kubeProxyNftVersion} (image)`),
         node.verdict,
         count((check) => check.status === 'fail' && check.severity === 'blocker'),
         count((check) => check.status === 'fail' && check.severity === 'warning'),

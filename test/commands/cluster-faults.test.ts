@@ -43,7 +43,7 @@ async function checkWith(faults: Fault[], options: {args?: string[]; scenario?: 
 const unknownRules = (report: Report, reason: string) => [...new Set(report.findings.filter((finding) => finding.status === 'unknown' && finding.reason === reason).map((finding) => finding.rule))].toSorted()
 const statusOf = (report: Report, rule: string) => [...new Set(report.findings.filter((finding) => finding.rule === rule).map((finding) => finding.status))]
 
-const NODE_RULES = 13
+const NODE_RULES = 14
 
 describe('kpx-check cluster against a server that misbehaves', () => {
   it('a DaemonSet list whose items are null makes the rules that read DaemonSets unknown (malformed-response), not a go', async () => {
@@ -119,6 +119,7 @@ describe('a read of one named ConfigMap refused (403) makes unknown only what is
       'cluster/ipvs-scheduler',
       'cluster/ipvs-strict-arp',
       'cluster/kube-proxy-mode',
+      'cluster/kube-proxy-mode-implicit',
       'cluster/nodeport-addresses',
       'cluster/platform-switch',
     ])
@@ -202,19 +203,20 @@ describe('progress on stderr', () => {
     }
   }
 
-  const reading = /^❯ Read endpointslices, nodes, services, daemonsets, pods, configmaps, ingresses, installations\.operator\.tigera\.io, networks\.config\.openshift\.io$/m
+  // The largest lists first (resources.ts).
+  const reading = /^❯ Read endpointslices, nodes, services, daemonsets, pods, configmaps, ingresses, prometheusrules\.monitoring\.coreos\.com, installations\.operator\.tigera\.io, felixconfigurations\.crd\.projectcalico\.org, networks\.config\.openshift\.io$/m
 
   it('names what it reads as kubectl does, and ticks a read that all succeeded', async () => {
     const {stderr} = await progressWith([])
     assert.match(stderr, reading)
-    assert.match(stderr, /^✔ Read 9 resource kinds$/m)
+    assert.match(stderr, /^✔ Read 11 resource kinds$/m)
   })
 
   it('a read refused takes the tick away, and the run goes on to the report', async () => {
     const {code, stderr} = await progressWith([{path: '/api/v1/nodes', kind: 'forbidden'}])
     assert.equal(code, 5)
     assert.match(stderr, reading)
-    assert.match(stderr, /^✖ Read 9 resource kinds \[FAILED: 1 could not be read, see the report\]$/m)
-    assert.doesNotMatch(stderr, /✔ Read 9/)
+    assert.match(stderr, /^✖ Read 11 resource kinds \[FAILED: 1 could not be read, see the report\]$/m)
+    assert.doesNotMatch(stderr, /✔ Read 11/)
   })
 })

@@ -145,7 +145,7 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
     assert.notEqual(report.verdict, 'go')
     assert.equal(code, 5)
     const forbidden = report.findings.filter((finding) => finding.reason === 'permission-denied')
-    assert.deepEqual([...new Set(forbidden.map((finding) => finding.rule))].toSorted(), ['cluster/nodeport-addresses', 'cluster/service-count'])
+    assert.deepEqual([...new Set(forbidden.map((finding) => finding.rule))].toSorted(), ['cluster/external-ips', 'cluster/nodeport-addresses', 'cluster/service-comment-length', 'cluster/service-count'])
     assert.ok(forbidden.every((finding) => /list services \(all namespaces\)/.test(finding.message)))
     assert.ok(report.cluster?.unreadable.some((line) => line.startsWith('services: ')))
     assert.equal(find(report, 'cluster/cni-version')[0].status, 'pass', 'the other rules still run')
@@ -276,6 +276,7 @@ describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
         live.findings.filter((finding) => finding.status === 'fail' && finding.severity !== 'info').map((finding) => `${finding.rule} ${finding.subject.name}`),
         [
           'cluster/cni-version kube-flannel/kube-flannel-ds',
+          'cluster/external-ips cluster',
           'cluster/ipvs-lb-hijack dns/coredns-external',
           'cluster/ipvs-lb-hijack ingress-nginx/ingress-nginx-controller',
           'cluster/kubernetes-version cluster',
@@ -317,6 +318,26 @@ describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
 })
 
 describe('kpx-check cluster --target-version', () => {
+  it('1.40 with kube-proxy\'s mode unset: a warning, a step that sets the mode before the upgrade, and the deadline says why', async () => {
+    const {report} = await checkScenario('kubeadm-calico', {args: ['--target-version', '1.40']})
+    assert.equal(report.cluster?.proxyMode, 'iptables')
+    const [implicit] = find(report, 'cluster/kube-proxy-mode-implicit', 'fail')
+    assert.equal(implicit.severity, 'warning')
+    assert.match(implicit.message, /upgrading kube-proxy 1\.34\.0 to 1\.40 switches every node to nftables at the upgrade/)
+    const pin = report.plan.steps.find((step) => step.id === 'prerequisites/cluster-kube-proxy-mode-implicit')
+    assert.ok(pin, report.plan.steps.map((step) => step.id).join(', '))
+    assert.ok(pin.actions.some((action) => action.includes('Before kube-proxy is upgraded to 1.40, write the mode into ConfigMap kube-system/kube-proxy')), pin.actions.join('\n'))
+    assert.match(report.plan.deadline ?? '', /^kube-proxy's mode is unset, and an unset mode is nftables from 1\.40: upgrading to Kubernetes 1\.40 switches every node/)
+  })
+
+  it('no target, the mode unset on kube-proxy 1.34: the implicit mode passes as iptables, and no step pins it', async () => {
+    const {report} = await checkScenario('kubeadm-calico')
+    const [implicit] = find(report, 'cluster/kube-proxy-mode-implicit')
+    assert.equal(implicit.status, 'pass')
+    assert.match(implicit.message, /kube-proxy 1\.34\.0 runs iptables, its default up to 1\.39/)
+    assert.ok(!report.plan.steps.some((step) => step.id === 'prerequisites/cluster-kube-proxy-mode-implicit'))
+  })
+
   it('v1.35, as kubectl prints versions, is taken as 1.35', async () => {
     const {report} = await checkScenario('ipvs-metallb', {args: ['--target-version', 'v1.35']})
     assert.match(find(report, 'cluster/ipvs-deprecation', 'fail')[0].message, /^IPVS mode is deprecated in 1\.35 \(/)

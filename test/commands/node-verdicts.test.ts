@@ -50,7 +50,7 @@ describe('nodes[]: a verdict and a check per node rule on every node', () => {
     }
   })
 
-  it('cluster run: each kubeadm node (kernel 4.18) has all 13 checks and is no-go, though the findings sum the nodes up', async () => {
+  it('cluster run: each kubeadm node (kernel 4.18) has all 14 checks and is no-go, though the findings sum the nodes up', async () => {
     const report = await clusterReport('kubeadm-calico')
     assert.deepEqual(
       report.nodes.map((node) => [node.name, node.verdict, Object.keys(node.checks)]),
@@ -169,7 +169,8 @@ describe('every scenario: each Linux node\'s verdict and checks agree with the f
         assert.equal(clusterNode.source, 'facts', name)
         const own = alone.nodes.find((node) => node.name === name)!
         for (const [rule, check] of Object.entries(clusterNode.checks)) {
-          assert.notEqual(check.reason, 'not-collected', `${name} ${rule}: ${check.message}`)
+          // The nft in kube-proxy's image is read in its pod (--node-probe exec), never in a bundle from the host.
+          if (rule !== 'node/nft-version') assert.notEqual(check.reason, 'not-collected', `${name} ${rule}: ${check.message}`)
           // The cluster run knows what the API adds (kube-proxy's settings); where the bundle alone decided, it says the same.
           if (own.checks[rule].status !== 'unknown') assert.equal(check.status, own.checks[rule].status, `${name} ${rule}: ${check.message} / ${own.checks[rule].message}`)
         }

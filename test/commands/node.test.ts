@@ -163,7 +163,7 @@ describe('kpx-check node', () => {
         assert.equal(code, 5)
         assert.equal(report.verdict, 'incomplete')
         assert.deepEqual(report.nodes.map((node) => [node.name, node.reachable, node.cutShort, node.reason]), [['worker-bookworm-1', true, true, reason]])
-        assert.equal(report.findings.length, 13)
+        assert.equal(report.findings.length, 14)
         for (const finding of report.findings) {
           assert.equal(finding.status, 'unknown', finding.rule)
           assert.equal(finding.reason, 'truncated', finding.rule)

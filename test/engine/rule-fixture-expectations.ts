@@ -27,16 +27,29 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
     subject: 'DaemonSet/kube-system/calico-node',
     remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"linuxDataplane":"Nftables"}}}'`,
   },
+  // The Installation says Iptables, and FelixConfiguration default could not be read: whether Felix follows kube-proxy is not known.
+  'cni-version/unknown.felixconfigurations-forbidden.json': {reason: 'permission-denied'},
   'cni-version/fail.canal.json': {severity: 'blocker', subject: 'DaemonSet/kube-system/canal', remediation: 'Replace Canal'},
   // The flannel image reference has no tag: there is a CNI, but no version to compare.
   'cni-version/unknown.flannel-image-without-tag.json': {reason: 'unparseable'},
   'config-carry-over/fail.iptables-masquerade-all.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'masqueradeAll'},
   'config-carry-over/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
+  // Named with its address; in IPVS mode kube-ipvs0 answers it today (a warning), in iptables mode only the deprecation is left (info).
+  // Heuristic caveats of EKS on Bottlerocket: the 1.36 eksbuild's segfault, the network policy agent's connectivity loss.
+  'eks-bottlerocket/fail.bottlerocket-kube-proxy-1.36.0-eksbuild.9.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'segmentation fault'},
+  'eks-bottlerocket/fail.bottlerocket-network-policy.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'more than a day'},
+  'eks-bottlerocket/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
+  'external-ips/fail.ipvs-external-ips.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'type LoadBalancer'},
+  'external-ips/fail.iptables-external-ips.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'type LoadBalancer'},
+  'external-ips/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'ipvs-deprecation/fail.ipvs-on-1.35.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'KubeProxyIPVS'},
   // Boundaries: deprecated (a warning) from 1.35, off by default (a blocker) from 1.40.
   'ipvs-deprecation/fail.ipvs-on-1.35.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'KubeProxyIPVS'},
   'ipvs-deprecation/fail.ipvs-on-1.39.9-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'KubeProxyIPVS'},
   'ipvs-deprecation/fail.ipvs-on-1.40.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'before upgrading to Kubernetes 1.40'},
+  // Removed (a blocker the gate cannot lift) from 1.43.
+  'ipvs-deprecation/fail.ipvs-on-1.42.9-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'until 1.43 removes IPVS mode'},
+  'ipvs-deprecation/fail.ipvs-on-1.43.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'until 1.43 removes IPVS mode'},
   'ipvs-deprecation/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
   'ipvs-flush-users/fail.kube-router-service-proxy.json': {severity: 'warning', subject: 'Cluster/cluster'},
   'ipvs-flush-users/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
@@ -47,10 +60,22 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'ipvs-strict-arp/fail.external-ips-without-announcer.json': {severity: 'warning', subject: 'Cluster/cluster'},
   'ipvs-strict-arp/unknown.services-forbidden.json': {reason: 'permission-denied'},
   // The mode itself is not a problem: the finding says a switch is to be done.
+  // An alert on the iptables restore failures (replaced by the nftables sync failures) and a recording rule on the rule count (none).
+  'iptables-metric-rules/fail.iptables-restore-failures-alert.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total'},
+  'iptables-metric-rules/unknown.prometheusrules-forbidden.json': {reason: 'permission-denied'},
   'kube-proxy-mode/fail.ipvs-mode-kubespray.json': {severity: 'info', subject: 'Cluster/cluster'},
   'kube-proxy-mode/fail.iptables-mode.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'Follow the migration plan'},
   'kube-proxy-mode/unknown.configmap-forbidden.json': {reason: 'permission-denied'},
   'kube-proxy-mode/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
+  // Boundaries: an unset mode is a finding (info) from kube-proxy 1.37, which warns about it, and a warning from 1.40,
+  // whose default is nftables (1.36.9 passes, 1.39.9 is still info).
+  'kube-proxy-mode-implicit/fail.kube-proxy-1.37.0-from-1.34.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'mode: iptables keeps what runs today'},
+  'kube-proxy-mode-implicit/fail.kube-proxy-1.39.9-from-1.34.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'mode: iptables keeps what runs today'},
+  // kube-proxy 1.40 already runs nftables by default: the mode is to be written down, not pinned before an upgrade.
+  'kube-proxy-mode-implicit/fail.kube-proxy-1.40.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'mode: nftables keeps what runs now'},
+  'kube-proxy-mode-implicit/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
+  // The image is pinned by digest: no tag tells kube-proxy's version, which decides what an unset mode means.
+  'kube-proxy-mode-implicit/unknown.kube-proxy-image-by-digest.json': {reason: 'unparseable'},
   'kubernetes-version/fail.eks-1.31-kube-proxy.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'featureGates: {NFTablesProxyMode: true}'},
   'kubernetes-version/fail.kubernetes-1.28.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   // Boundaries (the node list is EKS's capture, so the EKS floor of 1.33 applies): no nftables mode before 1.29,
@@ -69,6 +94,8 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'kubernetes-version/fail.kubeadm-1.32.9-without-platform-floor.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   // GET /version answered 503 ("the server is currently unable to handle the request"): the read failed.
   'kubernetes-version/unknown.version-unreachable.json': {reason: 'failed'},
+  'node-local-dns/fail.node-local-dns.json': {severity: 'info', subject: 'Cluster/cluster', remediation: '169.254.20.10'},
+  'node-local-dns/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
   'nodeport-addresses/fail.node-with-two-internal-ips.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '["0.0.0.0/0"]'},
   // The API shows one address per node: only the nodes' own interfaces could tell, so the finding is info.
   'nodeport-addresses/fail.one-internal-ip-per-node.json': {severity: 'info', subject: 'Cluster/cluster', remediation: '["0.0.0.0/0"]'},
@@ -76,6 +103,10 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'platform-switch/fail.openshift-sdn.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'OVN-Kubernetes'},
   'platform-switch/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
   // Boundaries: 10,000 endpoints before kube-proxy 1.36 (a warning), from 3,000 and from 500 Services (info).
+  // Boundaries: 128 bytes pass, 129 fail on kube-proxy before 1.37.0 (1.36.9), which truncates from 1.37.0.
+  'service-comment-length/fail.comment-129-bytes.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'Upgrade kube-proxy to 1.37.0 or newer'},
+  'service-comment-length/fail.comment-129-bytes-kube-proxy-1.36.9.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'at most 128 bytes'},
+  'service-comment-length/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'service-count/fail.10000-endpoints-kube-proxy-1.35.9.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
   'service-count/fail.3000-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
   'service-count/fail.500-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
@@ -142,6 +173,23 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   },
   // The bundle has no nft-check section at all (hand-made); the config and module lists are not-present.
   'nf-tables-kernel/unknown.no-kernel-evidence.facts': {reason: 'not-collected'},
+  'kube-proxy-nft-pair/fail.host-nft-1.1.6-image-nft-not-read.facts': {
+    severity: 'warning',
+    subject: 'Node/fail.host-nft-1.1.6-image-nft-not-read.facts',
+    remediation: 'Run a kube-proxy image whose nft --version prints 1.0.6.1',
+  },
+  // The host's side of the matrix, the image's nft not read: 1.0.6.1 and from 1.1.2 crash image nft 1.0.1 to 1.0.5,
+  // from 1.1.3 image nft 1.0.6 too; 1.1.1 crashes none (pass).
+  'kube-proxy-nft-pair/fail.host-nft-1.0.6.1-from-1.1.6.facts': {severity: 'warning', subject: 'Node/fail.host-nft-1.0.6.1-from-1.1.6.facts', remediation: 'kubectl -n kube-system exec ds/kube-proxy -- nft --version'},
+  'kube-proxy-nft-pair/fail.host-nft-1.1.2-from-1.1.6.facts': {severity: 'warning', subject: 'Node/fail.host-nft-1.1.2-from-1.1.6.facts', remediation: 'kubectl -n kube-system exec ds/kube-proxy -- nft --version'},
+  'kube-proxy-nft-pair/fail.host-nft-1.1.3-from-1.1.6.facts': {severity: 'warning', subject: 'Node/fail.host-nft-1.1.3-from-1.1.6.facts', remediation: 'for image nft 1.0.6: below 1.1.3'},
+  // Both sides read: the rows of the matrix themselves.
+  'kube-proxy-nft-pair/fail.image-nft-1.0.1-host-nft-1.1.2-from-debian-12.facts': {severity: 'warning', subject: 'Node/fail.image-nft-1.0.1-host-nft-1.1.2-from-debian-12.facts', remediation: 'prints 1.0.6.1'},
+  'kube-proxy-nft-pair/fail.image-nft-1.0.5-host-nft-1.0.6.1-from-debian-12.facts': {severity: 'warning', subject: 'Node/fail.image-nft-1.0.5-host-nft-1.0.6.1-from-debian-12.facts', remediation: 'prints 1.0.6.1'},
+  'kube-proxy-nft-pair/fail.image-nft-1.0.6-host-nft-1.1.3-from-debian-12.facts': {severity: 'warning', subject: 'Node/fail.image-nft-1.0.6-host-nft-1.1.3-from-debian-12.facts', remediation: 'prints 1.0.6.1'},
+  // Read in kube-proxy's pod, which cannot run the host's nft: its section says so.
+  'kube-proxy-nft-pair/unknown.kube-proxy-pod-image-nft-1.0.6-from-debian-12.facts': {reason: 'not-present'},
+  'kube-proxy-nft-pair/unknown.not-collected.facts': {reason: 'not-collected'},
   'nft-version/fail.debian-10-nft-0.9.0-kube-proxy-on-host.facts': {
     severity: 'blocker',
     subject: 'Node/fail.debian-10-nft-0.9.0-kube-proxy-on-host.facts',
@@ -151,25 +199,19 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'nft-version/fail.nft-1.0.0-containerised-kube-proxy-from-debian-10.facts': {
     severity: 'warning',
     subject: 'Node/fail.nft-1.0.0-containerised-kube-proxy-from-debian-10.facts',
-    remediation: 'Install nftables 1.0.1 or newer',
+    remediation: 'install nftables 1.0.1 or newer',
   },
-  'nft-version/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts': {severity: 'blocker', subject: 'Node/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts', remediation: 'Install nftables 1.0.1 or newer'},
-  // 1.1.3 is the first host nft whose set metadata crashes the older nft in kube-proxy images: a warning.
-  'nft-version/fail.nft-1.1.3-from-1.1.6.facts': {severity: 'warning', subject: 'Node/fail.nft-1.1.3-from-1.1.6.facts', remediation: 'Install nftables 1.0.1 or newer'},
-
+  'nft-version/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts': {severity: 'blocker', subject: 'Node/fail.nft-1.0.0-kube-proxy-on-host-from-debian-10.facts', remediation: 'install nftables 1.0.1 or newer'},
   'nft-version/fail.host-binary-kube-proxy-without-nft.facts': {
     severity: 'blocker',
     subject: 'Node/fail.host-binary-kube-proxy-without-nft.facts',
-    remediation: 'Install nftables 1.0.1 or newer',
+    remediation: 'install nftables 1.0.1 or newer',
   },
-  // kube-proxy's own nft (in its image) is the one at risk, not the node's switch: a warning.
-  'nft-version/fail.nft-1.1.6-crashes-old-kube-proxy-image.facts': {
-    severity: 'warning',
-    subject: 'Node/fail.nft-1.1.6-crashes-old-kube-proxy-image.facts',
-    remediation: 'kubernetes/kubernetes#137501',
-  },
-  // No host nft; without the kube-proxy runtime nobody can tell whether that matters.
-  'nft-version/unknown.no-host-nft-kube-proxy-runtime-not-collected.facts': {reason: 'not-installed'},
+  // kube-proxy runs in a container and the bundle was collected on the host: the image's nft was not read.
+  'nft-version/unknown.cbl-mariner-2.0-host-nft-1.0.1-image-nft-not-read.facts': {reason: 'not-collected'},
+  'nft-version/unknown.no-host-nft-containerised-kube-proxy.facts': {reason: 'not-collected'},
+  // Without the kube-proxy runtime nobody can tell which nft it runs.
+  'nft-version/unknown.no-host-nft-kube-proxy-runtime-not-collected.facts': {reason: 'not-collected'},
   'nft-version/unknown.not-collected.facts': {reason: 'not-collected'},
   'nftables-kernel-features/fail.nft-check-rejected.facts': {
     severity: 'blocker',
@@ -186,6 +228,8 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'nftables-kernel-features/unknown.no-kernel-evidence.facts': {reason: 'not-present'},
   'nodeport-addresses/fail.two-nics.facts': {severity: 'warning', subject: 'Node/fail.two-nics.facts', remediation: 'nodePortAddresses'},
   'nodeport-addresses/unknown.no-ip-command.facts': {reason: 'not-installed'},
+  // EL10 passes the kernel and nft checks, but iptables mode does not work there: nftables is the only path (info).
+  'os-distro/fail.almalinux-10.0.facts': {severity: 'info', subject: 'Node/fail.almalinux-10.0.facts', remediation: 'EnableNFTables'},
   'os-distro/fail.centos-7.facts': {severity: 'warning', subject: 'Node/fail.centos-7.facts', remediation: 'upgrade to centos 9 or newer'},
   'os-distro/fail.euleros-2.0-sp9.facts': {severity: 'warning', subject: 'Node/fail.euleros-2.0-sp9.facts', remediation: 'Debian 12+, Ubuntu 22.04+ or RHEL 9+'},
   'os-distro/fail.rhel-8.10.facts': {severity: 'warning', subject: 'Node/fail.rhel-8.10.facts', remediation: 'upgrade to rhel 9 or newer'},

@@ -11,6 +11,12 @@ import type {FactSet} from '../../src/facts/fact-set.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
 
+/**
+ * What every bundle fixture here leaves unknown besides its own gaps: written by a collector from before it said where it ran
+ * and read the nft of kube-proxy's image in its pod, they lack both; kube-proxy's image only the cluster shows.
+ */
+const BEFORE_WHERE = {'collector.where': 'not-collected', 'kubeProxy.image': 'not-collected', 'kubeProxy.nftVersion': 'not-collected'}
+
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {
   return deriveNodeFacts(parseBundle(readFileSync(join(FIXTURES_DIR, 'bundles', `${fixture}.facts`), 'utf8')), fallbackName)
 }
@@ -205,7 +211,7 @@ describe('deriveNodeFacts on the bundle fixtures', () => {
       })
 
       it('has the expected unknowns, and no others', () => {
-        assert.deepEqual(reasons(facts), unknown)
+        assert.deepEqual(reasons(facts), {...unknown, ...BEFORE_WHERE})
       })
     })
   }
@@ -427,5 +433,44 @@ describe('deriveNodeFacts kernel evidence', () => {
   it('an unparseable source counts as unavailable', () => {
     const facts = derive({'kernel-config': 'zcat: /proc/config.gz: No such file or directory', modules: 'garbage'})
     assert.equal(facts.whyUnknown('netfilter.missingFeatures')?.reason, 'unparseable')
+  })
+})
+
+describe('which nft kube-proxy runs', () => {
+  const inPod = (nft: string) => ({
+    collector: 'version=0.1.0\nuid=0\ntime=2026-12-01T10:00:00Z\nwhere=kube-proxy-pod',
+    hostname: 'worker-bookworm-1',
+    'kube-proxy-nft-version': nft,
+    'kube-proxy-process': 'pid=2011 exe=kube-proxy container=yes args=--config=/var/lib/kube-proxy/config.conf\nskip-kernel-check=unset',
+    unavailable: "nft-version not-present the node's own nft is not reachable from the kube-proxy container (the nft there is the image's: kube-proxy-nft-version)",
+  })
+
+  it("in kube-proxy's pod: the image's nft is kube-proxy's, and the host's is not known", () => {
+    const facts = derive(inPod('nftables v1.0.6.1 (Lester Gooch #5)'))
+    assert.equal(facts.get('collector.where'), 'kube-proxy-pod')
+    assert.equal(facts.get('kubeProxy.nftVersion'), '1.0.6.1')
+    assert.equal(facts.whyUnknown('nft.version')?.reason, 'not-present')
+    assert.equal(facts.whyUnknown('nft.installed')?.reason, 'not-present')
+    assert.deepEqual(describeNode(facts).kubeProxyNftVersion, '1.0.6.1')
+  })
+
+  it('an image without nft, or a banner that is not one, leaves it unknown with why', () => {
+    assert.equal(derive(inPod('')).whyUnknown('kubeProxy.nftVersion')?.reason, 'not-installed')
+    assert.equal(derive(inPod('Segmentation fault')).whyUnknown('kubeProxy.nftVersion')?.reason, 'unparseable')
+  })
+
+  it("on the host: kube-proxy on the host runs the host's nft; a containerised one, its image's, which the host bundle lacks", () => {
+    const onHost = (container: 'no' | 'yes') =>
+      derive({
+        collector: 'version=0.1.0\nuid=0\ntime=2026-12-01T10:00:00Z\nwhere=host',
+        hostname: 'worker-bookworm-1',
+        'nft-version': 'nftables v1.1.6 (Commodore Bullmoose #7)',
+        'kube-proxy-process': `pid=812 exe=kube-proxy container=${container} args=--config=/var/lib/kube-proxy/config.conf\nskip-kernel-check=unset`,
+        unavailable: "kube-proxy-nft-version not-present the collector ran on the host: the nft in kube-proxy's image is read in its pod (kpx-check cluster --node-probe exec)",
+      })
+    assert.equal(onHost('no').get('kubeProxy.nftVersion'), '1.1.6')
+    assert.equal(onHost('yes').whyUnknown('kubeProxy.nftVersion')?.reason, 'not-present')
+    assert.equal(onHost('yes').get('nft.version'), '1.1.6')
+    assert.equal(onHost('yes').get('collector.where'), 'host')
   })
 })

@@ -125,7 +125,7 @@ describe(`fuzz (seed ${SEED}): parsers`, () => {
     const inputs = Array.from({length: 400}, () => kubeProxyInput(random))
     const slowest = fuzz('kubeProxySettings (shaped)', inputs, {boundMs: PARSE_BOUND_MS}, (input) => {
       const [config, ...argv] = input.split('\u0000')
-      return kubeProxySettings(parseKubeProxyConfiguration(config), readFlags(argv))
+      return kubeProxySettings(parseKubeProxyConfiguration(config), readFlags(argv), '1.34.1')
     })
     t.diagnostic(`slowest call: ${Math.round(slowest)} ms`)
   })

@@ -133,6 +133,8 @@ const RESOURCE_TYPES: ResourceType[] = [
   {groupVersion: 'discovery.k8s.io/v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true},
   {groupVersion: 'networking.k8s.io/v1', resource: 'ingresses', kind: 'Ingress', namespaced: true},
   {groupVersion: 'operator.tigera.io/v1', resource: 'installations', kind: 'Installation', namespaced: false, custom: true},
+  {groupVersion: 'crd.projectcalico.org/v1', resource: 'felixconfigurations', kind: 'FelixConfiguration', namespaced: false, custom: true},
+  {groupVersion: 'monitoring.coreos.com/v1', resource: 'prometheusrules', kind: 'PrometheusRule', namespaced: true, custom: true},
   {groupVersion: 'config.openshift.io/v1', resource: 'networks', kind: 'Network', namespaced: false, custom: true},
 ]
 

@@ -736,13 +736,14 @@ export function buildBundleText(spec: NodeSpec): string {
   const backend = iptables?.backend ?? 'legacy'
   const forwardDrop = spec.services.docker === 'active' || spec.services.docker === 'running'
 
-  add('collector', `version=0.1.0\nuid=${spec.root ? 0 : 1000}\ntime=${spec.time ?? `2026-08-24T09:${String(spec.seed % 60).padStart(2, '0')}:17Z`}`)
+  add('collector', `version=0.1.0\nuid=${spec.root ? 0 : 1000}\ntime=${spec.time ?? `2026-08-24T09:${String(spec.seed % 60).padStart(2, '0')}:17Z`}\nwhere=host`)
   if (spec.hostname !== false) add('hostname', spec.name)
   add('kernel-release', spec.kernelRelease)
   add('os-release', spec.osRelease.replace(/\n+$/, ''))
 
   if (spec.nftBanner) add('nft-version', spec.nftBanner)
   else deny('nft-version', 'not-installed', 'nft is not in PATH')
+  deny('kube-proxy-nft-version', 'not-present', "the collector ran on the host: the nft in kube-proxy's image is read in its pod (kpx-check cluster --node-probe exec)")
   if (spec.iptablesBanner) add('iptables-version', spec.iptablesBanner)
   else deny('iptables-version', 'not-installed', 'iptables is not in PATH')
 

@@ -7,6 +7,7 @@ export const NODE_RULES = [
   'node/ipvs-other-users',
   'node/kernel-check-bypass',
   'node/kernel-version',
+  'node/kube-proxy-nft-pair',
   'node/localhost-nodeports',
   'node/nf-tables-kernel',
   'node/nft-version',

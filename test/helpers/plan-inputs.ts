@@ -14,6 +14,7 @@ export const KUBEADM_SUMMARY: ClusterSummary = {
 
 export const KUBEADM_KUBE_PROXY: KubeProxyConfig = {
   mode: 'iptables',
+  configuredMode: '',
   version: '1.34.1',
   daemonSet: {namespace: 'kube-system', name: 'kube-proxy'},
   configMap: {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'},

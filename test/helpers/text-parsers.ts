@@ -39,5 +39,5 @@ export const TEXT_PARSERS: Array<[string, (text: string) => unknown, ((error: un
   ['readFlags', (text) => readFlags(text.split(' '))],
   ['readFlags of one argument', (text) => readFlags([`--config=${text}`, text])],
   ['parseKubeProxyConfiguration', parseKubeProxyConfiguration],
-  ['kubeProxySettings', (text) => kubeProxySettings(parseKubeProxyConfiguration(text), readFlags(text.split(' ')))],
+  ['kubeProxySettings', (text) => kubeProxySettings(parseKubeProxyConfiguration(text), readFlags(text.split(' ')), '1.34.1')],
 ]

@@ -66,7 +66,8 @@ describe('rule version boundaries', () => {
   }
 
   it('finds the version comparisons', () => {
-    // kernel-version 1, nft-version 3, conntrack-liberal 1, kubernetes-version 4, ipvs-deprecation 2, service-count 1.
-    assert.equal(count, 12)
+    // kernel-version 1, nft-version 2, conntrack-liberal 1, kubernetes-version 4, ipvs-deprecation 3, service-count 1,
+    // kube-proxy-mode-implicit 2, service-comment-length 1.
+    assert.equal(count, 15)
   })
 })

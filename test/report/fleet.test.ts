@@ -32,8 +32,9 @@ before(async () => {
   const noGo: Report = structuredClone(incomplete)
   const blocker = noGo.findings.find((finding) => finding.rule === 'node/nft-version')!
   blocker.status = 'fail'
+  blocker.severity = 'blocker'
   delete blocker.reason
-  noGo.summary = {...noGo.summary, blockers: 1, unknown: 6, unknownBlockers: 1}
+  noGo.summary = {...noGo.summary, blockers: 1, unknown: 7, unknownBlockers: 1}
   noGo.verdict = 'no-go'
   noGo.exitCode = 3
   noGo.cluster = {...noGo.cluster!, context: 'prod-b', platform: 'eks', kubernetesVersion: '1.33.5', kubeProxy: {workload: 'DaemonSet kube-system/kube-proxy', version: '1.33.0', replacedBy: null}, proxyMode: 'iptables'}
@@ -58,7 +59,7 @@ describe('the fleet report', () => {
     const parsed = JSON.parse(renderFleet(fleet, 'json')) as FleetReport
     assert.ok(validateFleet(parsed), JSON.stringify(validateFleet.errors, null, 2))
     assert.deepEqual(parsed.summary, fleet.summary)
-    assert.deepEqual(parsed.clusters.map((cluster) => [cluster.context, cluster.report?.findings.length ?? cluster.error?.reason]), [['kubespray-prod', 28], ['prod-b', 28], [HOSTILE, 'unreachable'], ['old', 'unauthorized']])
+    assert.deepEqual(parsed.clusters.map((cluster) => [cluster.context, cluster.report?.findings.length ?? cluster.error?.reason]), [['kubespray-prod', 35], ['prod-b', 35], [HOSTILE, 'unreachable'], ['old', 'unauthorized']])
     // A cluster with neither a report nor an error is refused by the schema.
     const broken = {...parsed, clusters: [{context: 'x', verdict: 'go', exitCode: 0}]}
     assert.equal(validateFleet(broken), false)
@@ -72,8 +73,8 @@ describe('renderFleet text', () => {
       'NO-GO  4 cluster(s): 1 no-go, 1 incomplete, 2 not checked — exit 3',
       '',
       '  CONTEXT          PLATFORM  KUBERNETES  KUBE-PROXY  MODE      VERDICT     BLOCKERS  WARNINGS  UNKNOWN  NOTE',
-      '  kubespray-prod   kubeadm   1.32.5      1.32.5      ipvs      incomplete  0         5         7',
-      '  prod-b           eks       1.33.5      1.33.0      iptables  no-go       1         5         6',
+      '  kubespray-prod   kubeadm   1.32.5      1.32.5      ipvs      incomplete  0         6         8',
+      '  prod-b           eks       1.33.5      1.33.0      iptables  no-go       1         6         7',
       String.raw`  ops|<b>\x1B[2Jx  ?         ?           ?           ?         incomplete  -         -         -        not checked: unreachable`,
       '  old              ?         ?           ?           ?         incomplete  -         -         -        not checked: unauthorized',
       '',
@@ -110,8 +111,8 @@ describe('renderFleet markdown', () => {
     const rows = fleetTable.children.map((row) => row.children.map((cell) => shown(cell)))
     assert.deepEqual(rows, [
       ['Context', 'Platform', 'Kubernetes', 'kube-proxy', 'Mode', 'Verdict', 'Blockers', 'Warnings', 'Unknown', 'Note'],
-      ['kubespray-prod', 'kubeadm', '1.32.5', '1.32.5', 'ipvs', 'INCOMPLETE', '0', '5', '7', ''],
-      ['prod-b', 'eks', '1.33.5', '1.33.0', 'iptables', 'NO-GO', '1', '5', '6', ''],
+      ['kubespray-prod', 'kubeadm', '1.32.5', '1.32.5', 'ipvs', 'INCOMPLETE', '0', '6', '8', ''],
+      ['prod-b', 'eks', '1.33.5', '1.33.0', 'iptables', 'NO-GO', '1', '6', '7', ''],
       [String.raw`ops|<b>\x1B[2Jx`, '?', '?', '?', '?', 'INCOMPLETE', '-', '-', '-', 'not checked: unreachable'],
       ['old', '?', '?', '?', '?', 'INCOMPLETE', '-', '-', '-', 'not checked: unauthorized'],
     ])
@@ -144,9 +145,9 @@ describe('renderFleet junit', () => {
     const xpath = (expression: string) => execFileSync('xmllint', ['--xpath', expression, file], {encoding: 'utf8'}).trim()
     assert.equal(xpath('count(/testsuites/testsuite)'), '4')
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check fleet')
-    // The example report has 28 findings: a test case each; prod-b's nft-version is its one failure.
-    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '28')
-    assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/@failures)'), String(5 + 1))
+    // The example report has 35 findings: a test case each; prod-b's nft-version is its one failure.
+    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '35')
+    assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/@failures)'), String(6 + 1))
     assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/properties/property[@name="verdict"]/@value)'), 'no-go')
     assert.equal(xpath('string(/testsuites/testsuite[@name="old"]/testcase/error/@type)'), 'unauthorized')
     assert.equal(xpath('string(/testsuites/@errors)'), '2')

@@ -117,15 +117,16 @@ describe('renderJunit', () => {
   it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, the failing cases of the snapshot', async (t) => {
     if (!requireXmllint(t)) return
     const xpath = render(await exampleClusterReport())
-    // 26 rules, one case each for the cluster, plus a second subject for cni-version and ipvs-lb-hijack.
-    assertFailures(xpath, 28, [
+    // 33 rules, one case each for the cluster, plus a second subject for cni-version and ipvs-lb-hijack.
+    assertFailures(xpath, 35, [
       'cluster/cni-version daemonset/kube-flannel/kube-flannel-ds warning',
+      'cluster/external-ips cluster warning',
       'cluster/ipvs-lb-hijack service/dns/coredns-external warning',
       'cluster/ipvs-lb-hijack service/ingress-nginx/ingress-nginx-controller warning',
       'cluster/kubernetes-version cluster warning',
       'cluster/nodeport-addresses cluster warning',
     ])
-    assert.equal(count(xpath, '/testsuites/testsuite'), 26)
+    assert.equal(count(xpath, '/testsuites/testsuite'), 33)
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check')
 
     const flannel = '//testcase[@classname="cluster/cni-version" and @name="daemonset/kube-flannel/kube-flannel-ds"]'
@@ -150,9 +151,9 @@ describe('renderJunit', () => {
     if (!requireXmllint(t)) return
     const report = await exampleNodeReport()
     const xpath = render(report)
-    // Four bundles, thirteen node rules: 52 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail the
+    // Four bundles, fourteen node rules: 56 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail the
     // kernel and the OS check, CBL-Mariner lacks nft_fib, the Debian 12 node pulls via localhost NodePorts.
-    assertFailures(xpath, 52, [
+    assertFailures(xpath, 56, [
       'node/kernel-version node/ip-10-0-1-23 blocker',
       'node/kernel-version node/rhel8-worker-07.corp.example blocker',
       'node/localhost-nodeports node/worker-bookworm-1 blocker',
@@ -165,7 +166,7 @@ describe('renderJunit', () => {
       'node/os-distro node/ip-10-0-1-23 warning',
       'node/os-distro node/rhel8-worker-07.corp.example warning',
     ])
-    assert.equal(count(xpath, '/testsuites/testsuite'), 13)
+    assert.equal(count(xpath, '/testsuites/testsuite'), 14)
 
     const kernel = report.findings.find((finding) => finding.rule === 'node/kernel-version' && finding.subject.name === 'ip-10-0-1-23')!
     assert.equal(xpath(`string(${testCase(kernel)}/failure/@type)`), 'blocker')

@@ -5,7 +5,7 @@
  * this machine's; a process named kube-proxy runs meanwhile, as it does in the container.
  */
 import assert from 'node:assert/strict'
-import {type ChildProcess, spawn} from 'node:child_process'
+import {type ChildProcess, execFileSync, spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {release, tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -23,6 +23,17 @@ const EKS_PODS: Record<string, string> = {'ip-10-0-10-170.ec2.internal': 'kube-p
 
 /** The checks a node shell decides, and that the kube-proxy container can read. */
 const READ_IN_POD = ['node/nf-tables-kernel', 'node/nftables-kernel-features', 'node/nft-version', 'node/iptables-backend-mix', 'node/ipvs-other-users', 'node/ipvs-leftovers', 'node/kernel-check-bypass']
+
+/** This machine's nft, which the simulated kube-proxy image runs: `nftables v1.0.6 (Lester Gooch #5)` → 1.0.6; undefined without one. */
+function localNft(): string | undefined {
+  try {
+    return /nftables v(\S+)/.exec(execFileSync('nft', ['--version'], {encoding: 'utf8'}))?.[1]
+  } catch {
+    return undefined
+  }
+}
+
+const LOCAL_NFT = localNft()
 
 const execPath = (pod: string) => `/api/v1/namespaces/kube-system/pods/${pod}/exec`
 
@@ -78,6 +89,12 @@ function assertProbed(report: Report, name: string, pod: string): void {
   assert.deepEqual([node.checks['node/host-firewall'].status, node.checks['node/host-firewall'].reason], ['unknown', 'not-present'])
   assert.match(node.checks['node/host-firewall'].message, /no hostPID/)
   assert.deepEqual([node.checks['node/nodeport-addresses'].status, node.checks['node/nodeport-addresses'].reason], ['unknown', 'not-installed'])
+  // The nft the container runs is the image's, kube-proxy's own; the node's own nft it cannot run.
+  assert.equal(node.nftVersion, null)
+  assert.equal(node.kubeProxyNftVersion, LOCAL_NFT)
+  const pair = node.checks['node/kube-proxy-nft-pair']
+  if (LOCAL_NFT === '1.0.6.1') assert.equal(pair.status, 'pass')
+  else if (LOCAL_NFT !== undefined) assert.deepEqual([pair.status, pair.reason], ['unknown', 'not-present'], pair.message)
 }
 
 /** The node could not be probed: what only a node shell tells is unknown with the probe's reason; what the API shows still counts. */

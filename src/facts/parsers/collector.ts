@@ -4,6 +4,8 @@ export interface CollectorInfo {
   version?: string
   uid?: number
   time?: string
+  /** Where it ran: on the host, or inside a kube-proxy container (exec into the pod). */
+  where?: 'host' | 'kube-proxy-pod'
 }
 
 /** Undefined when no `key=value` line is there. */
@@ -20,6 +22,8 @@ export function parseCollectorInfo(text: string): CollectorInfo | undefined {
   if (values.get('version')) info.version = values.get('version')
   if (uid !== undefined && /^\d+$/.test(uid)) info.uid = Number(uid)
   if (values.get('time')) info.time = values.get('time')
+  const where = values.get('where')
+  if (where === 'host' || where === 'kube-proxy-pod') info.where = where
   return info
 }
 

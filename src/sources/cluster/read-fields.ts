@@ -25,8 +25,11 @@ export const KUBE_PROXY_FLAG_FIELDS: Readonly<Record<string, string>> = {
 /** kube-proxy's boolean flags: as in Go, the argument after one is never its value. */
 const SWITCHES = new Set(['masquerade-all', 'ipvs-strict-arp'])
 
-/** Every flag a check reads, of any container: kube-proxy's settings, whether it reads a --config file, kube-router's service proxy. */
-const READ_FLAGS = new Set([...Object.keys(KUBE_PROXY_FLAG_FIELDS), 'config', 'run-service-proxy'])
+/**
+ * Every flag a check reads, of any container: kube-proxy's settings, whether it reads a --config file, kube-router's
+ * service proxy, whether the VPC CNI's network policy agent (aws-eks-nodeagent) enforces policies.
+ */
+const READ_FLAGS = new Set([...Object.keys(KUBE_PROXY_FLAG_FIELDS), 'config', 'run-service-proxy', 'enable-network-policy'])
 
 /**
  * The flags a check reads, from a container's command and args (`--name=value`, or `--name value` for

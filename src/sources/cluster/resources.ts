@@ -53,10 +53,12 @@ export type ResourceName =
   | 'configMaps'
   | 'daemonSets'
   | 'endpointSlices'
+  | 'felixConfigurations'
   | 'ingresses'
   | 'kubeProxyPods'
   | 'nodes'
   | 'openshiftNetworks'
+  | 'prometheusRules'
   | 'services'
   | 'version'
 
@@ -77,7 +79,7 @@ export const RESOURCES: readonly Resource[] = [
     why: 'endpoint totals (rule-sync load)',
   },
   {kind: 'list', name: 'nodes', path: '/api/v1/nodes', apiGroup: '', resource: 'nodes', why: 'kernel, OS, kubelet/kube-proxy versions, addresses, platform'},
-  {kind: 'list', name: 'services', path: '/api/v1/services', apiGroup: '', resource: 'services', why: 'Service types, NodePorts, load-balancer addresses, affinity'},
+  {kind: 'list', name: 'services', path: '/api/v1/services', apiGroup: '', resource: 'services', why: 'Service types, port names, NodePorts, load-balancer addresses, affinity'},
   {kind: 'list', name: 'daemonSets', path: '/apis/apps/v1/daemonsets', apiGroup: 'apps', resource: 'daemonsets', why: 'kube-proxy, CNI and related components, their images and flags'},
   {
     kind: 'list',
@@ -92,12 +94,28 @@ export const RESOURCES: readonly Resource[] = [
   {kind: 'get', name: 'configMaps', objects: CONFIG_MAPS, apiGroup: '', resource: 'configmaps', why: 'kube-proxy and CNI configuration'},
   {kind: 'list', name: 'ingresses', path: '/apis/networking.k8s.io/v1/ingresses', apiGroup: 'networking.k8s.io', resource: 'ingresses', why: 'Ingress load-balancer addresses shared with Services'},
   {
+    kind: 'list',
+    name: 'prometheusRules',
+    path: '/apis/monitoring.coreos.com/v1/prometheusrules',
+    apiGroup: 'monitoring.coreos.com',
+    resource: 'prometheusrules',
+    why: 'alerting and recording rules on kube-proxy metrics that nftables mode does not export',
+  },
+  {
     kind: 'get',
     name: 'calicoInstallations',
     objects: [{name: 'default', path: '/apis/operator.tigera.io/v1/installations/default'}],
     apiGroup: 'operator.tigera.io',
     resource: 'installations',
     why: 'Calico operator dataplane (Iptables, Nftables, BPF)',
+  },
+  {
+    kind: 'get',
+    name: 'felixConfigurations',
+    objects: [{name: 'default', path: '/apis/crd.projectcalico.org/v1/felixconfigurations/default'}],
+    apiGroup: 'crd.projectcalico.org',
+    resource: 'felixconfigurations',
+    why: 'Calico Felix nftablesMode (Auto: Felix follows kube-proxy\'s mode node by node)',
   },
   {
     kind: 'get',

@@ -74,13 +74,27 @@ const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
   configMaps: (object) => ({metadata: identity(object), data: configMapData(object)}),
   services: (object) => {
     const spec = pick(object.spec, ['type', 'externalIPs', 'healthCheckNodePort'])
-    // Only how many ports a Service has is read: each is kept as an empty object.
-    spec.ports = Array.isArray(object.spec?.ports) ? object.spec.ports.map(() => ({})) : []
+    // A headless Service gets no kube-proxy rules: of its clusterIP, only that it is None is kept.
+    if (object.spec?.clusterIP === 'None') spec.clusterIP = 'None'
+    // Of each port only its name is read (kube-proxy's nftables comments carry it); an unnamed port is an empty object.
+    spec.ports = Array.isArray(object.spec?.ports) ? object.spec.ports.map((port: Raw) => (typeof port?.name === 'string' && port.name !== '' ? {name: port.name} : {})) : []
     return {metadata: identity(object), spec, status: {loadBalancer: {ingress: loadBalancerIngress(object)}}}
   },
   // Listed with their endpoints counted, not parsed (resources.ts countOnly): only the total matters.
   endpointSlices: (object) => ({metadata: identity(object), endpointCount: typeof object.endpointCount === 'number' ? object.endpointCount : 0}),
   ingresses: (object) => ({metadata: identity(object), status: {loadBalancer: {ingress: loadBalancerIngress(object)}}}),
+  // Of each rule only its name and an expression that names a kube-proxy metric: the rest is never read.
+  prometheusRules: (object) => ({
+    metadata: identity(object),
+    spec: {
+      groups: (Array.isArray(object.spec?.groups) ? object.spec.groups : []).map((group: Raw) => ({
+        rules: (Array.isArray(group?.rules) ? group.rules : [])
+          .filter((rule: Raw) => typeof rule?.expr === 'string' && rule.expr.includes('kubeproxy_'))
+          .map((rule: Raw) => pick(rule, ['alert', 'record', 'expr'])),
+      })),
+    },
+  }),
+  felixConfigurations: (object) => ({metadata: identity(object), spec: pick(object.spec, ['nftablesMode'])}),
   calicoInstallations: (object) => ({metadata: identity(object), spec: {calicoNetwork: pick(object.spec?.calicoNetwork, ['linuxDataplane'])}}),
   // That it exists says the cluster is OpenShift; nothing else of it is read.
   openshiftNetworks: (object) => ({metadata: identity(object)}),

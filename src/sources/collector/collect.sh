@@ -373,7 +373,7 @@ IS_ROOT=no
 printf '# kpx-check node facts v1\n'
 
 header collector
-printf 'version=%s\nuid=%s\ntime=%s\n' "$COLLECTOR_VERSION" "$UID_NUM" "$(date -u +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)"
+printf 'version=%s\nuid=%s\ntime=%s\nwhere=%s\n' "$COLLECTOR_VERSION" "$UID_NUM" "$(date -u +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)" "$WHERE"
 
 # --- hostname
 header hostname
@@ -408,19 +408,33 @@ else
   file_section os-release /usr/lib/os-release
 fi
 
-# --- nft-version
-header nft-version
+# --- nft-version, kube-proxy-nft-version
+# The nft on PATH is the host's, or in a kube-proxy pod the image's: the one kube-proxy itself runs there.
 NFT=no
-if have nft; then
-  NFT=yes
-  run "$OUT" "$ERR" nft --version
-  if [ "$RC" = 0 ]; then
-    body "$OUT"
+have nft && NFT=yes
+nft_version_section() {
+  if [ "$NFT" = yes ]; then
+    run "$OUT" "$ERR" nft --version
+    if [ "$RC" = 0 ]; then
+      body "$OUT"
+    else
+      fail "$1" "$RC" "$ERR"
+    fi
   else
-    fail nft-version "$RC" "$ERR"
+    unavailable "$1" not-installed
   fi
+}
+header nft-version
+if [ "$WHERE" = kube-proxy-pod ]; then
+  unavailable nft-version not-present "the node's own nft is not reachable from the kube-proxy container (the nft there is the image's: kube-proxy-nft-version)"
 else
-  unavailable nft-version not-installed
+  nft_version_section nft-version
+fi
+header kube-proxy-nft-version
+if [ "$WHERE" = kube-proxy-pod ]; then
+  nft_version_section kube-proxy-nft-version
+else
+  unavailable kube-proxy-nft-version not-present "the collector ran on the host: the nft in kube-proxy's image is read in its pod (kpx-check cluster --node-probe exec)"
 fi
 
 # --- iptables-version

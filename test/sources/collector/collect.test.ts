@@ -26,6 +26,7 @@ const SECTIONS = [
   'kernel-release',
   'os-release',
   'nft-version',
+  'kube-proxy-nft-version',
   'iptables-version',
   'kernel-config',
   'modules',
@@ -152,7 +153,7 @@ function assertContract(run: Run): void {
   }
 
   const collector = run.bundle.sections.get('collector') ?? ''
-  assert.match(collector, /^version=0\.1\.0\nuid=\d+\ntime=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+  assert.match(collector, /^version=0\.1\.0\nuid=\d+\ntime=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\nwhere=host$/)
 }
 
 async function osReleaseText(): Promise<string> {

@@ -101,10 +101,20 @@ describe('collector in the kube-proxy image (sh -s kube-proxy-pod)', () => {
     assert.equal(unavailable(pod.bundle, 'services'), "not-present the node's processes and /etc are not visible from the kube-proxy container (no hostPID)")
     assert.equal(unavailable(pod.bundle, 'addresses'), 'not-installed ip')
     assert.equal(unavailable(pod.bundle, 'kube-proxy-mode'), 'not-installed curl or wget')
+    assert.equal(pod.bundle.sections.get('nft-version'), '')
+    assert.equal(unavailable(pod.bundle, 'nft-version'), "not-present the node's own nft is not reachable from the kube-proxy container (the nft there is the image's: kube-proxy-nft-version)")
+  })
+
+  it("says where it ran, and reads the image's nft as kube-proxy's own, which a host run leaves to the pod", () => {
+    assert.match(pod.bundle.sections.get('collector') ?? '', /^where=kube-proxy-pod$/m)
+    assert.match(host.sections.get('collector') ?? '', /^where=host$/m)
+    assert.equal(pod.bundle.sections.get('kube-proxy-nft-version'), host.sections.get('nft-version'))
+    assert.deepEqual(pod.bundle.unavailable.get('kube-proxy-nft-version'), host.unavailable.get('nft-version'))
+    assert.equal(unavailable(host, 'kube-proxy-nft-version'), "not-present the collector ran on the host: the nft in kube-proxy's image is read in its pod (kpx-check cluster --node-probe exec)")
   })
 
   it('reads what it shares with the node as a host run does: nft, iptables, modules, sysctls, IPVS and, as root, the rulesets', () => {
-    const shared = ['nft-version', 'iptables-version', 'modules', 'modules-builtin', 'modules-available', 'sysctl', 'ipvs', 'kube-ipvs0']
+    const shared = ['iptables-version', 'modules', 'modules-builtin', 'modules-available', 'sysctl', 'ipvs', 'kube-ipvs0']
     const rootOnly = ['nft-check', 'iptables-policies', 'iptables-rules', 'nft-tables', 'nft-chains']
     for (const section of [...shared, ...(IS_ROOT ? rootOnly : [])]) {
       assert.equal(pod.bundle.sections.get(section), host.sections.get(section), section)
@@ -136,7 +146,7 @@ describe('collector in the kube-proxy image (sh -s kube-proxy-pod)', () => {
       const started = Date.now()
       const run = await runInImage(faked, scratch, {env: {KPX_TIMEOUT: '2'}})
       assert.ok(Date.now() - started < 8000, `took ${Date.now() - started} ms`)
-      assert.equal(unavailable(run.bundle, 'nft-version'), 'timeout bound=2s')
+      assert.equal(unavailable(run.bundle, 'kube-proxy-nft-version'), 'timeout bound=2s')
       // Timed out once, not run again.
       if (IS_ROOT) assert.equal(unavailable(run.bundle, 'nft-tables'), 'timeout bound=2s')
       assert.equal(run.bundle.sections.get('kernel-release'), release())
@@ -160,7 +170,7 @@ describe('collector in the kube-proxy image (sh -s kube-proxy-pod)', () => {
       const run = await runInImage(faked, scratch)
       assert.equal(run.code, 0)
       // Its first 120 characters (18 of words, 102 of the number's zeros), then printable and squeezed.
-      assert.equal(unavailable(run.bundle, 'nft-version'), `failed exit=1 bad thing here ${'0'.repeat(102)}`)
+      assert.equal(unavailable(run.bundle, 'kube-proxy-nft-version'), `failed exit=1 bad thing here ${'0'.repeat(102)}`)
       assert.equal(run.bundle.sections.get('iptables-version'), ' ### iptables v1.8.9 (nf_tables)\nend')
       assert.match(run.stdout, /\n ### iptables v1\.8\.9 \(nf_tables\)\nend\n### kernel-config\n/)
     } finally {
