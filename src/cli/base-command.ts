@@ -106,7 +106,8 @@ export abstract class KpxCommand extends Command {
   }
 
   /** A fleet's report, to the same sinks as one cluster's; its exit code is its worst cluster's. */
-  protected async emitFleetReport(fleet: FleetReport, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<FleetReport> {
+  protected async emitFleetReport(checked: FleetReport, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<FleetReport> {
+    const fleet = this.withConfig(checked)
     const {renderFleet} = await import('../report/fleet.js')
     await this.emit(fleet, fleet.summary.exitCode, (as, options) => renderFleet(fleet, as, options), format, outputs, sarifLocation)
     return fleet
@@ -137,11 +138,13 @@ export abstract class KpxCommand extends Command {
     }
   }
 
-  /** The report with the configuration file named, after the run's other metadata. */
-  private withConfig(report: Report): Report {
-    if (!this.configUsed) return report
-    const {generatedAt, schemaVersion, tool, ...rest} = report
-    return {schemaVersion, tool, generatedAt, config: {file: this.configUsed.file.file, flags: [...this.configUsed.flags].toSorted()}, ...rest}
+  /** The report (or the fleet's) with the configuration file named, after the run's other metadata. */
+  private withConfig<T extends FleetReport | Report>(result: T): T {
+    if (!this.configUsed) return result
+    const config = {file: this.configUsed.file.file, flags: [...this.configUsed.flags].toSorted()}
+    const entries = Object.entries(result)
+    const afterMetadata = entries.findIndex(([key]) => key === 'generatedAt') + 1
+    return Object.fromEntries([...entries.slice(0, afterMetadata), ['config', config], ...entries.slice(afterMetadata)]) as T
   }
 
   /** Where the configuration file set the flags an error names: the user may not have typed them. */

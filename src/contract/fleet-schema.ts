@@ -24,6 +24,7 @@ export const FLEET_SCHEMA = {
     kind: {const: 'fleet'},
     tool: REPORT_SCHEMA.properties.tool,
     generatedAt: {type: 'string', format: 'date-time'},
+    config: REPORT_SCHEMA.properties.config,
     clusters: {
       type: 'array',
       description: 'In the order of --context, or of the kubeconfig\'s contexts with --all-contexts.',

@@ -40,6 +40,8 @@ export interface FleetReport {
   kind: 'fleet'
   tool: {name: string; version: string}
   generatedAt: string
+  /** The configuration file the run read, and the flags it set (as in each report: see Report.config). */
+  config?: Report['config']
   /** In the order the contexts were given, or the kubeconfig lists them. */
   clusters: FleetCluster[]
   summary: {

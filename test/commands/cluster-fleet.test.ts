@@ -183,6 +183,18 @@ describe('kpx-check cluster with --context given several times', () => {
     assert.deepEqual([...new Set(fleet.clusters[0].report!.nodes.map((node) => node.source))], ['exec'])
   })
 
+  it('a configuration file\'s flags hold for the whole fleet, and the fleet report names the file', async () => {
+    const cwd = mkdtempSync(join(workdir, 'config-'))
+    writeFileSync(join(cwd, 'kpx.yaml'), 'cluster:\n  cluster-concurrency: 1\n  all-contexts: true\n')
+    const {code, stdout, stderr} = await runCli(['cluster', '--json', '--config', 'kpx.yaml', '--kubeconfig', threeClusters()], {cwd})
+    assert.equal(code, 5, stderr)
+    const fleet = JSON.parse(stdout) as FleetReport
+    assert.ok(validateFleet(fleet), JSON.stringify(validateFleet.errors, null, 2))
+    assert.deepEqual(fleet.config, {file: 'kpx.yaml', flags: ['all-contexts', 'cluster-concurrency']})
+    assert.deepEqual(Object.keys(fleet).slice(0, 5), ['schemaVersion', 'kind', 'tool', 'generatedAt', 'config'])
+    assert.deepEqual(outcomes(fleet).map(([name]) => name), ['prod-cilium', 'prod-aks', 'gone'])
+  })
+
   it('--context given once is one cluster\'s report, as before', async () => {
     const {code, stdout} = await runCli(['cluster', '--json', '--kubeconfig', threeClusters(), '--context', 'prod-aks'])
     assert.equal(code, 5)
