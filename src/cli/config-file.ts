@@ -12,7 +12,7 @@ import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {REPORT_FORMATS} from '../report/formats.js'
 import {UsageError} from '../util/errors.js'
 import {readUserFileSync} from '../util/user-file.js'
-import {compileFileSchema, formatProblem, parseYamlFile, type ValidYamlFile} from '../util/yaml-file.js'
+import {fileSchemaValidator, formatProblem, parseYamlFile, type ValidYamlFile} from '../util/yaml-file.js'
 import {checkFlags} from './check-flags.js'
 
 export const DEFAULT_CONFIG_FILE = '.kpx-check.yaml'
@@ -216,7 +216,7 @@ export async function readConfigFile(choice: {explicit: boolean; path: string}, 
   if (text === undefined) return undefined
   // Only a file that is there costs loading every command that reads it (their flags make the schema).
   const commands = await loadCommands()
-  const parsed = parseYamlFile<ConfigDocument | null>(text, choice.path, compileFileSchema(configSchema(commands)), 'configuration')
+  const parsed = parseYamlFile<ConfigDocument | null>(text, choice.path, fileSchemaValidator(configSchema(commands))(), 'configuration')
   const suggestions = [
     `Keys are the flags' names as on the command line, top-level for every command that has the flag, under ${sectioned(commands).map((command) => `${command.id}:`).join(' or ')} for one command's; \`kpx-check schema --config\` prints the schema (README, "Configuration file").`,
     ...(choice.explicit ? [] : [`--no-config ignores ${choice.path}.`]),

@@ -3,7 +3,7 @@ import {basename, extname} from 'node:path'
 
 import {UNKNOWN_REASONS} from '../contract/finding.js'
 import {factSpecs} from '../facts/catalog.js'
-import {compileFileSchema, type FileProblem, formatProblem, parseYamlFile} from '../util/yaml-file.js'
+import {type FileProblem, fileSchemaValidator, formatProblem, parseYamlFile} from '../util/yaml-file.js'
 import {estimateCost, formatCost, lintVariables, RULE_COST_BUDGET, UncostedCall} from './cel-cost.js'
 import {celData, celEnvironment} from './cel.js'
 import {RULE_FILE_SCHEMA, type RuleDefinition} from './rule-schema.js'
@@ -21,14 +21,14 @@ export class RuleLoadError extends Error {
   }
 }
 
-const validateRuleFile = compileFileSchema(RULE_FILE_SCHEMA)
+const validateRuleFile = fileSchemaValidator(RULE_FILE_SCHEMA)
 
 /**
  * Parses, validates, type-checks and prices the text of one rule file (its name must match the id);
  * returns the rule with its estimated CEL cost (cel-cost.ts), or the problems found.
  */
 export function lintRule(text: string, file: string, displayName = file): {cost?: number; problems: FileProblem[]; rule?: RuleDefinition} {
-  const parsed = parseYamlFile<RuleDefinition>(text, displayName, validateRuleFile, 'rule')
+  const parsed = parseYamlFile<RuleDefinition>(text, displayName, validateRuleFile(), 'rule')
   if (!parsed.file) return {problems: parsed.problems}
   const {value: rule, problemAt} = parsed.file
   const problems: FileProblem[] = []

@@ -27,8 +27,8 @@ export async function loadRecipes(dir: string = BUILTIN_PLATFORMS_DIR): Promise<
  * that needs this loads them while the API reads run.
  */
 export async function lintRecipes(dir: string): Promise<Map<string, PlatformRecipe>> {
-  const {compileFileSchema, formatProblem, parseYamlFile} = await import('../util/yaml-file.js')
-  const validateRecipeFile = compileFileSchema(RECIPE_FILE_SCHEMA)
+  const {fileSchemaValidator, formatProblem, parseYamlFile} = await import('../util/yaml-file.js')
+  const validateRecipeFile = fileSchemaValidator(RECIPE_FILE_SCHEMA)()
   const problems: FileProblem[] = []
   const recipes = new Map<string, PlatformRecipe>()
   const files = new Map<string, ValidYamlFile<PlatformRecipe>>()

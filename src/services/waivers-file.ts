@@ -3,7 +3,7 @@ import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {MIN_WAIVER_REASON_LENGTH, type Waiver} from '../planner/waivers.js'
 import {UsageError} from '../util/errors.js'
 import {readUserFile} from '../util/user-file.js'
-import {compileFileSchema, formatProblem, parseYamlFile} from '../util/yaml-file.js'
+import {fileSchemaValidator, formatProblem, parseYamlFile} from '../util/yaml-file.js'
 
 // Reading a --waivers file: YAML and a JSON Schema, loaded only when the flag is given.
 
@@ -31,7 +31,7 @@ export const WAIVERS_FILE_SCHEMA = {
   },
 } as const
 
-const validateWaiversFile = compileFileSchema(WAIVERS_FILE_SCHEMA)
+const validateWaiversFile = fileSchemaValidator(WAIVERS_FILE_SCHEMA)
 
 interface WaiverEntry {
   rule: string
@@ -43,7 +43,7 @@ interface WaiverEntry {
 /** Reads a waivers file; any mistake (unknown rule, bad date, unknown field) is a usage error naming FILE:LINE. */
 export async function readWaivers(path: string, ruleIds: ReadonlySet<string>): Promise<Waiver[]> {
   const text = await readUserFile('--waivers', path)
-  const parsed = parseYamlFile<{waivers: WaiverEntry[]}>(text, path, validateWaiversFile, 'waivers file')
+  const parsed = parseYamlFile<{waivers: WaiverEntry[]}>(text, path, validateWaiversFile(), 'waivers file')
   const problems = [...parsed.problems]
   const waivers: Waiver[] = []
   for (const [index, entry] of (parsed.file?.value.waivers ?? []).entries()) {

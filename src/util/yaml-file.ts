@@ -1,4 +1,5 @@
-import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
+import type {Ajv, ErrorObject, ValidateFunction} from 'ajv'
+import {createRequire} from 'node:module'
 import {type Document, isMap, isSeq, LineCounter, type Node, parseDocument} from 'yaml'
 
 /** A mistake in a YAML input file, located for an editor: `file:line:column message`. */
@@ -13,12 +14,21 @@ export function formatProblem(problem: FileProblem): string {
   return `${problem.file}:${problem.line}:${problem.column} ${problem.message}`
 }
 
+// ajv takes about 30 ms to load: only a run that reads an input file of this kind pays for it.
+const require = createRequire(import.meta.url)
+
 /**
- * The validator for an input file's JSON Schema: every error at once, each with its parent schema
- * (verbose), so a misspelt field can be matched to the one meant.
+ * The validator for an input file's JSON Schema, compiled when first used: every error at once, each
+ * with its parent schema (verbose), so a misspelt field can be matched to the one meant.
  */
-export function compileFileSchema(schema: object): ValidateFunction {
-  return new Ajv({allErrors: true, strict: false, verbose: true}).compile(schema)
+export function fileSchemaValidator(schema: object): () => ValidateFunction {
+  let validate: undefined | ValidateFunction
+  return () => (validate ??= newAjv().compile(schema))
+}
+
+function newAjv(): Ajv {
+  const ajv = require('ajv') as {Ajv: typeof Ajv}
+  return new ajv.Ajv({allErrors: true, strict: false, verbose: true})
 }
 
 /** A YAML file that parsed and matched its schema, with a way to locate problems found later. */
