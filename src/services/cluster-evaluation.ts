@@ -42,8 +42,8 @@ export function refuseTargetBehindCluster(snapshot: ClusterSnapshot, targetVersi
 export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probes?: NodeProbeResult): Report {
   const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
   // A reachable node's own facts replace what the API shows of it; the others keep the API's, and a
-  // failed probe says why the rest is unknown.
-  // kube-proxy's answers through the pod proxy fill in what the collector could not read.
+  // failed probe says why the rest is unknown. kube-proxy's answers through the pod proxy fill in what
+  // the collector could not read, and over the API alone stand in for it.
   for (const node of model.nodes) {
     const probed = probes?.probed.get(node.name)
     const endpoint = probes?.kubeProxyEndpoints?.get(node.name)?.facts

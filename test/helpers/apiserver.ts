@@ -21,6 +21,8 @@
  * - pods/exec over WebSocket (v5 and v4 channel protocols), the command run for real in a stand-in for
  *   the upstream kube-proxy image (apiserver-exec.ts); an exec's faults: forbidden (403), hang (the
  *   upgrade is never answered), no-shell (the image has no shell: exec of sh fails as the runtime says).
+ * - For benchmarks, execs past the first N answered with a recorded output (`execReplay`), so that thousands of
+ *   simulated nodes do not cost as many runs of the command.
  * - pods/proxy (GET …/pods/<pod>:<port>/proxy/<path>), as the API server relays it to the pod's own HTTP server:
  *   what `podHttp` says the pods serve on that port, else 503 "error trying to reach service" as when nothing
  *   listens there; the faults above apply to these paths too (forbidden: the pods/proxy 403).
@@ -91,6 +93,8 @@ export interface ApiServerOptions {
   version?: Partial<VersionInfo>
   /** The pods/exec subprotocols served, most preferred first. Default: v5 and v4. */
   execProtocols?: ExecProtocol[]
+  /** Benchmarks: after the first `realRuns` execs, answer each with this recorded stdout instead of running the command. */
+  execReplay?: {stdout: string; realRuns: number}
   /**
    * What the pods' own HTTP servers answer through pods/proxy: the port every pod listens on, each path's
    * body (Prometheus text for /metrics), and other bodies for some pods by name. Unset: no pod listens.
@@ -550,6 +554,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const user = options.user ?? DEFAULT_USER
   const faults = new FaultPlan(options.faults ?? [])
   const requests: RecordedRequest[] = []
+  let execs = 0
   let documents = new Map<string, string>()
   const abort = new AbortController()
 
@@ -644,7 +649,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     if (pod.status?.phase !== 'Running') return statusAnswer(400, `unable to upgrade connection: pod ${route.name} is not running (phase ${pod.status?.phase ?? 'unknown'})`)
     if (!exec.speaksProtocol(request)) return statusAnswer(400, 'unable to upgrade connection: the client offers none of the subprotocols this server speaks')
     record.status = 101
-    exec.upgrade(request, socket, head, {command: url.searchParams.getAll('command'), stdin: url.searchParams.get('stdin') === 'true', noShell: fault?.kind === 'no-shell'})
+    const replay = options.execReplay && ++execs > options.execReplay.realRuns ? {replay: options.execReplay.stdout} : {}
+    exec.upgrade(request, socket, head, {command: url.searchParams.getAll('command'), stdin: url.searchParams.get('stdin') === 'true', noShell: fault?.kind === 'no-shell', ...replay})
     return undefined
   }
 
