@@ -31,6 +31,12 @@ export default class Cluster extends KpxCommand {
     '--ssh-host-template makes of it) and evaluates the node rules on what it finds. The SSH flags are those of',
     '`<%= config.bin %> node`. Nodes without an address to reach, or that cannot be reached, are reported with the reason.',
     '',
+    'With --kube-proxy-metrics, also reads kube-proxy\'s own /proxyMode and /metrics on each Linux Node through the API server\'s',
+    'pod proxy (GET pods/proxy in kube-system; `<%= config.bin %> rbac --kube-proxy-metrics` prints that Role), for the localhost',
+    'NodePort, conntrack and nftables sync counters. Only where kube-proxy serves them beyond localhost (its metricsBindAddress,',
+    'EKS: 0.0.0.0:10249); with the default 127.0.0.1:10249 nothing is asked and the checks say why. What the collector read',
+    'itself (--node-probe ssh, --facts) wins; the pod proxy fills in what it could not (--node-probe exec has no HTTP client).',
+    '',
     PLAN_AND_OUTPUTS_DESCRIPTION,
     '',
     'With --all-contexts, or --context given more than once, checks each of those clusters (a fleet), --cluster-concurrency',
@@ -54,6 +60,7 @@ export default class Cluster extends KpxCommand {
     '<%= config.bin %> cluster --node-probe ssh --ssh-user ops --sudo --jump ops@bastion.example.com',
     '<%= config.bin %> cluster --node-probe ssh --ssh-host-template {name}.nodes.example.com --inventory hosts.ini',
     '<%= config.bin %> cluster --node-probe exec --concurrency 64 --json > report.json',
+    '<%= config.bin %> cluster --node-probe exec --kube-proxy-metrics',
   ]
 
   static flags = {
@@ -68,6 +75,10 @@ export default class Cluster extends KpxCommand {
       description: 'Probe the Linux Nodes too, for the facts only a node shell shows: over SSH, or by exec in their kube-proxy pods (default: the API only).',
       options: ['ssh', 'exec'],
       exclusive: ['facts'],
+    }),
+    'kube-proxy-metrics': Flags.boolean({
+      description:
+        "Also read kube-proxy's /proxyMode and /metrics through the API server's pod proxy (pods/proxy in kube-system), where its metricsBindAddress is beyond localhost (EKS: 0.0.0.0:10249); `<%= config.bin %> rbac --kube-proxy-metrics` prints the Role.",
     }),
     facts: Flags.string({
       description:
@@ -99,7 +110,13 @@ export default class Cluster extends KpxCommand {
     const outputs = await parseOutputs(flags.output ?? [])
     const location = sarifLocation(flags['sarif-location'], format, outputs)
     const nodeProbe = clusterNodeProbe(flags)
-    const checks = {...checkOptions(flags), targetVersion: targetVersion(flags['target-version']), progress: this.progress(), ...(nodeProbe ? {nodeProbe} : {})}
+    const checks = {
+      ...checkOptions(flags),
+      targetVersion: targetVersion(flags['target-version']),
+      progress: this.progress(),
+      ...(nodeProbe ? {nodeProbe} : {}),
+      ...(flags['kube-proxy-metrics'] ? {kubeProxyMetrics: true} : {}),
+    }
     if (fleet) {
       return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs, location)
     }

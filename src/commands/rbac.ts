@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
-import {execRbacManifest, rbacManifest} from '../sources/cluster/rbac.js'
+import {execRbacManifest, proxyRbacManifest, rbacManifest} from '../sources/cluster/rbac.js'
 
 export default class Rbac extends KpxCommand {
   static enableJsonFlag = false
@@ -12,12 +12,15 @@ export default class Rbac extends KpxCommand {
     'Read-only (get/list), no Secrets, ConfigMaps only by name. Apply it for a person or group, or for an in-cluster Job\'s service account.',
     'With --node-probe exec, also a Role of its own in kube-system that allows pods/exec (create, get), which `cluster --node-probe exec` needs to',
     'run the collector in the kube-proxy pods: write access is opt-in, and can be granted and revoked apart from the reads.',
+    'With --kube-proxy-metrics, also a Role of its own in kube-system that allows pods/proxy (get), which `cluster --kube-proxy-metrics`',
+    'needs to read kube-proxy\'s /proxyMode and /metrics through the API server: a read, but one that reaches into the pods, so opt-in too.',
   ].join('\n')
 
   static examples = [
     '<%= config.bin %> rbac --group platform-readers | kubectl apply -f -',
     '<%= config.bin %> rbac --service-account kpx-check/kpx-check | kubectl apply -f -',
     '<%= config.bin %> rbac --node-probe exec --group platform-readers | kubectl apply -f -',
+    '<%= config.bin %> rbac --node-probe exec --kube-proxy-metrics --group platform-readers | kubectl apply -f -',
   ]
 
   static flags = {
@@ -26,12 +29,18 @@ export default class Rbac extends KpxCommand {
     group: Flags.string({description: 'Bind to this group.', exclusive: ['user', 'service-account']}),
     'service-account': Flags.string({description: 'Bind to this service account (NAMESPACE/NAME).', exclusive: ['user', 'group'], helpValue: 'NAMESPACE/NAME'}),
     'node-probe': Flags.string({description: 'Also print the Role `cluster --node-probe exec` needs (pods/exec in kube-system), named NAME-exec.', options: ['exec']}),
+    'kube-proxy-metrics': Flags.boolean({description: 'Also print the Role `cluster --kube-proxy-metrics` needs (pods/proxy get in kube-system), named NAME-proxy.'}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Rbac)
     const subject = subjectOf(flags)
-    this.log(flags['node-probe'] === 'exec' ? `${rbacManifest(flags.name, subject)}\n---\n${execRbacManifest(flags.name, subject)}` : rbacManifest(flags.name, subject))
+    const manifests = [
+      rbacManifest(flags.name, subject),
+      ...(flags['node-probe'] === 'exec' ? [execRbacManifest(flags.name, subject)] : []),
+      ...(flags['kube-proxy-metrics'] ? [proxyRbacManifest(flags.name, subject)] : []),
+    ]
+    this.log(manifests.join('\n---\n'))
   }
 }
 

@@ -121,6 +121,13 @@ export const REPORT_SCHEMA = {
           nftVersion: {...nullableString, description: 'Host nft version, normalised (1.0.6); null when not installed or unknown (a node probed in its kube-proxy pod cannot run it).'},
           kubeProxyNftVersion: {type: 'string', description: 'The nft kube-proxy runs, normalised: its image\'s, read in its pod (--node-probe exec), or the host\'s for kube-proxy on the host; absent when not read.'},
           reachable: {type: 'boolean'},
+          kubeProxyMetrics: {
+            type: 'object',
+            required: ['origin'],
+            additionalProperties: false,
+            description: "Cluster runs with --kube-proxy-metrics: where kube-proxy's /proxyMode and /metrics were asked through the API server's pod proxy (kube-system/<pod>:<port>), and why none could be read, when none could.",
+            properties: {origin: {type: 'string'}, reason: {type: 'string'}},
+          },
           controlPlane: {type: 'boolean', description: 'Cluster runs: the node has the control-plane role label.'},
           pool: {
             type: 'object',

@@ -44,6 +44,11 @@ export interface NodeRow {
   cutShort?: true
   /** Why the node could not be probed (reachable false), where its bundle was cut short, or why it is not checked (Windows). */
   reason?: string
+  /**
+   * Cluster runs with --kube-proxy-metrics: where kube-proxy's /proxyMode and /metrics were asked through the API
+   * server's pod proxy (`kube-system/<pod>:<port>`), and why none of them could be read, when none could.
+   */
+  kubeProxyMetrics?: {origin: string; reason?: string}
 }
 
 /** A node pool, as a node's labels name it. */

@@ -104,6 +104,19 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   }
 }
 
+/**
+ * kube-proxy's configuration alone, as deriveClusterModel finds it, for what is asked of the cluster
+ * before it is evaluated (where kube-proxy serves its metrics), without deriving every node and Service.
+ */
+export function deriveKubeProxyConfig(snapshot: ClusterSnapshot): KubeProxyConfig {
+  const resources = new SnapshotReads(snapshot)
+  const daemonSets = resources.items('daemonSets').filter((daemonSet) => !isWindowsOnly(daemonSet))
+  const cluster = new FactSet()
+  const platform = detectPlatform(resources.items('nodes'), resources)
+  if (typeof platform === 'string') cluster.set('cluster.platform', platform)
+  return deriveKubeProxy(cluster, resources, daemonSets, detectComponents(daemonSets, resources)).config
+}
+
 /** What kube-proxy's workload and configuration show: its config, and what every node inherits from it. */
 interface KubeProxyFound {
   config: KubeProxyConfig
@@ -112,7 +125,7 @@ interface KubeProxyFound {
 }
 
 /** What is not known of the configuration until it is read. */
-const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, version: null, daemonSet: null, configMap: null, carryOver: []}
+const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, version: null, daemonSet: null, configMap: null, carryOver: [], metricsBindAddress: null}
 
 function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets: KubeObject[], components: Component[]): KubeProxyFound {
   const daemonSet = daemonSets.find((candidate) => candidate.metadata?.name === 'kube-proxy' || containersOf(candidate).some((container) => /\/kube-proxy[:@]/.test(container.image)))
@@ -203,7 +216,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
     .set('kubeProxy.ipvsScheduler', settings.ipvsScheduler)
     .set('kubeProxy.ipvsStrictARP', settings.ipvsStrictARP)
     .set('kubeProxy.featureGates', settings.featureGates)
-  return {runtime: 'container', skipKernelCheck, config: {mode, configuredMode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver}}
+  return {runtime: 'container', skipKernelCheck, config: {mode, configuredMode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver, metricsBindAddress: settings.metricsBindAddress}}
 }
 
 /** The ConfigMaps in kube-system that can hold kube-proxy's configuration file, the EKS add-on's first. */

@@ -24,6 +24,8 @@ export interface KubeProxyConfig {
   /** The ConfigMap key its configuration file is read from; null when only flags configure it, or it is unreadable. */
   configMap: (NamespacedName & {key: string}) | null
   carryOver: readonly CarriedSetting[]
+  /** Where it serves /metrics and /proxyMode (metricsBindAddress, defaulted); null when its configuration is not read. */
+  metricsBindAddress: null | string
 }
 
 /** The first kube-proxy release whose default mode on Linux is nftables (KEP-5343); before it the default is iptables. */
@@ -42,6 +44,28 @@ export function effectiveMode(configured: string, version: null | string): strin
 /** The one answer to "is there anything to migrate?": not when kube-proxy is absent or already in nftables mode. */
 export function migrationNeeded(mode: string): boolean {
   return mode !== 'none' && mode !== 'nftables'
+}
+
+/** kube-proxy's metricsBindAddress when its configuration leaves it unset: reachable from its node only. */
+export const DEFAULT_METRICS_BIND_ADDRESS = '127.0.0.1:10249'
+
+/**
+ * The port the API server's pod proxy can reach kube-proxy's metrics server on (plain HTTP: kube-proxy
+ * does not serve it over TLS), or why it cannot: bound to a loopback address (the default), or not
+ * known. Any other address is tried; if the pod's IP is not among it, the proxy's answer says so.
+ */
+export function podProxyMetricsPort(config: Pick<KubeProxyConfig, 'metricsBindAddress'>): {port: number} | {unreachable: string} {
+  const address = config.metricsBindAddress
+  if (address === null) return {unreachable: "kube-proxy's configuration could not be read, so where it serves its metrics is not known"}
+  const match = /^(?:\[([^\]]*)\]|([^:]*)):(\d{1,5})$/.exec(address)
+  const port = Number(match?.[3])
+  if (!match || port < 1 || port > 65_535) return {unreachable: `kube-proxy's metricsBindAddress ${JSON.stringify(address)} is not a host:port kpx-check can read`}
+  const host = match[1] ?? match[2]
+  if (host === 'localhost' || host === '::1' || /^127\./.test(host)) {
+    return {unreachable: `kube-proxy serves its metrics on ${address} (metricsBindAddress), on its node only: the API server's pod proxy cannot reach them`}
+  }
+
+  return {port}
 }
 
 /** A carried setting as the kubeProxy.carryOver fact lists it: `ipvs.syncPeriod: "60s"`. */
@@ -64,6 +88,8 @@ export interface KubeProxySettings {
   ipvsStrictARP: boolean
   /** Settings of the iptables/ipvs sections that nftables mode does not read. */
   carryOver: CarriedSetting[]
+  /** metricsBindAddress, or its default when unset or empty. */
+  metricsBindAddress: string
 }
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -183,5 +209,6 @@ export function kubeProxySettings(config: Raw | undefined, flags: ReadonlyMap<st
     ipvsScheduler: String(getPath(effective, 'ipvs.scheduler') ?? ''),
     ipvsStrictARP: getPath(effective, 'ipvs.strictARP') === true,
     carryOver,
+    metricsBindAddress: String(effective.metricsBindAddress ?? '') || DEFAULT_METRICS_BIND_ADDRESS,
   }
 }

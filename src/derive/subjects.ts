@@ -3,10 +3,12 @@
  * probed nodes, or both (a probed node's own facts replace what the API shows of it).
  */
 import type {NodeRow, NodeSource} from '../contract/report.js'
-import {KUBE_PROXY_FALLBACK_FACTS, NODE_FACT_PATHS, NODE_OS_API_FACTS} from '../facts/catalog.js'
+import {factsOfSection, KUBE_PROXY_FALLBACK_FACTS, NODE_FACT_PATHS, NODE_OS_API_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
+import {KUBE_PROXY_ENDPOINT_SECTIONS} from '../facts/node-facts.js'
 import type {Subject} from '../facts/subject.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import type {KubeProxyEndpointRead} from '../sources/node/kube-proxy-metrics.js'
 import type {ProbedNode} from '../sources/node/node-probes.js'
 import type {ClusterModel} from './cluster-facts.js'
 
@@ -103,12 +105,36 @@ export function blameFailedProbe(api: FactSet, reason: string): FactSet {
   return api
 }
 
+/** The facts of kube-proxy's own answers, /proxyMode and /metrics. */
+const KUBE_PROXY_ENDPOINT_FACTS = KUBE_PROXY_ENDPOINT_SECTIONS.flatMap((section) => factsOfSection(section))
+
+/**
+ * A node's facts with kube-proxy's answers read through the pod proxy: a fact the collector read itself
+ * (`collected`: these are a collector's facts) stays; one the API implies (the mode its configuration
+ * sets) gives way to what the running kube-proxy answered; an unknown one takes the pod proxy's value,
+ * or its reason, which says more than "not collected".
+ */
+export function withKubeProxyEndpoint(facts: FactSet, endpoint: FactSet, collected: boolean): FactSet {
+  for (const path of KUBE_PROXY_ENDPOINT_FACTS) {
+    const known = facts.has(path)
+    if (known && collected) continue
+    const value = endpoint.get(path)
+    const why = endpoint.whyUnknown(path)
+    if (value !== undefined) facts.set(path, value)
+    else if (!known && why) facts.unknown(path, why.reason, why.detail)
+  }
+
+  return facts
+}
+
 /** How the node probe of a cluster run went, for each Node. */
 export interface ClusterNodeProbes {
   /** Probed Nodes by name, reachable or not. */
   probed: ReadonlyMap<string, ProbedNode>
   /** Linux Nodes that could not be probed because the template had no address for them, with why. */
   unaddressed: ReadonlyMap<string, string>
+  /** --kube-proxy-metrics: kube-proxy's answers through the pod proxy, by Linux Node name. */
+  kubeProxyEndpoints?: ReadonlyMap<string, KubeProxyEndpointRead>
 }
 
 /** A cluster run's report row of a node: as the API shows it, or as the node probe found it. */
@@ -125,6 +151,11 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
     ...(node.pool ? {pool: node.pool} : {}),
   }
   if (node.windows) return {...api, windows: true, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
+  const endpoint = probes?.kubeProxyEndpoints?.get(node.name)
+  return endpoint ? {...probedNodeRow(node, api, probes), kubeProxyMetrics: {origin: endpoint.origin, ...(endpoint.reason === undefined ? {} : {reason: endpoint.reason})}} : probedNodeRow(node, api, probes)
+}
+
+function probedNodeRow(node: ClusterModel['nodes'][number], api: NodeRow, probes?: ClusterNodeProbes): NodeRow {
   const unaddressed = probes?.unaddressed.get(node.name)
   if (unaddressed) return {...api, reachable: false, reason: unaddressed}
   const probed = probes?.probed.get(node.name)

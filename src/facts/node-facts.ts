@@ -31,7 +31,7 @@ type Read = {ok: true; text: string} | {ok: false; why: UnknownFact}
 
 /** Reads bundle sections, turning an absent or unavailable one into the unknown it causes. */
 class Sections {
-  constructor(private readonly bundle: Bundle) {}
+  constructor(private readonly bundle: Pick<Bundle, 'cut' | 'sections' | 'unavailable'>) {}
 
   read(name: string): Read {
     const unavailable = this.bundle.unavailable.get(name)
@@ -401,12 +401,24 @@ const METRICS = [
   ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'kubeProxy.nftablesSyncFailures', 'nftables mode only'],
 ] as const
 
+/** The metric families the node facts read, as kube-proxy names them. */
+export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set(METRICS.map(([name]) => name))
+
+/** The bundle sections that are kube-proxy's own HTTP answers (`/proxyMode`, `/metrics`), read on the node or through the API server. */
+export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics'] as const
+
+/**
+ * The facts of kube-proxy's own answers alone, from those two sections (text, or unavailable with
+ * why), derived as a collector's bundle would have them: for answers read another way (the pod proxy).
+ */
+export function deriveKubeProxyEndpointFacts(sections: Pick<Bundle, 'sections' | 'unavailable'>): FactSet {
+  const facts = new FactSet()
+  deriveKubeProxyEndpoint(facts, new Sections(sections))
+  return facts
+}
+
 function deriveKubeProxy(facts: FactSet, sections: Sections): void {
-  fromSection(facts, sections, 'kube-proxy-mode', (text) => {
-    const mode = parseProxyMode(text)
-    if (!mode) return `expected iptables, ipvs or nftables, found ${quote(text)}`
-    facts.set('kubeProxy.mode', mode)
-  })
+  deriveKubeProxyEndpoint(facts, sections)
 
   fromSection(facts, sections, 'kube-proxy-process', (text) => {
     const info = parseKubeProxyProcess(text)
@@ -419,6 +431,14 @@ function deriveKubeProxy(facts: FactSet, sections: Sections): void {
     else if (info.skipKernelCheck === 'unreadable') {
       facts.unknown('kubeProxy.skipKernelCheck', 'permission-denied', "kube-proxy's environment is readable only by root")
     } else facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', 'kube-proxy-process: no skip-kernel-check= line')
+  })
+}
+
+function deriveKubeProxyEndpoint(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'kube-proxy-mode', (text) => {
+    const mode = parseProxyMode(text)
+    if (!mode) return `expected iptables, ipvs or nftables, found ${quote(text)}`
+    facts.set('kubeProxy.mode', mode)
   })
 
   fromSection(facts, sections, 'kube-proxy-metrics', (text) => {

@@ -13,6 +13,8 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
   progress?: StepRunner
   /** --node-probe ssh|exec: probe the Linux Nodes (live, even with a snapshot) and evaluate their facts. */
   nodeProbe?: NodeProbeOptions
+  /** --kube-proxy-metrics: read kube-proxy's /proxyMode and /metrics through the API server's pod proxy too (live, even with a snapshot). */
+  kubeProxyMetrics?: boolean
   /** --facts: bundles collected on the nodes, in place of a probe. */
   factsPaths?: string[]
   readStdin?: () => Promise<string>
@@ -44,6 +46,11 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   } else if (options.factsPaths && options.factsPaths.length > 0) {
     const {bundledNodeProbes} = await import('./cluster-bundles.js')
     probes = await bundledNodeProbes(snapshot, options.factsPaths, options.readStdin)
+  }
+
+  if (options.kubeProxyMetrics) {
+    const {readClusterKubeProxyMetrics} = await import('./cluster-kube-proxy-metrics.js')
+    probes = {probed: new Map(), unaddressed: new Map(), ...probes, kubeProxyEndpoints: await readClusterKubeProxyMetrics(snapshot, options.connection, progress)}
   }
 
   return engine.evaluateSnapshot(snapshot, engine.rules, {...options, ...engine.gate, recipes: engine.recipes}, probes)

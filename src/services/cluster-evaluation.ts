@@ -5,7 +5,7 @@
 import type {ClusterSummary, Report} from '../contract/report.js'
 import {type ClusterModel, deriveClusterModel, kubernetesVersion} from '../derive/cluster-facts.js'
 import {migrationNeeded} from '../derive/kube-proxy-config.js'
-import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts} from '../derive/subjects.js'
+import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, withKubeProxyEndpoint} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport, type ReportInput} from '../planner/gate.js'
@@ -42,11 +42,18 @@ export function refuseTargetBehindCluster(snapshot: ClusterSnapshot, targetVersi
 export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probes?: NodeProbeResult): Report {
   const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
   // A reachable node's own facts replace what the API shows of it; the others keep the API's, and a
-  // failed probe says why the rest is unknown.
+  // failed probe says why the rest is unknown. kube-proxy's answers through the pod proxy fill in what
+  // the collector could not read, and over the API alone stand in for it.
   for (const node of model.nodes) {
     const probed = probes?.probed.get(node.name)
-    if (probed?.reachable) node.facts = mergeNodeFacts(node.name, probed.facts, node.facts, probed.source)
-    else if (probed) node.facts = blameFailedProbe(node.facts, probed.reason ?? 'the node probe failed')
+    const endpoint = probes?.kubeProxyEndpoints?.get(node.name)?.facts
+    if (probed?.reachable) {
+      node.facts = mergeNodeFacts(node.name, endpoint ? withKubeProxyEndpoint(probed.facts, endpoint, true) : probed.facts, node.facts, probed.source)
+      continue
+    }
+
+    if (probed) node.facts = blameFailedProbe(node.facts, probed.reason ?? 'the node probe failed')
+    if (endpoint) node.facts = withKubeProxyEndpoint(node.facts, endpoint, false)
   }
 
   const nothingToMigrate = !migrationNeeded(model.kubeProxy.mode)

@@ -1,6 +1,7 @@
 /**
  * Measuring a command for the benchmarks: wall time around its child process, and peak RSS read
- * from /proc/<pid>/status (VmHWM) every 10 ms while it runs. Its stdout is read and dropped.
+ * from /proc/<pid>/status (VmHWM) and CPU time from /proc/<pid>/stat (user + system) every 10 ms while
+ * it runs (the CPU of its last 10 ms is missed). Its stdout is read and dropped.
  */
 import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
@@ -8,7 +9,24 @@ import {readFileSync} from 'node:fs'
 export interface Measurement {
   wallMs: number
   peakRssMb: number
+  /** User and system CPU time, ms, as last sampled. */
+  cpuMs: number
   exitCode: null | number
+}
+
+/** Clock ticks a second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100
+
+/** The process's user and system CPU time so far, in ms; 0 once it has gone. */
+export function cpuTime(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND
+  } catch {
+    return 0
+  }
 }
 
 /** The process's peak resident set size so far, in MB; 0 once it has gone. */
@@ -26,12 +44,16 @@ export function measure(command: string, args: string[]): Promise<Measurement> {
     const started = process.hrtime.bigint()
     const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'inherit']})
     let peak = 0
-    const sampler = setInterval(() => (peak = Math.max(peak, peakRss(child.pid!))), 10)
+    let cpu = 0
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, peakRss(child.pid!))
+      cpu = Math.max(cpu, cpuTime(child.pid!))
+    }, 10)
     child.stdout.resume()
     child.on('error', reject)
     child.on('exit', (exitCode) => {
       clearInterval(sampler)
-      resolve({wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakRssMb: peak, exitCode})
+      resolve({wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakRssMb: peak, cpuMs: cpu, exitCode})
     })
   })
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {effectiveMode, kubeProxySettings, parseKubeProxyConfiguration} from '../../src/derive/kube-proxy-config.js'
+import {effectiveMode, kubeProxySettings, parseKubeProxyConfiguration, podProxyMetricsPort} from '../../src/derive/kube-proxy-config.js'
 import {readFlags} from '../../src/sources/cluster/read-fields.js'
 
 describe('kube-proxy configuration from the cluster, however it is shaped', () => {
@@ -15,7 +15,7 @@ describe('kube-proxy configuration from the cluster, however it is shaped', () =
 
   it('a mode or a flag named like an Object property is one it does not know', () => {
     const settings = kubeProxySettings(parseKubeProxyConfiguration('mode: constructor\n'), readFlags(['--constructor=1', '--__proto__', '--to-string', 'x']), '1.34.1')
-    assert.deepEqual(settings, {mode: 'constructor', configuredMode: 'constructor', nodePortAddresses: [], featureGates: [], ipvsScheduler: '', ipvsStrictARP: false, carryOver: []})
+    assert.deepEqual(settings, {mode: 'constructor', configuredMode: 'constructor', nodePortAddresses: [], featureGates: [], ipvsScheduler: '', ipvsStrictARP: false, carryOver: [], metricsBindAddress: '127.0.0.1:10249'})
     assert.equal(kubeProxySettings(undefined, readFlags(['--proxy-mode=toString']), '1.34.1').mode, 'toString')
     assert.deepEqual(kubeProxySettings(parseKubeProxyConfiguration('mode: iptables\niptables:\n'), readFlags(['--masquerade-all']), '1.34.1').carryOver, [{field: 'iptables.masqueradeAll', value: true}])
   })
@@ -36,5 +36,27 @@ describe('kube-proxy configuration from the cluster, however it is shaped', () =
     assert.deepEqual([before.mode, before.configuredMode, before.carryOver], ['iptables', '', [{field: 'iptables.masqueradeAll', value: true}]])
     const after = kubeProxySettings(config, new Map(), '1.40.0')
     assert.deepEqual([after.mode, after.configuredMode, after.carryOver], ['nftables', '', []])
+  })
+
+  it('where kube-proxy serves its metrics: the file, a flag over it, and the default for unset or empty', () => {
+    const address = (text: string, argv: string[] = []) => kubeProxySettings(parseKubeProxyConfiguration(text), readFlags(argv), '1.33.3').metricsBindAddress
+    assert.equal(address('mode: iptables\nmetricsBindAddress: 0.0.0.0:10249\n'), '0.0.0.0:10249')
+    assert.equal(address('mode: iptables\nmetricsBindAddress: ""\n'), '127.0.0.1:10249')
+    assert.equal(address('mode: iptables\n'), '127.0.0.1:10249')
+    assert.equal(address('mode: iptables\n', ['--metrics-bind-address', '0.0.0.0:9999']), '0.0.0.0:9999')
+  })
+
+  it('the pod proxy reaches kube-proxy\'s metrics on any address but a loopback one, on its port', () => {
+    const reach = (metricsBindAddress: null | string) => podProxyMetricsPort({metricsBindAddress})
+    assert.deepEqual(reach('0.0.0.0:10249'), {port: 10_249})
+    assert.deepEqual(reach('[::]:10249'), {port: 10_249})
+    assert.deepEqual(reach(':9100'), {port: 9100})
+    assert.deepEqual(reach('10.0.10.170:10249'), {port: 10_249})
+    for (const loopback of ['127.0.0.1:10249', '127.0.0.53:10249', '[::1]:10249', 'localhost:10249']) {
+      assert.match((reach(loopback) as {unreachable: string}).unreachable, /on its node only: the API server's pod proxy cannot reach them/, loopback)
+    }
+
+    for (const odd of ['0.0.0.0', '0.0.0.0:0', '0.0.0.0:70000', 'http://0.0.0.0:10249']) assert.match((reach(odd) as {unreachable: string}).unreachable, /is not a host:port/, odd)
+    assert.match((reach(null) as {unreachable: string}).unreachable, /could not be read/)
   })
 })

@@ -6,7 +6,7 @@ import {parseCollectorInfo, parseHostname} from '../../src/facts/parsers/collect
 import {parseIptablesPolicies, parseIptablesRuleCounts} from '../../src/facts/parsers/iptables.js'
 import {parseKubeIpvs0, parseProcIpVs} from '../../src/facts/parsers/ipvs.js'
 import {parseKernelConfig} from '../../src/facts/parsers/kernel-config.js'
-import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode} from '../../src/facts/parsers/kube-proxy.js'
+import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode, selectMetricFamilies} from '../../src/facts/parsers/kube-proxy.js'
 import {parseDropPolicyChains, parseNftCheck, parseNftTables} from '../../src/facts/parsers/nft-ruleset.js'
 import {activeServices, parseServices} from '../../src/facts/parsers/services.js'
 import {parseSysctl, sysctlInt} from '../../src/facts/parsers/sysctl.js'
@@ -222,6 +222,25 @@ describe('kube-proxy', () => {
     assert.deepEqual([...parsePrometheusText('')!], [])
     assert.equal(parsePrometheusText('<html>404</html>'), undefined)
     assert.equal(parsePrometheusText('x{a="1" 3'), undefined)
+  })
+
+  it('keeps, of a whole /metrics page, the lines of the families asked for; a page that is no exposition is refused', () => {
+    const families = new Set(['kubeproxy_iptables_localhost_nodeports_accepted_packets_total'])
+    const page = [
+      '# HELP go_goroutines Number of goroutines that currently exist.',
+      '# TYPE go_goroutines gauge',
+      'go_goroutines 64',
+      '# HELP kubeproxy_iptables_localhost_nodeports_accepted_packets_total [ALPHA] Number of packets accepted on nodeports of loopback interface',
+      '# TYPE kubeproxy_iptables_localhost_nodeports_accepted_packets_total counter',
+      'kubeproxy_iptables_localhost_nodeports_accepted_packets_total 42',
+      'kubeproxy_iptables_localhost_nodeports_accepted_packets_total_other 1',
+      'rest_client_requests_total{code="200",host="x",method="GET"} 9',
+      '',
+    ].join('\n')
+    assert.equal(selectMetricFamilies(page, families), page.split('\n').slice(3, 6).join('\n'))
+    assert.equal(selectMetricFamilies('go_goroutines 64\n', families), '')
+    assert.equal(selectMetricFamilies('<html>404</html>', families), undefined)
+    assert.equal(selectMetricFamilies('go_goroutines 64\n404 page not found\n', families), undefined)
   })
 
   it('reads the process lines and the runtime', () => {

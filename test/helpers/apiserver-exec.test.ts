@@ -101,6 +101,16 @@ describe('test API server: pods/exec', () => {
       assert.deepEqual(reply.status, {metadata: {}, status: 'Success'})
     }))
 
+  it('with execReplay, runs the first execs for real and answers the later ones with the recorded output once stdin is closed', () =>
+    withServer({execReplay: {stdout: 'recorded\n', realRuns: 1}}, async (server) => {
+      const real = await exec(server, {command: ['wc', '-l'], stdin: 'a\nb\n', closeStdin: true})
+      assert.equal(real.stdout.trim(), '2')
+      for (const protocols of [['v5.channel.k8s.io'], ['v4.channel.k8s.io']]) {
+        const replayed = await exec(server, {command: ['wc', '-l'], stdin: 'a\nb\n', closeStdin: protocols[0].startsWith('v5'), protocols})
+        assert.deepEqual([replayed.stdout, replayed.status], ['recorded\n', {metadata: {}, status: 'Success'}], protocols[0])
+      }
+    }))
+
   it('speaks v4 when only v4 is offered: a script on stdin that exits needs no close signal', () =>
     withServer({}, async (server) => {
       const reply = await exec(server, {command: ['sh', '-s'], stdin: 'echo "$0 in v4"\nexit 0\n', protocols: ['v4.channel.k8s.io']})

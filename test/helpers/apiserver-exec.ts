@@ -116,6 +116,8 @@ export interface ExecSession {
   stdin: boolean
   /** The image has no shell: its shells fail to exec as the runtime reports it. */
   noShell: boolean
+  /** Answer with this recorded stdout (and success) once stdin is read to its end, instead of running the command. */
+  replay?: string
 }
 
 /** Upgrades exec requests and runs their commands in the image stand-in; `close` ends every session. */
@@ -165,6 +167,18 @@ export class ExecEndpoint {
 
     // As the server does on opening: one empty frame on each channel it writes to.
     for (const channel of [CHANNEL.stdout, CHANNEL.stderr, CHANNEL.error]) send(channel)
+    if (session.replay !== undefined) {
+      const {replay} = session
+      // v5 closes stdin with a frame; v4 has none, so its first stdin frame (the whole script, as kpx-check sends it) ends it.
+      webSocket.on('message', (data: Buffer) => {
+        if ((data[0] === CHANNEL.close && data[1] === CHANNEL.stdin) || (data[0] === CHANNEL.stdin && webSocket.protocol !== EXEC_PROTOCOLS[0])) {
+          send(CHANNEL.stdout, replay)
+          finish(SUCCESS)
+        }
+      })
+      return
+    }
+
     const [program = '', ...args] = session.command
     const name = basename(program)
     const path = join(this.tools.dir, name)

@@ -21,6 +21,11 @@
  * - pods/exec over WebSocket (v5 and v4 channel protocols), the command run for real in a stand-in for
  *   the upstream kube-proxy image (apiserver-exec.ts); an exec's faults: forbidden (403), hang (the
  *   upgrade is never answered), no-shell (the image has no shell: exec of sh fails as the runtime says).
+ * - For benchmarks, execs past the first N answered with a recorded output (`execReplay`), so that thousands of
+ *   simulated nodes do not cost as many runs of the command.
+ * - pods/proxy (GET …/pods/<pod>:<port>/proxy/<path>), as the API server relays it to the pod's own HTTP server:
+ *   what `podHttp` says the pods serve on that port, else 503 "error trying to reach service" as when nothing
+ *   listens there; the faults above apply to these paths too (forbidden: the pods/proxy 403).
  * - Every request is recorded (method, path, query, status; 101 for an exec that was upgraded).
  *
  * Objects come from a scenario (apiserver-scenario.ts: a folder of test/fixtures/clusters, or a
@@ -88,6 +93,19 @@ export interface ApiServerOptions {
   version?: Partial<VersionInfo>
   /** The pods/exec subprotocols served, most preferred first. Default: v5 and v4. */
   execProtocols?: ExecProtocol[]
+  /** Benchmarks: after the first `realRuns` execs, answer each with this recorded stdout instead of running the command. */
+  execReplay?: {stdout: string; realRuns: number}
+  /**
+   * What the pods' own HTTP servers answer through pods/proxy: the port every pod listens on, each path's
+   * body (Prometheus text for /metrics), and other bodies for some pods by name. Unset: no pod listens.
+   */
+  podHttp?: PodHttp
+}
+
+export interface PodHttp {
+  port: number
+  paths: Record<string, string>
+  byPod?: Record<string, Record<string, string>>
 }
 
 export interface ApiServer {
@@ -184,6 +202,7 @@ type Route =
   | {kind: 'get'; collection: Collection; namespace?: string; name: string}
   | {kind: 'list'; collection: Collection; namespace?: string}
   | {kind: 'log'; collection: Collection; namespace: string; name: string}
+  | {kind: 'proxy'; collection: Collection; namespace: string; name: string; port: string; path: string}
   | {kind: 'unknown'}
 
 interface Answer {
@@ -260,6 +279,12 @@ class ObjectStore {
     const clusterScoped = collection(segments[0])
     if (clusterScoped && segments.length <= 2 && (segments.length === 1 || !clusterScoped.type.namespaced)) {
       return segments.length === 1 ? {kind: 'list', collection: clusterScoped} : {kind: 'get', collection: clusterScoped, name: segments[1]}
+    }
+
+    if (segments[0] === 'namespaces' && segments[2] === 'pods' && segments[4] === 'proxy' && collection('pods')) {
+      // pods/<[scheme:]name[:port]>/proxy/<path>: the pod's own server, on its port.
+      const [name, port = ''] = segments[3].replace(/^https?:/, '').split(':')
+      return {kind: 'proxy', collection: collection('pods')!, namespace: segments[1], name, port, path: `/${segments.slice(5).join('/')}`}
     }
 
     const namespaced = segments[0] === 'namespaces' && segments.length <= 5 ? collection(segments[2]) : undefined
@@ -505,6 +530,11 @@ function forbidden(route: Route, user: string, path: string): Answer {
     return statusAnswer(403, message, {name: route.name, kind: 'pods'})
   }
 
+  if (route.kind === 'proxy') {
+    const name = `${route.name}${route.port ? `:${route.port}` : ''}`
+    return statusAnswer(403, `pods "${name}" is forbidden: User "${user}" cannot get resource "pods/proxy" in API group "" in the namespace "${route.namespace}"`, {name, kind: 'pods'})
+  }
+
   if (route.kind !== 'get' && route.kind !== 'list') return statusAnswer(403, `forbidden: User "${user}" cannot get path "${path}"`, {})
   const {type} = route.collection
   const group = groupOf(type)
@@ -524,6 +554,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const user = options.user ?? DEFAULT_USER
   const faults = new FaultPlan(options.faults ?? [])
   const requests: RecordedRequest[] = []
+  let execs = 0
   let documents = new Map<string, string>()
   const abort = new AbortController()
 
@@ -589,6 +620,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       case 'exec': {
         return statusAnswer(400, 'Upgrade request required')
       }
+      case 'proxy': {
+        return podHttpAnswer(store, route, options.podHttp)
+      }
       case 'unknown': {
         return NOT_FOUND
       }
@@ -615,7 +649,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     if (pod.status?.phase !== 'Running') return statusAnswer(400, `unable to upgrade connection: pod ${route.name} is not running (phase ${pod.status?.phase ?? 'unknown'})`)
     if (!exec.speaksProtocol(request)) return statusAnswer(400, 'unable to upgrade connection: the client offers none of the subprotocols this server speaks')
     record.status = 101
-    exec.upgrade(request, socket, head, {command: url.searchParams.getAll('command'), stdin: url.searchParams.get('stdin') === 'true', noShell: fault?.kind === 'no-shell'})
+    const replay = options.execReplay && ++execs > options.execReplay.realRuns ? {replay: options.execReplay.stdout} : {}
+    exec.upgrade(request, socket, head, {command: url.searchParams.getAll('command'), stdin: url.searchParams.get('stdin') === 'true', noShell: fault?.kind === 'no-shell', ...replay})
     return undefined
   }
 
@@ -688,6 +723,20 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return new Promise((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/**
+ * A pod's own HTTP server through pods/proxy: its answer, 404 for a path it does not serve (as Go's
+ * mux says it), or the API server's 503 when nothing listens on the port asked.
+ */
+function podHttpAnswer(store: ObjectStore, route: Extract<Route, {kind: 'proxy'}>, served?: PodHttp): Answer {
+  const pod = store.object(route.collection, route.name, route.namespace)
+  if (!pod) return store.get(route.collection, route.name, route.namespace)
+  const address = `${pod.status?.podIP ?? pod.status?.hostIP ?? '10.0.0.1'}:${route.port || '80'}`
+  if (!served || route.port !== String(served.port)) return statusAnswer(503, `error trying to reach service: dial tcp ${address}: connect: connection refused`, {})
+  const body = (served.byPod?.[route.name] ?? served.paths)[route.path]
+  const contentType = route.path === '/metrics' ? 'text/plain; version=0.0.4; charset=utf-8' : 'text/plain; charset=utf-8'
+  return body === undefined ? {status: 404, body: '404 page not found\n', headers: {'Content-Type': 'text/plain; charset=utf-8'}} : {status: 200, body, headers: {'Content-Type': contentType}}
 }
 
 /** Writes the body a few bytes at a time, until it is all out or the server closes. */

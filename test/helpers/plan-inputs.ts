@@ -19,4 +19,5 @@ export const KUBEADM_KUBE_PROXY: KubeProxyConfig = {
   daemonSet: {namespace: 'kube-system', name: 'kube-proxy'},
   configMap: {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'},
   carryOver: [],
+  metricsBindAddress: '127.0.0.1:10249',
 }

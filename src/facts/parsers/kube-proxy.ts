@@ -27,6 +27,30 @@ export function parsePrometheusText(text: string): Map<string, number> | undefin
   return totals
 }
 
+/** A sample line starts with its metric name, then its labels or a blank. */
+const SAMPLE_START = /^([A-Za-z_:][A-Za-z0-9_:]*)(?:[{ \t]|$)/
+/** `# HELP name …` and `# TYPE name …` name the family they describe. */
+const DESCRIPTOR = /^#\s*(?:HELP|TYPE)\s+([A-Za-z_:][A-Za-z0-9_:]*)/
+
+/**
+ * The lines of a whole /metrics answer that belong to `families` (their samples, HELP and TYPE), as
+ * the collector's grep keeps them; undefined when a line is neither a comment nor a sample, so that a
+ * page that is no Prometheus exposition (an HTML error page) is not taken for one without the
+ * families. One pass, each line tested by anchored patterns that do not backtrack.
+ */
+export function selectMetricFamilies(text: string, families: ReadonlySet<string>): string | undefined {
+  const kept: string[] = []
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.trim()
+    if (line === '') continue
+    const name = line.startsWith('#') ? DESCRIPTOR.exec(line)?.[1] : SAMPLE_START.exec(line)?.[1]
+    if (!line.startsWith('#') && name === undefined) return undefined
+    if (name !== undefined && families.has(name)) kept.push(line)
+  }
+
+  return kept.join('\n')
+}
+
 function parseSample(line: string): {name: string; value: number} | undefined {
   const name = /^[A-Za-z_:][A-Za-z0-9_:]*/.exec(line)?.[0]
   if (!name) return undefined

@@ -140,31 +140,50 @@ export class KubeClient {
     }
   }
 
-  private getOnce<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
+  private async getOnce<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
+    const {response, body: {body, received}} = await this.exchange(path, this.headers, (answer) => readBody(answer, countOnly))
+    const code = response.statusCode ?? 0
+    if (code >= 200 && code < 300) {
+      try {
+        return {value: JSON.parse(body) as T, length: {received, parsed: body.length}}
+      } catch {
+        throw malformed(path, 'the server answered with something that is not JSON')
+      }
+    }
+
+    const error = statusError(code, body, path)
+    const retryAfter = Number(response.headers['retry-after'])
+    if (Number.isFinite(retryAfter) && retryAfter > 0) Object.assign(error, {retryAfterMs: Math.min(retryAfter, 10) * 1000})
+    throw error
+  }
+
+  /**
+   * GET a path whose answer is text, not an API object (a pod's HTTP server through the API server's
+   * proxy), once, within the same deadline: its body, at most `maxBytes` of it (more is an ApiError
+   * with reason `TooLarge`, and the rest is not read). An error answer is an ApiError with the API
+   * server's Status message, or the first line of what the pod answered.
+   */
+  async getText(path: string, accept: string, maxBytes: number): Promise<string> {
+    const {response, body} = await this.exchange(path, {...this.headers, Accept: accept}, (answer) => readCapped(answer, path, maxBytes))
+    const code = response.statusCode ?? 0
+    if (code >= 200 && code < 300) return body
+    const error = statusError(code, body, path)
+    const firstLine = body.trim().split('\n', 1)[0]
+    throw error.reason === '' && firstLine ? new ApiError(code, `${error.message}: ${firstLine.slice(0, 200)}`) : error
+  }
+
+  /** One GET: the answer and its body as `read` takes it, all within --request-timeout; a failure on the way is an ApiError. */
+  private exchange<B>(path: string, headers: Record<string, string>, read: (response: IncomingMessage) => Promise<B>): Promise<{body: B; response: IncomingMessage}> {
     return new Promise((resolve, reject) => {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
-      const request = https.get(`${this.server}${path}`, {agent: this.agent, headers: this.headers}, (response) => {
-        readBody(response, countOnly).then(({body, received}) => {
+      const request = https.get(`${this.server}${path}`, {agent: this.agent, headers}, (response) => {
+        read(response).then((body) => {
           clearTimeout(deadline)
-          const code = response.statusCode ?? 0
-          if (code >= 200 && code < 300) {
-            try {
-              resolve({value: JSON.parse(body) as T, length: {received, parsed: body.length}})
-            } catch {
-              reject(malformed(path, 'the server answered with something that is not JSON'))
-            }
-
-            return
-          }
-
-          const error = statusError(code, body, path)
-          const retryAfter = Number(response.headers['retry-after'])
-          if (Number.isFinite(retryAfter) && retryAfter > 0) Object.assign(error, {retryAfterMs: Math.min(retryAfter, 10) * 1000})
-          reject(error)
+          resolve({body, response})
         }, (error: unknown) => {
           clearTimeout(deadline)
-          fail(new ApiError(0, `${path}: the connection broke before the answer was complete (${(error as Error).message})`, 'Transport'))
+          fail(error instanceof ApiError ? error : new ApiError(0, `${path}: the connection broke before the answer was complete (${(error as Error).message})`, 'Transport'))
         })
       })
       // The whole answer, not only each wait for a byte, must come within --request-timeout.
@@ -272,6 +291,29 @@ function readBody(response: IncomingMessage, countOnly?: CountedField): Promise<
       const body = chunks.join('')
       resolve({body, received: body.length})
     })
+  })
+}
+
+/** The body as text, refused past `maxBytes`: the connection is dropped rather than the rest read. */
+function readCapped(response: IncomingMessage, path: string, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let received = 0
+    response.on('error', reject)
+    response.on('close', () => {
+      if (!response.complete) reject(new Error('cut short'))
+    })
+    response.on('data', (chunk: Buffer) => {
+      received += chunk.length
+      if (received <= maxBytes) {
+        chunks.push(chunk)
+        return
+      }
+
+      reject(new ApiError(0, `${path}: the answer is larger than ${maxBytes.toLocaleString('en')} bytes: kpx-check stops reading it`, 'TooLarge'))
+      response.destroy()
+    })
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
   })
 }
 

@@ -51,9 +51,22 @@ export function rbacManifest(name: string, subject: string): string {
  * The exec WebSocket is a GET: newer API servers authorize it as create, older ones as get.
  */
 export function execRbacManifest(name: string, subject: string): string {
-  const role = `${name}-exec`
+  return subresourceRoleManifest(`${name}-exec`, subject, 'pods/exec', ['create', 'get'])
+}
+
+/**
+ * What `cluster --kube-proxy-metrics` needs besides the reads: GET through the API server's proxy to the
+ * kube-proxy pods of kube-system. A read, but one that reaches the pods' own servers: a Role of its own too.
+ */
+export function proxyRbacManifest(name: string, subject: string): string {
+  return subresourceRoleManifest(`${name}-proxy`, subject, 'pods/proxy', ['get'])
+}
+
+/** A Role in kube-system allowing one pod subresource, and its binding. */
+function subresourceRoleManifest(role: string, subject: string, resource: string, verbs: readonly string[]): string {
+  const allowed = verbs.map((verb) => `"${verb}"`).join(', ')
   return [
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nrules:\n  - apiGroups: [""]\n    resources: ["pods/exec"]\n    verbs: ["create", "get"]`,
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nrules:\n  - apiGroups: [""]\n    resources: ["${resource}"]\n    verbs: [${allowed}]`,
     `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${role}\nsubjects:\n${subject}`,
   ].join('\n---\n')
 }

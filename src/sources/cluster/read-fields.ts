@@ -20,6 +20,7 @@ export const KUBE_PROXY_FLAG_FIELDS: Readonly<Record<string, string>> = {
   'ipvs-exclude-cidrs': 'ipvs.excludeCIDRs',
   'nodeport-addresses': 'nodePortAddresses',
   'feature-gates': 'featureGates',
+  'metrics-bind-address': 'metricsBindAddress',
 }
 
 /** kube-proxy's boolean flags: as in Go, the argument after one is never its value. */

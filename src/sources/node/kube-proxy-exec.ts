@@ -34,7 +34,7 @@ export interface ExecProbeOptions {
 }
 
 /** A running kube-proxy pod, and the container of it that is kube-proxy. */
-interface KubeProxyPod {
+export interface KubeProxyPod {
   name: string
   container: string
 }
@@ -63,7 +63,7 @@ export async function probeNodesByExec(nodeNames: readonly string[], options: Ex
 }
 
 /** Running kube-proxy pods by node; or, when they cannot be listed, why (every node's reason). */
-async function runningKubeProxyPods(client: KubeClient): Promise<Map<string, KubeProxyPod> | string> {
+export async function runningKubeProxyPods(client: KubeClient): Promise<Map<string, KubeProxyPod> | string> {
   const byNode = new Map<string, KubeProxyPod>()
   try {
     for (const labelSelector of KUBE_PROXY_SELECTORS) {

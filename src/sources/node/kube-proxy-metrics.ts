@@ -1,0 +1,111 @@
+/**
+ * `cluster --kube-proxy-metrics`: kube-proxy's own answers, `/proxyMode` and `/metrics`, read through
+ * the API server's pod proxy (GET pods/proxy in kube-system), for clusters whose kube-proxy serves
+ * them beyond its node's loopback (EKS: 0.0.0.0:10249). Nothing runs on the node: the API server
+ * connects to the pod's IP (the node's, as kube-proxy runs on the host network) and relays the answer.
+ * Each answer is bounded (its size, and --request-timeout over the whole of it); of /metrics only
+ * the families the node facts read are kept, as the collector's grep keeps them. What a node could
+ * not answer makes exactly the facts of that answer unknown, with why.
+ */
+import type {UnknownReason} from '../../contract/finding.js'
+import type {FactSet, UnknownFact} from '../../facts/fact-set.js'
+import {deriveKubeProxyEndpointFacts, KUBE_PROXY_METRIC_FAMILIES} from '../../facts/node-facts.js'
+import {selectMetricFamilies} from '../../facts/parsers/kube-proxy.js'
+import {forEachConcurrently} from '../../util/pool.js'
+import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
+import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
+
+/** What the pod proxy gave for one node: the facts of kube-proxy's answers (values, or unknown with why) and where they came from. */
+export interface KubeProxyEndpointRead {
+  /** `kube-system/<pod>:<port>`, or the namespace when no pod was asked. */
+  origin: string
+  facts: FactSet
+  /** Why nothing could be read, when nothing could. */
+  reason?: string
+}
+
+export interface KubeProxyMetricsOptions {
+  connection: Omit<ConnectOptions, 'signal'>
+  /** kube-proxy's metrics port, or why the pod proxy cannot reach it: then nothing is asked, and that is every node's reason. */
+  endpoint: {port: number} | {unreachable: string}
+}
+
+/** Nodes read at once: two small GETs each, waiting mostly on the API server and the node. */
+const NODES_AT_ONCE = 32
+/** /proxyMode answers one word. */
+const MODE_BYTES = 1024
+/** A kube-proxy's whole /metrics is tens of KB; a page this large is not its. */
+const METRICS_BYTES = 4 * 1024 * 1024
+/** The text exposition format, which every Prometheus client serves; OpenMetrics is not asked for. */
+const PROMETHEUS_TEXT = 'text/plain;version=0.0.4;q=1,*/*;q=0.1'
+/** Reasons after which /metrics, on the same server as /proxyMode, is not asked. */
+const SAME_SERVER_FAILURES = new Set<UnknownReason>(['permission-denied', 'timeout', 'unreachable'])
+
+/** Reads each named Linux Node's kube-proxy answers through the pod proxy; one read per name. */
+export async function readKubeProxyMetrics(nodeNames: readonly string[], options: KubeProxyMetricsOptions): Promise<Map<string, KubeProxyEndpointRead>> {
+  const {endpoint} = options
+  if ('unreachable' in endpoint) return new Map(nodeNames.map((name) => [name, unread(KUBE_PROXY_NAMESPACE, {reason: 'not-collected', detail: endpoint.unreachable})]))
+  const read = new Map<string, KubeProxyEndpointRead>()
+  const client = await KubeClient.connect({...options.connection, concurrency: NODES_AT_ONCE})
+  try {
+    const pods = await runningKubeProxyPods(client)
+    await forEachConcurrently(nodeNames, NODES_AT_ONCE, async (name) => {
+      const pod = typeof pods === 'string' ? pods : pods.get(name)
+      read.set(name, typeof pod === 'object' ? await readPod(client, pod, endpoint.port) : unread(KUBE_PROXY_NAMESPACE, {reason: 'unreachable', detail: pod ?? `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node`}))
+    })
+  } finally {
+    client.close()
+  }
+
+  return read
+}
+
+function unread(origin: string, why: UnknownFact): KubeProxyEndpointRead {
+  const unavailable = new Map([
+    ['kube-proxy-mode', why],
+    ['kube-proxy-metrics', why],
+  ])
+  return {origin, facts: deriveKubeProxyEndpointFacts({sections: new Map(), unavailable}), reason: why.detail}
+}
+
+async function readPod(client: KubeClient, pod: KubeProxyPod, port: number): Promise<KubeProxyEndpointRead> {
+  const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}:${port}`
+  const proxy = `/api/v1/namespaces/${KUBE_PROXY_NAMESPACE}/pods/${encodeURIComponent(pod.name)}:${port}/proxy`
+  const sections = new Map<string, string>()
+  const unavailable = new Map<string, UnknownFact>()
+  const mode = await answer(client, `${proxy}/proxyMode`, 'text/plain', MODE_BYTES, origin)
+  if (typeof mode === 'string') sections.set('kube-proxy-mode', mode)
+  else unavailable.set('kube-proxy-mode', mode)
+  if (typeof mode !== 'string' && SAME_SERVER_FAILURES.has(mode.reason)) {
+    unavailable.set('kube-proxy-metrics', {reason: mode.reason, detail: `${mode.detail} (asking /proxyMode, the same server)`})
+    return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable}), reason: mode.detail}
+  }
+
+  const metrics = await answer(client, `${proxy}/metrics`, PROMETHEUS_TEXT, METRICS_BYTES, origin)
+  const selected = typeof metrics === 'string' ? selectMetricFamilies(metrics, KUBE_PROXY_METRIC_FAMILIES) : undefined
+  if (selected !== undefined) sections.set('kube-proxy-metrics', selected)
+  else if (typeof metrics === 'string') unavailable.set('kube-proxy-metrics', {reason: 'unparseable', detail: `${origin}/metrics: not the Prometheus text format: ${firstLine(metrics)}`})
+  else unavailable.set('kube-proxy-metrics', metrics)
+  return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable})}
+}
+
+/** One answer through the pod proxy, or why there is none. */
+async function answer(client: KubeClient, path: string, accept: string, maxBytes: number, origin: string): Promise<string | UnknownFact> {
+  const asked = `${origin}${path.slice(path.lastIndexOf('/'))} through the API server's pod proxy`
+  try {
+    return await client.getText(path, accept, maxBytes)
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    const message = firstLine(error.message)
+    if (error.code === 403) return {reason: 'permission-denied', detail: `${asked}: ${message} (\`kpx-check rbac --kube-proxy-metrics\` prints the Role that allows it)`}
+    if (error.code === 502 || error.code === 503) return {reason: 'unreachable', detail: `${asked}: ${error.code}: ${message}: kube-proxy does not serve its metrics there`}
+    if (error.reason === 'Timeout') return {reason: 'timeout', detail: `${asked}: ${message}`}
+    return {reason: 'failed', detail: `${asked}: ${error.code > 0 ? `${error.code}: ` : ''}${message}`}
+  }
+}
+
+/** The start of a message or a body, on one line and of bounded length: it lands in every check of the node. */
+function firstLine(text: string): string {
+  const line = JSON.stringify(text.replaceAll(/\s+/g, ' ').trim())
+  return line.length > 200 ? `${line.slice(0, 200)}…"` : line
+}
