@@ -10,6 +10,7 @@ import {type Component, containersOf, detectComponents, imageVersion, namespaced
 import {describeSetting, type KubeProxyConfig, kubeProxySettings, MAX_CONFIG_LENGTH, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {CONTROL_PLANE_ROLES, nodePoolOf, ROLE_LABEL_PREFIX} from './node-pools.js'
 import {parseOsImage} from './os-image.js'
+import {clusterIPPings} from './service-pings.js'
 import {SnapshotReads} from './snapshot-reads.js'
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -79,6 +80,9 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   )
 
   derivePrometheusRules(cluster, resources)
+  const pings = clusterIPPings(resources)
+  if ('reason' in pings) cluster.unknownAll(['workloads.clusterIPPings', 'workloads.clusterIPPingCount'], pings.reason, pings.detail)
+  else cluster.set('workloads.clusterIPPings', pings.listed).set('workloads.clusterIPPingCount', pings.count)
   const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, components)
   deriveServices(cluster, resources)
   // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.

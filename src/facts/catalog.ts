@@ -153,6 +153,14 @@ export const CLUSTER_FACTS = [
   {path: 'monitoring.iptablesMetricRules', type: 'list<string>', maxItems: 100, maxLength: 512, description: 'PrometheusRule alerts and recording rules that read a kube-proxy metric only iptables mode exports, as "ns/name alert Name: metric"; the first 100.'},
   {path: 'monitoring.iptablesMetrics', type: 'list<string>', maxItems: 6, maxLength: 80, description: 'The iptables-only kube-proxy metrics those rules read.'},
   {path: 'endpoints.total', type: 'int', description: 'Endpoints across all EndpointSlices.'},
+  {
+    path: 'workloads.clusterIPPings',
+    type: 'list<string>',
+    maxItems: 100,
+    maxLength: 512,
+    description: 'Pings of a Service\'s ClusterIP in workload templates (exec probes, commands), as "Deployment ns/name, container c, livenessProbe: ping host (Service ns/svc, 10.96.0.10)"; the first 100.',
+  },
+  {path: 'workloads.clusterIPPingCount', type: 'int', description: 'Pings of a Service\'s ClusterIP in workload templates, all of them.'},
 
   {path: 'service.name', type: 'string', description: 'Service subject: namespace/name.'},
   {path: 'service.type', type: 'string', description: 'Service subject: spec.type.'},

@@ -203,20 +203,20 @@ describe('progress on stderr', () => {
     }
   }
 
-  // The largest lists first (resources.ts).
-  const reading = /^❯ Read endpointslices, nodes, services, daemonsets, pods, configmaps, ingresses, prometheusrules\.monitoring\.coreos\.com, installations\.operator\.tigera\.io, felixconfigurations\.crd\.projectcalico\.org, networks\.config\.openshift\.io$/m
+  // The largest lists first (resources.ts), then the workloads whose templates are read for pings.
+  const reading = /^❯ Read endpointslices, nodes, services, daemonsets, deployments, statefulsets, jobs, cronjobs, pods, configmaps, ingresses, prometheusrules\.monitoring\.coreos\.com, installations\.operator\.tigera\.io, felixconfigurations\.crd\.projectcalico\.org, networks\.config\.openshift\.io$/m
 
   it('names what it reads as kubectl does, and ticks a read that all succeeded', async () => {
     const {stderr} = await progressWith([])
     assert.match(stderr, reading)
-    assert.match(stderr, /^✔ Read 11 resource kinds$/m)
+    assert.match(stderr, /^✔ Read 15 resource kinds$/m)
   })
 
   it('a read refused takes the tick away, and the run goes on to the report', async () => {
     const {code, stderr} = await progressWith([{path: '/api/v1/nodes', kind: 'forbidden'}])
     assert.equal(code, 5)
     assert.match(stderr, reading)
-    assert.match(stderr, /^✖ Read 11 resource kinds \[FAILED: 1 could not be read, see the report\]$/m)
-    assert.doesNotMatch(stderr, /✔ Read 11/)
+    assert.match(stderr, /^✖ Read 15 resource kinds \[FAILED: 1 could not be read, see the report\]$/m)
+    assert.doesNotMatch(stderr, /✔ Read 15/)
   })
 })

@@ -275,6 +275,7 @@ describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
       assert.deepEqual(
         live.findings.filter((finding) => finding.status === 'fail' && finding.severity !== 'info').map((finding) => `${finding.rule} ${finding.subject.name}`),
         [
+          'cluster/clusterip-ping cluster',
           'cluster/cni-version kube-flannel/kube-flannel-ds',
           'cluster/external-ips cluster',
           'cluster/ipvs-lb-hijack dns/coredns-external',

@@ -60,12 +60,14 @@ describe("kube-proxy's nftables comment of each Service port", () => {
     assert.equal(cluster.get('services.longCommentCount'), 150)
   })
 
-  it('the probe keeps of a Service port only its name, and of its clusterIP only that it is None', () => {
+  it('the probe keeps of a Service port only its name, and its ClusterIP (what a ping reaches); clusterIPs only when there are two', () => {
     assert.deepEqual(trimObject('services', service('web', 'shop', [{name: 'http', port: 80}, {port: 81}]) as KubeObject), {
       metadata: {name: 'shop', namespace: 'web'},
-      spec: {type: 'ClusterIP', ports: [{name: 'http'}, {}]},
+      spec: {type: 'ClusterIP', clusterIP: '10.96.14.7', ports: [{name: 'http'}, {}]},
       status: {loadBalancer: {ingress: []}},
     })
-    assert.equal((trimObject('services', service('web', 'shop', [], {clusterIP: 'None'}) as KubeObject) as {spec: {clusterIP?: string}}).spec.clusterIP, 'None')
+    const spec = (object: object) => (trimObject('services', object as KubeObject) as {spec: {clusterIP?: string; clusterIPs?: string[]}}).spec
+    assert.equal(spec(service('web', 'shop', [], {clusterIP: 'None', clusterIPs: ['None']})).clusterIP, 'None')
+    assert.deepEqual(spec(service('web', 'shop', [], {clusterIP: '10.96.14.7', clusterIPs: ['10.96.14.7', 'fd00:10:96::e07']})).clusterIPs, ['10.96.14.7', 'fd00:10:96::e07'])
   })
 })

@@ -32,6 +32,11 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'cni-version/fail.canal.json': {severity: 'blocker', subject: 'DaemonSet/kube-system/canal', remediation: 'Replace Canal'},
   // The flannel image reference has no tag: there is a CNI, but no version to compare.
   'cni-version/unknown.flannel-image-without-tag.json': {reason: 'unparseable'},
+  // A wait-for init container and a liveness probe ping billing/redis (by name, by $REDIS_SERVICE_HOST), a CronJob pings CoreDNS's ClusterIP.
+  'clusterip-ping/fail.ipvs-probe-init-and-cronjob-ping-services.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'tcpSocket'},
+  'clusterip-ping/unknown.deployments-forbidden.json': {reason: 'permission-denied'},
+  // A snapshot written before the workloads were read holds none of them.
+  'clusterip-ping/unknown.snapshot-without-workloads.json': {reason: 'not-collected'},
   'config-carry-over/fail.iptables-masquerade-all.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'masqueradeAll'},
   'config-carry-over/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
   // Named with its address; in IPVS mode kube-ipvs0 answers it today (a warning), in iptables mode only the deprecation is left (info).

@@ -67,7 +67,7 @@ describe('rule fixtures', () => {
 
   it('expects permission-denied of every fixture named <resource>-forbidden', () => {
     const forbidden = Object.entries(FIXTURE_EXPECTATIONS).filter(([path]) => /^[^/]+\/unknown\.[\w-]+-forbidden\.json$/.test(path))
-    assert.equal(forbidden.length, 19)
+    assert.equal(forbidden.length, 20)
     for (const [path, expectation] of forbidden) assert.deepEqual(expectation, {reason: 'permission-denied'}, path)
   })
 

@@ -91,7 +91,7 @@ describe('test API server: TLS, auth and discovery', () => {
   it('serves discovery: API groups and their resources, without CRDs the scenario does not install', async () => {
     assert.deepEqual((await get(server(), '/api')).body.versions, ['v1'])
     const groups = (await get(server(), '/apis')).body.groups.map((group: {name: string}) => group.name)
-    assert.deepEqual(groups.toSorted(), ['apps', 'discovery.k8s.io', 'networking.k8s.io'])
+    assert.deepEqual(groups.toSorted(), ['apps', 'batch', 'discovery.k8s.io', 'networking.k8s.io'])
     const core = (await get(server(), '/api/v1')).body
     assert.equal(core.kind, 'APIResourceList')
     assert.deepEqual(

@@ -117,8 +117,9 @@ describe('renderJunit', () => {
   it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, the failing cases of the snapshot', async (t) => {
     if (!requireXmllint(t)) return
     const xpath = render(await exampleClusterReport())
-    // 33 rules, one case each for the cluster, plus a second subject for cni-version and ipvs-lb-hijack.
-    assertFailures(xpath, 35, [
+    // 34 rules, one case each for the cluster, plus a second subject for cni-version and ipvs-lb-hijack.
+    assertFailures(xpath, 36, [
+      'cluster/clusterip-ping cluster warning',
       'cluster/cni-version daemonset/kube-flannel/kube-flannel-ds warning',
       'cluster/external-ips cluster warning',
       'cluster/ipvs-lb-hijack service/dns/coredns-external warning',
@@ -126,7 +127,7 @@ describe('renderJunit', () => {
       'cluster/kubernetes-version cluster warning',
       'cluster/nodeport-addresses cluster warning',
     ])
-    assert.equal(count(xpath, '/testsuites/testsuite'), 33)
+    assert.equal(count(xpath, '/testsuites/testsuite'), 34)
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check')
 
     const flannel = '//testcase[@classname="cluster/cni-version" and @name="daemonset/kube-flannel/kube-flannel-ds"]'

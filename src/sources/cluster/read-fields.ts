@@ -165,3 +165,103 @@ export function configMapData(object: ConfigMapObject): Record<string, string> {
   for (const [key, value] of Object.entries(object.data)) if (typeof value === 'string') data[key] = value
   return Object.fromEntries(declared.keysRead(data).map((key) => [key, data[key]]))
 }
+
+/** Where in a container a command runs: its own command line, or one of its exec probes. */
+export const COMMAND_PLACES = ['command', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const
+export type CommandPlace = (typeof COMMAND_PLACES)[number]
+
+/** One ping a container's command or exec probe runs, with the hosts it names as written. */
+export interface PingCommand {
+  container: string
+  place: CommandPlace
+  tool: string
+  targets: string[]
+}
+
+/**
+ * The tools that send ICMP echo requests. arping asks ARP, which a ClusterIP never answers on a pod's
+ * link, and hping3 or nping send TCP unless told otherwise: none of them is read.
+ */
+const PING_TOOLS = new Set(['ping', 'ping6', 'fping', 'fping6'])
+
+/** Options of iputils, BusyBox and fping ping that take the next word as their value (`-c 3`, `-I eth0`). */
+const OPTIONS_WITH_VALUE = new Set(['-b', '-B', '-c', '-C', '-e', '-F', '-H', '-i', '-I', '-l', '-m', '-M', '-O', '-p', '-Q', '-r', '-s', '-S', '-t', '-T', '-w', '-W', '-x', '-X'])
+
+/**
+ * Words a ping can name a host by: an IPv4 or IPv6 literal, a DNS name, or an environment variable
+ * (`$X`, `${X}`, Kubernetes' `$(X)`). Nothing else is kept: a word that is none of these may be anything.
+ */
+const HOST_WORD = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[\da-f]*:[\da-f:]*:[\da-f]*|[a-z\d](?:[-a-z\d]{0,61}[a-z\d])?(?:\.[a-z\d](?:[-a-z\d]{0,61}[a-z\d])?)*\.?|\$(?:\([a-z_]\w*\)|\{[a-z_]\w*\}|[a-z_]\w*))$/i
+
+/** A command line as shell words: variable references stay whole, quotes and operators split words. Linear: no backtracking. */
+const WORD = /\$\([a-z_]\w*\)|\$\{[a-z_]\w*\}|[^\s"'`;&|()<>]+|[;&|()<>`\n]/gi
+
+/** The most pings kept of one command line or probe: a script that pings more is listed by its first ones. */
+const PINGS_KEPT = 8
+
+/** The pings in one command line (command and args joined, or a probe's exec command). */
+function pingsIn(argv: readonly unknown[]): Array<{tool: string; targets: string[]}> {
+  const line = argv.map(String).join(' ')
+  // Most command lines name no ping: they are not split into words at all.
+  if (!line.includes('ping')) return []
+  const words = line.match(WORD) ?? []
+  const found: Array<{tool: string; targets: string[]}> = []
+  for (let index = 0; index < words.length && found.length < PINGS_KEPT; index++) {
+    const tool = words[index].slice(words[index].lastIndexOf('/') + 1)
+    if (!PING_TOOLS.has(tool)) continue
+    const targets: string[] = []
+    for (index++; index < words.length && !/^[;&|()<>`\n]$/.test(words[index]); index++) {
+      const word = words[index]
+      if (OPTIONS_WITH_VALUE.has(word)) index++
+      else if (!word.startsWith('-') && word.length <= 253 && HOST_WORD.test(word) && !/^\d+$/.test(word)) targets.push(word)
+    }
+
+    if (targets.length > 0) found.push({tool, targets})
+  }
+
+  return found
+}
+
+/** The pings a container runs: in its command and args, and in its exec probes. */
+export function containerPings(container: Record<string, unknown>): PingCommand[] {
+  const name = String(container.name ?? '')
+  const commandLines: Array<[CommandPlace, unknown[]]> = [['command', [...listOf(container.command), ...listOf(container.args)]]]
+  for (const place of COMMAND_PLACES.slice(1)) {
+    const probe = container[place] as undefined | {exec?: {command?: unknown}}
+    commandLines.push([place, listOf(probe?.exec?.command)])
+  }
+
+  return commandLines.flatMap(([place, argv]) => pingsIn(argv).map(({tool, targets}) => ({container: name, place, tool, targets})))
+}
+
+/**
+ * A container's pings as a snapshot keeps them, in the fields the API has, so containerPings reads
+ * them back the same: each place's pings as one `sh -c` line of `tool host…`, nothing else of it.
+ */
+export function pingFields(pings: readonly PingCommand[]): Record<string, unknown> {
+  const fields: Record<string, unknown> = {}
+  for (const place of COMMAND_PLACES) {
+    const here = pings.filter((ping) => ping.place === place)
+    if (here.length === 0) continue
+    const command = ['sh', '-c', here.map((ping) => [ping.tool, ...ping.targets].join(' ')).join('; ')]
+    fields[place] = place === 'command' ? command : {exec: {command}}
+  }
+
+  return fields
+}
+
+/** The pod spec of a workload's template: a CronJob's is inside its job template. */
+export function podTemplateSpec(workload: {spec?: unknown}): Record<string, unknown> | undefined {
+  const spec = workload.spec as undefined | {jobTemplate?: {spec?: {template?: {spec?: Record<string, unknown>}}}; template?: {spec?: Record<string, unknown>}}
+  return spec?.template?.spec ?? spec?.jobTemplate?.spec?.template?.spec
+}
+
+/**
+ * The pings of a workload's containers and init containers. A Job a CronJob created runs its CronJob's
+ * template, which is read and named instead: its own pings are not read.
+ */
+export function workloadPings(workload: {metadata?: {ownerReferences?: unknown}; spec?: unknown}): PingCommand[] {
+  if (listOf(workload.metadata?.ownerReferences).some((owner) => (owner as {kind?: unknown})?.kind === 'CronJob')) return []
+  const spec = podTemplateSpec(workload)
+  return [...listOf(spec?.containers), ...listOf(spec?.initContainers)].flatMap((container) => (typeof container === 'object' && container !== null ? containerPings(container as Record<string, unknown>) : []))
+}

@@ -51,16 +51,22 @@ export type Resource = GetResource | ListResource
 export type ResourceName =
   | 'calicoInstallations'
   | 'configMaps'
+  | 'cronJobs'
   | 'daemonSets'
+  | 'deployments'
   | 'endpointSlices'
   | 'felixConfigurations'
   | 'ingresses'
+  | 'jobs'
   | 'kubeProxyPods'
   | 'nodes'
   | 'openshiftNetworks'
   | 'prometheusRules'
   | 'services'
+  | 'statefulSets'
   | 'version'
+
+const WORKLOAD_WHY = 'pod templates whose probes or commands ping a Service (nftables mode never answers ping on a ClusterIP)'
 
 /**
  * In the order they are read, a few at a time (--api-concurrency): the largest lists first, so that the
@@ -80,7 +86,17 @@ export const RESOURCES: readonly Resource[] = [
   },
   {kind: 'list', name: 'nodes', path: '/api/v1/nodes', apiGroup: '', resource: 'nodes', why: 'kernel, OS, kubelet/kube-proxy versions, addresses, platform'},
   {kind: 'list', name: 'services', path: '/api/v1/services', apiGroup: '', resource: 'services', why: 'Service types, port names, NodePorts, load-balancer addresses, affinity'},
-  {kind: 'list', name: 'daemonSets', path: '/apis/apps/v1/daemonsets', apiGroup: 'apps', resource: 'daemonsets', why: 'kube-proxy, CNI and related components, their images and flags'},
+  {kind: 'list', name: 'daemonSets', path: '/apis/apps/v1/daemonsets', apiGroup: 'apps', resource: 'daemonsets', why: 'kube-proxy, CNI and related components, their images and flags; pings in their templates'},
+  // Workload templates, for probes and commands that ping a Service: not every Pod, and not ReplicaSets, of which
+  // each Deployment keeps up to ten old copies of its template; a Job a CronJob made is read through the CronJob.
+  ...(
+    [
+      ['deployments', 'apps', 'deployments'],
+      ['statefulSets', 'apps', 'statefulsets'],
+      ['jobs', 'batch', 'jobs'],
+      ['cronJobs', 'batch', 'cronjobs'],
+    ] as const
+  ).map(([name, apiGroup, resource]): ListResource => ({kind: 'list', name, path: `/apis/${apiGroup}/v1/${resource}`, apiGroup, resource, why: WORKLOAD_WHY})),
   {
     kind: 'list',
     name: 'kubeProxyPods',

@@ -1,4 +1,4 @@
-import {configMapData, containerFlags, flagArgs, readEnv, readNodeLabels} from './read-fields.js'
+import {configMapData, containerFlags, containerPings, flagArgs, pingFields, podTemplateSpec, readEnv, readNodeLabels, workloadPings} from './read-fields.js'
 import type {ResourceName} from './resources.js'
 import type {KubeObject} from './snapshot.js'
 
@@ -36,8 +36,26 @@ function containers(list: unknown): Raw[] {
     if (args.length > 0) kept.args = args
     const env = readEnv(container.env)
     if (env.size > 0) kept.env = [...env].map(([name, value]) => ({name, value}))
-    return kept
+    return Object.assign(kept, pingFields(containerPings(container)))
   })
+}
+
+/**
+ * A workload read for its pings alone (Deployments, StatefulSets, Jobs, CronJobs): its name, and of its
+ * template only the containers that ping, each with only its pings.
+ */
+function workloadTemplate(object: Raw): KubeObject {
+  const pings = workloadPings(object)
+  const names = new Set(pings.map((ping) => ping.container))
+  const spec = podTemplateSpec(object) as Raw | undefined
+  const kept = (list: unknown) =>
+    (Array.isArray(list) ? list : [])
+      .filter((container: Raw) => names.has(container?.name))
+      .map((container: Raw) => ({name: container.name, ...pingFields(pings.filter((ping) => ping.container === container.name))}))
+  const template: Raw = {spec: {containers: kept(spec?.containers)}}
+  const initContainers = kept(spec?.initContainers)
+  if (initContainers.length > 0) template.spec.initContainers = initContainers
+  return {metadata: identity(object), spec: object.spec?.jobTemplate ? {jobTemplate: {spec: {template}}} : {template}}
 }
 
 function podSpec(spec: Raw | undefined): Raw {
@@ -70,12 +88,17 @@ const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
     if (os !== undefined) template.nodeSelector = {'kubernetes.io/os': os}
     return {metadata: identity(object), spec: {template: {spec: template}}}
   },
+  deployments: workloadTemplate,
+  statefulSets: workloadTemplate,
+  jobs: workloadTemplate,
+  cronJobs: workloadTemplate,
   kubeProxyPods: (object) => ({metadata: identity(object), spec: podSpec(object.spec)}),
   configMaps: (object) => ({metadata: identity(object), data: configMapData(object)}),
   services: (object) => {
     const spec = pick(object.spec, ['type', 'externalIPs', 'healthCheckNodePort'])
-    // A headless Service gets no kube-proxy rules: of its clusterIP, only that it is None is kept.
-    if (object.spec?.clusterIP === 'None') spec.clusterIP = 'None'
+    // The addresses a ping of the Service reaches (a headless Service's None: it gets no kube-proxy rules).
+    if (typeof object.spec?.clusterIP === 'string' && object.spec.clusterIP !== '') spec.clusterIP = object.spec.clusterIP
+    if (Array.isArray(object.spec?.clusterIPs) && object.spec.clusterIPs.length > 1) spec.clusterIPs = object.spec.clusterIPs
     // Of each port only its name is read (kube-proxy's nftables comments carry it); an unnamed port is an empty object.
     spec.ports = Array.isArray(object.spec?.ports) ? object.spec.ports.map((port: Raw) => (typeof port?.name === 'string' && port.name !== '' ? {name: port.name} : {})) : []
     return {metadata: identity(object), spec, status: {loadBalancer: {ingress: loadBalancerIngress(object)}}}
