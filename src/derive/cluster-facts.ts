@@ -457,6 +457,10 @@ function detectPlatform(nodes: KubeObject[], resources: SnapshotReads): string |
   if (openshiftNetwork.failure) return openshiftNetwork.failure
   if (providerID.startsWith('k3s://') || /\+k3s/.test(kubelet) || /\+k3s/.test(gitVersion)) return 'k3s'
   if (providerID.startsWith('rke2://') || /\+rke2/.test(kubelet)) return 'rke2'
+  // k0s builds its kubelet and API server as v1.35.1+k0s, and runs kube-proxy on its own image.
+  if (/\+k0s/.test(kubelet) || /\+k0s/.test(gitVersion) || resources.items('daemonSets').some((daemonSet) => containersOf(daemonSet).some((container) => container.image.includes('/k0sproject/kube-proxy')))) return 'k0s'
+  // KKP's machine deployments label their nodes with the user cluster's and project's IDs (a heuristic: nothing in a user cluster names KKP).
+  if (/(^| )system\/cluster( |$)/.test(labels) && /(^| )system\/project( |$)/.test(labels)) return 'kubermatic'
   if (/-eks-/.test(gitVersion) || /eks\.amazonaws\.com\//.test(labels)) return 'eks'
   if (/kubernetes\.azure\.com\//.test(labels) || providerID.startsWith('azure://')) return 'aks'
   if (/-gke\./.test(gitVersion) || /cloud\.google\.com\/gke/.test(labels)) return 'gke'

@@ -116,7 +116,7 @@ export const NODE_FACTS = [
 export const CLUSTER_FACTS = [
   {path: 'cluster.version', type: 'string', description: 'Kubernetes API server version, major.minor.patch (1.33.4).'},
   {path: 'cluster.gitVersion', type: 'string', description: 'The server\'s gitVersion as reported (v1.33.4-eks-1234567).'},
-  {path: 'cluster.platform', type: 'string', description: 'eks, aks, gke, openshift, k3s, rke2, kind, talos, kops, cce, ack, tke, kubeadm or unknown.'},
+  {path: 'cluster.platform', type: 'string', description: 'eks, aks, gke, openshift, k3s, rke2, k0s, kubermatic, kind, talos, kops, cce, ack, tke, kubeadm or unknown.'},
   {path: 'cluster.proxyMode', type: 'string', description: 'kube-proxy\'s current mode: iptables, ipvs, nftables, none (no kube-proxy) or unknown; an unset mode is its version\'s default.'},
   {path: 'cluster.targetVersion', type: 'string', description: 'The Kubernetes version the migration aims at (--target-version), major.minor.'},
   {path: 'cluster.nodes', type: 'int', description: 'Nodes in the cluster.'},

@@ -269,7 +269,7 @@ describe('the plan from facts', () => {
 
 describe('platform recipes (platforms/)', () => {
   it('cover every platform kpx-check detects', () => {
-    for (const platform of ['eks', 'aks', 'gke', 'openshift', 'k3s', 'rke2', 'kind', 'talos', 'kops', 'cce', 'ack', 'tke', 'kubeadm']) {
+    for (const platform of ['eks', 'aks', 'gke', 'openshift', 'k3s', 'rke2', 'k0s', 'kubermatic', 'kind', 'talos', 'kops', 'cce', 'ack', 'tke', 'kubeadm']) {
       assert.ok(recipes.has(platform), platform)
     }
   })

@@ -86,10 +86,10 @@ export function readEnv(env: unknown): Map<string, string> {
 
 /**
  * Node labels a check or the plan reads: the OS, the roles, and the ones that name a platform or a node
- * pool (EKS, AKS, GKE, Karpenter, OpenShift, CCE, ACK, TKE, kOps). The others, often dozens a node, are never kept.
+ * pool (EKS, AKS, GKE, Karpenter, OpenShift, CCE, ACK, TKE, kOps, KKP's system/cluster and system/project). The others, often dozens a node, are never kept.
  */
 const READ_NODE_LABELS =
-  /^(kubernetes\.io\/os|node-role\.kubernetes\.io\/.+|eks\.amazonaws\.com\/.+|kubernetes\.azure\.com\/(cluster|agentpool|os-sku)|cloud\.google\.com\/gke-.+|karpenter\.sh\/nodepool|node\.openshift\.io\/.+|cce\.cloud\.com\/.+|alibabacloud\.com\/.+|ack\.aliyun\.com.*|tke\.cloud\.tencent\.com\/.+|kops\.k8s\.io\/.+)$/
+  /^(kubernetes\.io\/os|node-role\.kubernetes\.io\/.+|eks\.amazonaws\.com\/.+|kubernetes\.azure\.com\/(cluster|agentpool|os-sku)|cloud\.google\.com\/gke-.+|karpenter\.sh\/nodepool|node\.openshift\.io\/.+|cce\.cloud\.com\/.+|alibabacloud\.com\/.+|ack\.aliyun\.com.*|tke\.cloud\.tencent\.com\/.+|kops\.k8s\.io\/.+|system\/(cluster|project))$/
 
 const readLabelsOf = new WeakMap<object, Record<string, string>>()
 
