@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
-import {execRbacManifest, rbacManifest} from '../sources/cluster/rbac.js'
+import {probeNamespace} from '../cli/ssh-flags.js'
+import {execRbacManifest, podProbeRbacManifest, rbacManifest} from '../sources/cluster/rbac.js'
 
 export default class Rbac extends KpxCommand {
   static enableJsonFlag = false
@@ -12,12 +13,16 @@ export default class Rbac extends KpxCommand {
     'Read-only (get/list), no Secrets, ConfigMaps only by name. Apply it for a person or group, or for an in-cluster Job\'s service account.',
     'With --node-probe exec, also a Role of its own in kube-system that allows pods/exec (create, get), which `cluster --node-probe exec` needs to',
     'run the collector in the kube-proxy pods: write access is opt-in, and can be granted and revoked apart from the reads.',
+    'With --node-probe pod, a Role NAME-pod in kube-system that allows creating, watching and deleting pods and reading',
+    'their logs, for `cluster --node-probe pod`; with --probe-namespace too, a ClusterRole instead (a Role cannot be bound in',
+    'a namespace before it exists) that also allows creating namespaces and deleting that one. --node-probe exec,pod prints both.',
   ].join('\n')
 
   static examples = [
     '<%= config.bin %> rbac --group platform-readers | kubectl apply -f -',
     '<%= config.bin %> rbac --service-account kpx-check/kpx-check | kubectl apply -f -',
     '<%= config.bin %> rbac --node-probe exec --group platform-readers | kubectl apply -f -',
+    '<%= config.bin %> rbac --node-probe pod --service-account kpx-check/kpx-check | kubectl apply -f -',
   ]
 
   static flags = {
@@ -25,13 +30,24 @@ export default class Rbac extends KpxCommand {
     user: Flags.string({description: 'Bind to this user.', exclusive: ['group', 'service-account']}),
     group: Flags.string({description: 'Bind to this group.', exclusive: ['user', 'service-account']}),
     'service-account': Flags.string({description: 'Bind to this service account (NAMESPACE/NAME).', exclusive: ['user', 'group'], helpValue: 'NAMESPACE/NAME'}),
-    'node-probe': Flags.string({description: 'Also print the Role `cluster --node-probe exec` needs (pods/exec in kube-system), named NAME-exec.', options: ['exec']}),
+    'node-probe': Flags.string({
+      description: 'Also print what `cluster --node-probe` needs to write: pods/exec in kube-system (NAME-exec), probe pods (NAME-pod), or both.',
+      options: ['exec', 'pod', 'exec,pod'],
+    }),
+    'probe-namespace': Flags.string({description: 'With --node-probe pod: the namespace `cluster --probe-namespace` names, which it creates and deletes.', helpValue: 'NAMESPACE'}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Rbac)
     const subject = subjectOf(flags)
-    this.log(flags['node-probe'] === 'exec' ? `${rbacManifest(flags.name, subject)}\n---\n${execRbacManifest(flags.name, subject)}` : rbacManifest(flags.name, subject))
+    const probe = flags['node-probe'] ?? ''
+    const namespace = probeNamespace(flags['probe-namespace'], flags['node-probe'])
+    const documents = [
+      rbacManifest(flags.name, subject),
+      ...(probe.includes('exec') ? [execRbacManifest(flags.name, subject)] : []),
+      ...(probe.includes('pod') ? [podProbeRbacManifest(flags.name, subject, namespace)] : []),
+    ]
+    this.log(documents.join('\n---\n'))
   }
 }
 

@@ -189,7 +189,7 @@ describe('cluster --node-probe exec', () => {
     assert.match(ssh.stderr, /--ssh-user only apply with --node-probe ssh/)
     const bare = await runCli(['cluster', '--snapshot', 'unused.json', '--concurrency', '4'])
     assert.equal(bare.code, 2)
-    assert.match(bare.stderr, /--concurrency only apply with --node-probe ssh or exec/)
+    assert.match(bare.stderr, /--concurrency only apply with --node-probe ssh, exec or pod/)
   })
 
   it('rbac --node-probe exec adds a Role of its own for pods/exec in kube-system; without it nothing may exec', async () => {

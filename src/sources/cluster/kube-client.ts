@@ -58,10 +58,11 @@ export function nextPageLimit(length: PagedLength, items: number): number {
 }
 
 /**
- * A small read-only Kubernetes client: the kubeconfig is found and checked in kubeconfig.ts, and
+ * A small Kubernetes client: the kubeconfig is found and checked in kubeconfig.ts, and
  * authentication comes from it, or from @kubernetes/client-node for plugins (imported lazily: it
  * costs about 0.7 s to load); requests are plain HTTPS GETs whose JSON is parsed once, without
- * client-node's model objects, which are slow on tens of thousands of Services.
+ * client-node's model objects, which are slow on tens of thousands of Services. Only the probe pods
+ * (`--node-probe pod`, asked for) write: create() and delete(), never retried blindly.
  */
 export class KubeClient {
   private constructor(
@@ -101,6 +102,28 @@ export class KubeClient {
     return value
   }
 
+  /** POST an object to a collection; the created object, parsed. Not retried: a create that timed out may have happened. */
+  async create(path: string, object: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const {value} = await this.requestOnce<unknown>('POST', path, {body: JSON.stringify(object)})
+    if (!isObject(value)) throw malformed(path, `expected an object, found ${describeJson(value)}`)
+    return value
+  }
+
+  /** DELETE one object; one that is gone already (404) counts as deleted. Retried as reads are (deleting twice is deleting). */
+  async delete(path: string): Promise<void> {
+    try {
+      await this.withRetries(() => this.requestOnce<unknown>('DELETE', path, {}))
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 404)) throw error
+    }
+  }
+
+  /** GET a text answer (pods/log), at most `maxLength` characters: a longer one is malformed. */
+  async getText(path: string, maxLength: number): Promise<string> {
+    const {value} = await this.withRetries(() => this.requestOnce<string>('GET', path, {text: maxLength}))
+    return value
+  }
+
   /**
    * Every item of a list, page by page (limit + continue); `each` sees each page's items as they come.
    * With `countOnly`, each item's array under that field comes as its length (list-json.ts).
@@ -127,27 +150,39 @@ export class KubeClient {
   }
 
   /** GET a path: its parsed body, and the body's length as received and as parsed (`countOnly` arrays counted). */
-  private async getParsed<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
-    for (let attempt = 0; ; attempt++) {
+  private getParsed<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
+    return this.withRetries(() => this.requestOnce<T>('GET', path, {countOnly}))
+  }
+
+  /** Retries 429 and 5xx answers with backoff (Retry-After when given). */
+  private async withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
       this.signal?.throwIfAborted()
       try {
-        return await this.getOnce<T>(path, countOnly)
+        return await attempt()
       } catch (error) {
         const retryable = error instanceof ApiError && (error.code === 429 || error.code >= 500)
-        if (!retryable || attempt >= RETRIES) throw error
-        await sleep((error as ApiError & {retryAfterMs?: number}).retryAfterMs ?? 200 * 2 ** attempt)
+        if (!retryable || tries >= RETRIES) throw error
+        await sleep((error as ApiError & {retryAfterMs?: number}).retryAfterMs ?? 200 * 2 ** tries)
       }
     }
   }
 
-  private getOnce<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
+  /** One request: a JSON body sent, the answer parsed (or, with `text`, kept as text of at most that length). */
+  private requestOnce<T>(method: 'DELETE' | 'GET' | 'POST', path: string, options: {body?: string; countOnly?: CountedField; text?: number}): Promise<{value: T; length: PagedLength}> {
     return new Promise((resolve, reject) => {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
-      const request = https.get(`${this.server}${path}`, {agent: this.agent, headers: this.headers}, (response) => {
-        readBody(response, countOnly).then(({body, received}) => {
+      const headers = options.body === undefined ? this.headers : {...this.headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(options.body))}
+      const request = https.request(`${this.server}${path}`, {method, agent: this.agent, headers}, (response) => {
+        readBody(response, options.countOnly, options.text).then(({body, received}) => {
           clearTimeout(deadline)
           const code = response.statusCode ?? 0
+          if (code >= 200 && code < 300 && options.text !== undefined) {
+            resolve({value: body as T, length: {received, parsed: 0}})
+            return
+          }
+
           if (code >= 200 && code < 300) {
             try {
               resolve({value: JSON.parse(body) as T, length: {received, parsed: body.length}})
@@ -171,6 +206,7 @@ export class KubeClient {
       const deadline = setTimeout(() => request.destroy(new ApiError(0, `no answer within ${this.timeoutMs / 1000}s (--request-timeout)`, 'Timeout')), this.timeoutMs)
       request.on('close', () => clearTimeout(deadline))
       request.on('error', (error) => fail(error instanceof ApiError ? error : transportError(error)))
+      request.end(options.body)
     })
   }
 }
@@ -251,7 +287,7 @@ async function accessWithClientNode(context: KubeContext): Promise<Access> {
  * same for JSON in ASCII). Decoded chunks joined once make a flat string, which JSON.parse reads
  * fastest; with `countOnly`, the bytes go through an ItemArrayCounter instead (list-json.ts).
  */
-function readBody(response: IncomingMessage, countOnly?: CountedField): Promise<{body: string; received: number}> {
+function readBody(response: IncomingMessage, countOnly?: CountedField, maxLength = Number.POSITIVE_INFINITY): Promise<{body: string; received: number}> {
   return new Promise((resolve, reject) => {
     response.on('error', reject)
     // A connection that ends before the body is complete: what came is not the answer.
@@ -266,8 +302,13 @@ function readBody(response: IncomingMessage, countOnly?: CountedField): Promise<
     }
 
     const chunks: string[] = []
+    let length = 0
     response.setEncoding('utf8')
-    response.on('data', (chunk: string) => chunks.push(chunk))
+    response.on('data', (chunk: string) => {
+      length += chunk.length
+      if (length > maxLength) response.destroy(new Error(`the answer is longer than ${maxLength} characters`))
+      else chunks.push(chunk)
+    })
     response.on('end', () => {
       const body = chunks.join('')
       resolve({body, received: body.length})
