@@ -1,6 +1,7 @@
 /**
  * Measuring a command for the benchmarks: wall time around its child process, and peak RSS read
- * from /proc/<pid>/status (VmHWM) every 10 ms while it runs. Its stdout is read and dropped.
+ * from /proc/<pid>/status (VmHWM) and CPU time from /proc/<pid>/stat every 10 ms while it runs (so the
+ * CPU time misses at most its last 10 ms). Its stdout is read and dropped.
  */
 import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
@@ -8,6 +9,8 @@ import {readFileSync} from 'node:fs'
 export interface Measurement {
   wallMs: number
   peakRssMb: number
+  /** User and system CPU time, as last sampled. */
+  cpuMs: number
   exitCode: null | number
 }
 
@@ -21,17 +24,32 @@ export function peakRss(pid: number): number {
   }
 }
 
+/** The process's user and system CPU time so far, in ms (clock ticks of 10 ms); 0 once it has gone. */
+export function cpuTime(pid: number): number {
+  try {
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ', 2)[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
 export function measure(command: string, args: string[]): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
     const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'inherit']})
     let peak = 0
-    const sampler = setInterval(() => (peak = Math.max(peak, peakRss(child.pid!))), 10)
+    let cpu = 0
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, peakRss(child.pid!))
+      cpu = Math.max(cpu, cpuTime(child.pid!))
+    }, 10)
     child.stdout.resume()
     child.on('error', reject)
     child.on('exit', (exitCode) => {
       clearInterval(sampler)
-      resolve({wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakRssMb: peak, exitCode})
+      resolve({wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakRssMb: peak, cpuMs: cpu, exitCode})
     })
   })
 }

@@ -16,7 +16,9 @@
  *   namespace whose `pod-security.kubernetes.io/enforce` label is baseline or restricted and that asks
  *   for host namespaces, privilege or hostPath volumes is refused with Pod Security's own message; a
  *   created Pod bound to a Node is run by that node's stand-in kubelet (apiserver-kubelet.ts), its log
- *   the command's output.
+ *   the command's output. For 300 ms after a namespace is created, pods in it are refused for want of
+ *   its `default` service account, as the ServiceAccount admission refuses them until its controller has
+ *   made one.
  * - Gets by name. A missing object → 404 NotFound Status with `details: {name, kind}`; an unknown
  *   resource or a custom resource whose CRD is not installed → the real 404 "the server could not
  *   find the requested resource".
@@ -749,6 +751,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     )
   }
 
+  const namespacesMade = new Map<string, number>()
   /** A created Pod (in an existing namespace, past Pod Security) goes to its node's kubelet; a Namespace is stored. */
   const createObject = (collection: Collection, namespace: string | undefined, body: string): Answer => {
     let object: AnyObject
@@ -759,9 +762,18 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     }
 
     if (typeof object?.metadata?.name !== 'string') return statusAnswer(422, `${collection.type.kind} is invalid: metadata.name: Required value: name or generateName is required`)
-    if (namespace === undefined) return store.create(collection, object)
+    if (namespace === undefined) {
+      namespacesMade.set(object.metadata.name, Date.now())
+      return store.create(collection, object)
+    }
+
     const namespaceObject = store.all('/api/v1/namespaces').find((candidate) => candidate.metadata.name === namespace)
     if (!namespaceObject) return statusAnswer(404, `namespaces "${namespace}" not found`, {name: namespace, kind: 'namespaces'})
+    // As the ServiceAccount admission does until the controller has made a new namespace's default service account.
+    if (Date.now() - (namespacesMade.get(namespace) ?? 0) < SERVICE_ACCOUNT_DELAY_MS) {
+      return statusAnswer(403, `pods "${object.metadata.name}" is forbidden: error looking up service account ${namespace}/default: serviceaccount "default" not found`, {name: object.metadata.name, kind: 'pods'})
+    }
+
     const pod = {...object, metadata: {...object.metadata, namespace}}
     const violation = podSecurityViolation(pod, namespaceObject.metadata.labels?.['pod-security.kubernetes.io/enforce'])
     if (violation) return statusAnswer(403, violation, {name: pod.metadata.name, kind: 'pods'})
@@ -814,6 +826,9 @@ function parsedOrNothing(text: string): Record<string, unknown> | undefined {
     return undefined
   }
 }
+
+/** How long after a namespace is created its `default` service account is missing, and pods in it refused. */
+const SERVICE_ACCOUNT_DELAY_MS = 300
 
 /** What a client may create and delete: probe pods and the namespace they run in. */
 const WRITABLE = new Set(['pods', 'namespaces'])

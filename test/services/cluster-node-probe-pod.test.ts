@@ -15,6 +15,7 @@ import {after, before, describe, it} from 'node:test'
 import {parseAllDocuments} from 'yaml'
 
 import type {Report} from '../../src/contract/report.js'
+import {startKubeProxyStandIn} from '../helpers/apiserver-exec.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {type ApiServer, type ApiServerOptions, DEFAULT_USER, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
@@ -43,8 +44,7 @@ function hostRoot(osRelease: string): string {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kpx-pod-probe-'))
-  kubeProxy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '--config=/var/lib/kube-proxy/config.conf'], {argv0: 'kube-proxy', stdio: 'ignore'})
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  kubeProxy = await startKubeProxyStandIn()
 })
 
 after(() => {
@@ -166,6 +166,9 @@ describe('cluster --node-probe pod', () => {
     const namespace = server.requests.find((request) => request.method === 'POST' && request.path === '/api/v1/namespaces')
     assert.deepEqual((namespace?.body?.metadata as {labels: Record<string, string>}).labels['pod-security.kubernetes.io/enforce'], 'privileged')
     assert.ok(server.requests.some((request) => request.method === 'DELETE' && request.path === '/api/v1/namespaces/kpx-probes'))
+    // Refused at first for want of the new namespace's default service account, then made.
+    const creates = server.requests.filter((request) => request.method === 'POST' && request.path === '/api/v1/namespaces/kpx-probes/pods')
+    assert.ok(creates.some((request) => request.status === 403) && creates.filter((request) => request.status === 201).length === KUBEADM_NODES.length)
   })
 
   it('a refused create is each node\'s reason, quoting the server: Pod Security, RBAC, GKE Autopilot, an OpenShift SCC; no pod is made', async () => {

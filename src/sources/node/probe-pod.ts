@@ -36,6 +36,9 @@ export const LOG_LIMIT = 16 * 1024 * 1024
 
 /** Past its own deadline, how long a probe pod is left to its kubelet to be reported Failed before kpx-check stops waiting. */
 const DEADLINE_GRACE_SECONDS = 10
+/** The ServiceAccount admission's refusal in a namespace whose `default` service account is not made yet, and how often (every 0.5 s) it is tried again. */
+const NO_SERVICE_ACCOUNT_YET = /error looking up service account [^ ]+\/default: serviceaccount "default" not found/
+const SERVICE_ACCOUNT_TRIES = 20
 /** A probe pod of another run this much past its deadline is a leftover: its run has given up on it. */
 const LEFTOVER_AFTER_SECONDS = 60
 
@@ -228,12 +231,8 @@ class ProbeRun {
     const name = `kpx-check-probe-${this.id}-${createHash('sha256').update(node).digest('hex').slice(0, 10)}`
     const origin = `${this.namespace}/${name}`
     const manifest = probePodManifest({name, namespace: this.namespace, node, image, runId: this.id, timeoutSeconds: this.options.timeoutSeconds, script})
-    try {
-      await this.client.create(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, manifest)
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error
-      return unreachable('pod', origin, node, createRefusal(error))
-    }
+    const refusal = await this.createPod(manifest)
+    if (refusal) return unreachable('pod', origin, node, refusal)
 
     this.created.add(name)
     try {
@@ -247,6 +246,23 @@ class ProbeRun {
       return probed
     } finally {
       await this.deletePod(name)
+    }
+  }
+
+  /**
+   * Creates the pod; or why it was refused. In a namespace just made, the ServiceAccount admission refuses
+   * pods until the controller has made its `default` service account: that refusal is tried again.
+   */
+  private async createPod(manifest: Record<string, unknown>): Promise<string | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.create(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, manifest)
+        return undefined
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        if (!NO_SERVICE_ACCOUNT_YET.test(error.message) || attempt >= SERVICE_ACCOUNT_TRIES || this.signal.aborted) return createRefusal(error)
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
     }
   }
 
@@ -383,7 +399,7 @@ function stillWaiting(pod: PodStatus | undefined, seconds: number): string {
  * all of them, however many nodes there are.
  */
 class PodWatcher {
-  private readonly waiting = new Map<string, {deadline: number; seconds: number; resolve: (outcome: Finished) => void}>()
+  private readonly waiting = new Map<string, {deadline: number; seconds: number; resolve: (outcome: Finished) => void; reject: (reason: unknown) => void}>()
   private readonly last = new Map<string, PodStatus>()
   private timer?: NodeJS.Timeout
   private polling = false
@@ -394,30 +410,30 @@ class PodWatcher {
     private readonly selector: string,
     private readonly pollMilliseconds: number,
     private readonly signal: AbortSignal,
-  ) {}
+  ) {
+    // One listener for every wait: an abort ends them all.
+    signal.addEventListener('abort', () => {
+      for (const waiter of this.waiting.values()) waiter.reject(signal.reason)
+      this.waiting.clear()
+    }, {once: true})
+  }
 
   /** Resolves when the pod has finished or failed for good, or `waitMilliseconds` from now; rejects with the signal's reason when it aborts. */
   finished(name: string, waitMilliseconds: number): Promise<Finished> {
     return new Promise((resolve, reject) => {
-      const abort = () => {
-        this.waiting.delete(name)
-        reject(this.signal.reason)
-      }
-
       if (this.signal.aborted) {
-        abort()
+        reject(this.signal.reason)
         return
       }
 
-      this.signal.addEventListener('abort', abort, {once: true})
       this.waiting.set(name, {
         deadline: Date.now() + waitMilliseconds,
         seconds: Math.round(waitMilliseconds / 1000),
         resolve: (outcome) => {
-          this.signal.removeEventListener('abort', abort)
           this.waiting.delete(name)
           resolve(outcome)
         },
+        reject,
       })
       this.schedule()
     })
