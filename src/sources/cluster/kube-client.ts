@@ -285,7 +285,8 @@ async function accessWithClientNode(context: KubeContext): Promise<Access> {
 /**
  * The body as text, and its length as received (characters decoded, or bytes with `countOnly`: the
  * same for JSON in ASCII). Decoded chunks joined once make a flat string, which JSON.parse reads
- * fastest; with `countOnly`, the bytes go through an ItemArrayCounter instead (list-json.ts).
+ * fastest; with `countOnly`, the bytes go through an ItemArrayCounter instead (list-json.ts). A body
+ * longer than `maxLength` characters is cut off with an error, not read on.
  */
 function readBody(response: IncomingMessage, countOnly?: CountedField, maxLength = Number.POSITIVE_INFINITY): Promise<{body: string; received: number}> {
   return new Promise((resolve, reject) => {
