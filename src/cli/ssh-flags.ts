@@ -100,6 +100,7 @@ export function nodeSshProbe(flags: SshFlagValues & {inventory?: string[]; ssh?:
 
 interface ClusterProbeFlagValues extends SshFlagValues {
   'node-probe'?: string
+  'probe-namespace'?: string
   'ssh-user'?: string
   'ssh-host-template'?: string
   inventory?: string[]
@@ -109,19 +110,44 @@ interface ClusterProbeFlagValues extends SshFlagValues {
 /** Seconds each node may take unless --timeout says otherwise, over SSH or by exec. */
 const DEFAULT_NODE_TIMEOUT = 60
 
-/** `cluster --node-probe ssh|exec`: how to reach the Nodes; the probe's flags alone, or SSH's with exec, are a mistake. */
-export function clusterNodeProbe(flags: ClusterProbeFlagValues): NodeProbeOptions | undefined {
-  const given = (names: ReadonlyArray<keyof ClusterProbeFlagValues>) => names.filter((name) => flags[name] !== undefined).map((name) => `--${name}`)
-  const shared = given(['concurrency', 'timeout'])
-  const sshOnly = [...givenSshFlags(flags).filter((flag) => !shared.includes(flag)), ...given(['ssh-user', 'ssh-host-template', 'inventory'])]
-  if (flags['node-probe'] === undefined && sshOnly.length > 0) throw new UsageError(`${[...sshOnly, ...shared].join(', ')} only apply with --node-probe ssh`)
-  if (flags['node-probe'] === undefined && shared.length > 0) throw new UsageError(`${shared.join(', ')} only apply with --node-probe ssh or exec`)
-  if (flags['node-probe'] === 'exec') {
-    if (sshOnly.length > 0) throw new UsageError(`${sshOnly.join(', ')} only apply with --node-probe ssh`, ['--node-probe exec reaches the nodes through the API server, with the kubeconfig\'s credentials.'])
-    return {method: 'exec', concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY, timeoutSeconds: flags.timeout ?? DEFAULT_NODE_TIMEOUT}
+/** The probes that make pods. */
+const POD_PROBES = ['pod', 'exec,pod'] as const
+
+function makesPods(method: string | undefined): method is (typeof POD_PROBES)[number] {
+  return (POD_PROBES as readonly string[]).includes(method ?? '')
+}
+
+/** A Kubernetes namespace name: an RFC 1123 label. */
+const NAMESPACE_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
+
+/** --probe-namespace, checked: only with a probe that makes pods, and a namespace name. */
+export function probeNamespace(namespace: string | undefined, method: string | undefined): string | undefined {
+  if (namespace === undefined) return undefined
+  if (!makesPods(method)) throw new UsageError('--probe-namespace only applies with --node-probe pod or exec,pod')
+  if (!NAMESPACE_NAME.test(namespace)) {
+    throw new UsageError(`--probe-namespace ${namespace}: not a namespace name`, ['A namespace name is at most 63 lower-case letters, digits and dashes, starting and ending with a letter or digit.'])
   }
 
-  if (flags['node-probe'] !== 'ssh') return undefined
+  return namespace
+}
+
+/** `cluster --node-probe ssh|exec|pod|exec,pod`: how to reach the Nodes; the probe's flags alone, or SSH's with another probe, are a mistake. */
+export function clusterNodeProbe(flags: ClusterProbeFlagValues): NodeProbeOptions | undefined {
+  const given = (names: ReadonlyArray<keyof ClusterProbeFlagValues>) => names.filter((name) => flags[name] !== undefined).map((name) => `--${name}`)
+  const method = flags['node-probe']
+  const shared = given(['concurrency', 'timeout'])
+  const sshOnly = [...givenSshFlags(flags).filter((flag) => !shared.includes(flag)), ...given(['ssh-user', 'ssh-host-template', 'inventory'])]
+  const namespace = probeNamespace(flags['probe-namespace'], method)
+  if (method === undefined && sshOnly.length > 0) throw new UsageError(`${[...sshOnly, ...shared].join(', ')} only apply with --node-probe ssh`)
+  if (method === undefined && shared.length > 0) throw new UsageError(`${shared.join(', ')} only apply with --node-probe ssh, exec or pod`)
+  if (method === 'exec' || makesPods(method)) {
+    if (sshOnly.length > 0) throw new UsageError(`${sshOnly.join(', ')} only apply with --node-probe ssh`, [`--node-probe ${method} reaches the nodes through the API server, with the kubeconfig's credentials.`])
+    const common = {concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY, timeoutSeconds: flags.timeout ?? DEFAULT_NODE_TIMEOUT}
+    if (method === 'exec') return {method, ...common}
+    return {method, ...common, ...(namespace === undefined ? {} : {namespace})}
+  }
+
+  if (method !== 'ssh') return undefined
   return {
     method: 'ssh',
     probe: sshProbeOptions(flags, flags.timeout ?? DEFAULT_NODE_TIMEOUT),

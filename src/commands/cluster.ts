@@ -4,6 +4,7 @@ import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
 import {fleetFlags, fleetSelection} from '../cli/fleet-flags.js'
+import {withInterrupts} from '../cli/interrupts.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {FleetReport} from '../contract/fleet.js'
@@ -19,13 +20,23 @@ export default class Cluster extends KpxCommand {
     'Reads (get/list only, never Secrets) the nodes, kube-proxy and its configuration, the CNI and other networking',
     'DaemonSets, Services, EndpointSlices and Ingresses, then runs the cluster rules and the node rules on every Linux',
     'node as the API shows it. Facts only a node shell can see (nft, kernel features, firewalls) stay unknown until the',
-    'nodes are probed: --node-probe ssh|exec, or bundles collected on the nodes (--facts). `<%= config.bin %> rbac` prints the permissions it needs.',
+    'nodes are probed: --node-probe ssh|exec|pod|exec,pod, or bundles collected on the nodes (--facts). `<%= config.bin %> rbac` prints the permissions it needs.',
     '',
     'With --node-probe exec, runs the collector inside each Linux Node\'s running kube-proxy pod (pods/exec in kube-system,',
     'through the API server: no new pod, no SSH) and evaluates the node rules on what it finds; what the kube-proxy container',
     'cannot see of the node (its os-release, services, addresses) stays unknown with the reason. It needs pods/exec:',
     '`<%= config.bin %> rbac --node-probe exec` prints that Role. Nodes without a running kube-proxy pod, where exec is forbidden,',
     'or whose image has no shell, are reported with the reason.',
+    '',
+    'With --node-probe pod, makes a short-lived probe pod on each Linux Node (kube-proxy\'s image, pinned by digest, IfNotPresent;',
+    'host network and PID namespaces, privileged, the host\'s /etc, /boot and /lib/modules read-only; every taint tolerated;',
+    'activeDeadlineSeconds --timeout) in kube-system, or in a namespace it creates with --probe-namespace, reads the',
+    'collector\'s bundle from its log and deletes it, on success, failure, SIGINT and SIGTERM (exit 130, 143) alike; a later run',
+    'deletes the pods an interrupted one left. It needs write access: `<%= config.bin %> rbac --node-probe pod` prints that Role.',
+    'With --node-probe exec,pod, exec where it works, and a probe pod where a node has no kube-proxy pod, its image no shell,',
+    'or exec is forbidden. Nodes refused by Pod Security, an admission webhook (GKE Autopilot, an OpenShift SCC), RBAC, whose',
+    'kubelet cannot get the image or never starts the pod, or whose pod runs past its deadline, are reported with the reason;',
+    'EKS Fargate nodes are not probed.',
     '',
     'With --node-probe ssh, runs the collector over SSH on every Linux Node (at its InternalIP, or the host',
     '--ssh-host-template makes of it) and evaluates the node rules on what it finds. The SSH flags are those of',
@@ -61,6 +72,8 @@ export default class Cluster extends KpxCommand {
     '<%= config.bin %> cluster --node-probe ssh --ssh-host-template {name}.nodes.example.com --inventory hosts.ini',
     '<%= config.bin %> cluster --node-probe exec --concurrency 64 --json > report.json',
     '<%= config.bin %> cluster --node-probe exec --kube-proxy-metrics',
+    '<%= config.bin %> cluster --node-probe exec,pod --json > report.json',
+    '<%= config.bin %> cluster --node-probe pod --probe-namespace kpx-check-probes --timeout 120',
   ]
 
   static flags = {
@@ -72,13 +85,18 @@ export default class Cluster extends KpxCommand {
       helpValue: 'X.Y',
     }),
     'node-probe': Flags.string({
-      description: 'Probe the Linux Nodes too, for the facts only a node shell shows: over SSH, or by exec in their kube-proxy pods (default: the API only).',
-      options: ['ssh', 'exec'],
+      description:
+        'Probe the Linux Nodes too, for the facts only a node shell shows: over SSH, by exec in their kube-proxy pods, in probe pods kpx-check makes and deletes, or by exec and a probe pod where exec cannot (default: the API only).',
+      options: ['ssh', 'exec', 'pod', 'exec,pod'],
       exclusive: ['facts'],
     }),
     'kube-proxy-metrics': Flags.boolean({
       description:
         "Also read kube-proxy's /proxyMode and /metrics through the API server's pod proxy (pods/proxy in kube-system), where its metricsBindAddress is beyond localhost (EKS: 0.0.0.0:10249); `<%= config.bin %> rbac --kube-proxy-metrics` prints the Role.",
+    }),
+    'probe-namespace': Flags.string({
+      description: 'With --node-probe pod or exec,pod: make the probe pods in this namespace, which kpx-check creates (Pod Security privileged) and deletes, instead of kube-system.',
+      helpValue: 'NAMESPACE',
     }),
     facts: Flags.string({
       description:
@@ -110,23 +128,30 @@ export default class Cluster extends KpxCommand {
     const outputs = await parseOutputs(flags.output ?? [])
     const location = sarifLocation(flags['sarif-location'], format, outputs)
     const nodeProbe = clusterNodeProbe(flags)
-    const checks = {
-      ...checkOptions(flags),
-      targetVersion: targetVersion(flags['target-version']),
-      progress: this.progress(),
-      ...(nodeProbe ? {nodeProbe} : {}),
-      ...(flags['kube-proxy-metrics'] ? {kubeProxyMetrics: true} : {}),
-    }
-    if (fleet) {
-      return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs, location)
+    const check = async (signal?: AbortSignal): Promise<FleetReport | Report> => {
+      const probe = nodeProbe && signal && nodeProbe.method !== 'ssh' && nodeProbe.method !== 'exec' ? {...nodeProbe, signal} : nodeProbe
+      const checks = {
+        ...checkOptions(flags),
+        targetVersion: targetVersion(flags['target-version']),
+        progress: this.progress(),
+        ...(probe ? {nodeProbe: probe} : {}),
+        ...(flags['kube-proxy-metrics'] ? {kubeProxyMetrics: true} : {}),
+      }
+      if (fleet) {
+        return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs, location)
+      }
+
+      const report = await runClusterCheck({
+        ...checks,
+        connection: connectionOptions({...flags, context: flags.context?.[0]}),
+        snapshotPath: flags.snapshot,
+        ...(flags.facts ? {factsPaths: flags.facts} : {}),
+        ...(signal ? {signal} : {}),
+      })
+      return this.emitReport(report, format, outputs, location)
     }
 
-    const report = await runClusterCheck({
-      ...checks,
-      connection: connectionOptions({...flags, context: flags.context?.[0]}),
-      snapshotPath: flags.snapshot,
-      ...(flags.facts ? {factsPaths: flags.facts} : {}),
-    })
-    return this.emitReport(report, format, outputs, location)
+    // Probe pods are made in the cluster: a signal then deletes them before the command ends.
+    return nodeProbe?.method === 'pod' || nodeProbe?.method === 'exec,pod' ? withInterrupts(check) : check()
   }
 }

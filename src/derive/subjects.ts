@@ -80,13 +80,14 @@ export function clusterSubjects(model: ClusterModel): Subject[] {
 /**
  * A probed node's facts for evaluation: the bundle's (the better evidence), named after the Node,
  * with the kube-proxy facts the bundle could not see taken from the API, and for a node probed in its
- * kube-proxy pod (`exec`), which cannot see the node's /etc, the OS the Node object shows.
+ * kube-proxy pod (`exec`), which cannot see the node's /etc, or in a probe pod (`pod`) that could not
+ * read the node's os-release, the OS the Node object shows.
  */
 export function mergeNodeFacts(name: string, bundle: FactSet, api: FactSet, source?: NodeSource): FactSet {
   const merged = new FactSet()
   for (const path of bundle.knownPaths()) merged.set(path, bundle.get(path)!)
   for (const [path, why] of bundle.unknownEntries()) merged.unknown(path, why.reason, why.detail)
-  for (const path of source === 'exec' ? [...KUBE_PROXY_FALLBACK_FACTS, ...NODE_OS_API_FACTS] : KUBE_PROXY_FALLBACK_FACTS) {
+  for (const path of source === 'exec' || source === 'pod' ? [...KUBE_PROXY_FALLBACK_FACTS, ...NODE_OS_API_FACTS] : KUBE_PROXY_FALLBACK_FACTS) {
     if (!merged.has(path) && api.has(path)) merged.set(path, api.get(path)!)
   }
 

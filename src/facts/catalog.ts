@@ -59,7 +59,7 @@ export const NODE_FACTS = [
   {path: 'node.name', type: 'string', description: 'Node name (the hostname section, else the bundle file name).', sections: ['hostname'], api: 'node'},
   {path: 'collector.root', type: 'bool', description: 'The collector ran as root, so root-only reads were possible.', sections: ['collector']},
   {path: 'collector.version', type: 'string', description: 'Version of the collector that wrote the bundle.', sections: ['collector']},
-  {path: 'collector.where', type: 'string', description: 'Where the collector ran: host, or kube-proxy-pod (inside kube-proxy\'s container, --node-probe exec).', sections: ['collector']},
+  {path: 'collector.where', type: 'string', description: 'Where the collector ran: host, kube-proxy-pod (inside kube-proxy\'s container, --node-probe exec) or probe-pod (a probe pod on kube-proxy\'s image with the host\'s namespaces and files, --node-probe pod).', sections: ['collector']},
 
   {path: 'kernel.release', type: 'string', description: 'uname -r, as printed.', sections: ['kernel-release'], api: 'node'},
   {path: 'kernel.version', type: 'string', description: 'Kernel major.minor.patch as kube-proxy parses it (5.14.0-427.el9 → 5.14.0).', sections: ['kernel-release'], api: 'node'},

@@ -67,7 +67,7 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
       why: `${rules.length} check(s) need a shell on the nodes, which the Kubernetes API does not give: their answer is not known yet.`,
       rules,
       subjects: [{kind: 'Cluster', name: 'cluster'}],
-      actions: ['Run the read-only collector on the nodes (in their kube-proxy pods, over SSH, or from bundles collected on them) and evaluate it with the cluster.'],
+      actions: ['Run the read-only collector on the nodes (in their kube-proxy pods, in probe pods kpx-check makes and deletes, over SSH, or from bundles collected on them) and evaluate it with the cluster.'],
       commands: probeCommands(clusterRun, platform),
       verify: ['The checks listed here are no longer unknown'],
       undo: [],
@@ -168,8 +168,8 @@ const MANAGED_PLATFORMS: ReadonlySet<string> = new Set(['eks', 'aks', 'gke', 'ac
 
 function probeCommands(clusterRun: boolean, platform?: null | string): string[] {
   if (!clusterRun) return ['sudo kpx-check node', '# or: kpx-check node --ssh USER@NODE --sudo']
-  const exec = ['kpx-check cluster --node-probe exec   # in each node\'s kube-proxy pod; needs pods/exec: kpx-check rbac --node-probe exec']
-  const ssh = ['kpx-check cluster --node-probe ssh --ssh-user USER --sudo']
+  const inKubernetes = 'kpx-check cluster --node-probe exec,pod   # in each node\'s kube-proxy pod, else a probe pod kpx-check makes and deletes; permissions: kpx-check rbac --node-probe exec,pod'
+  const ssh = 'kpx-check cluster --node-probe ssh --ssh-user USER --sudo'
   const bundles = '# or, on air-gapped nodes: kpx-check collect | ssh NODE sudo sh > facts/NODE.facts, then kpx-check cluster --facts facts/'
-  return MANAGED_PLATFORMS.has(platform ?? '') ? [...exec, `# or, where you can log in to the nodes: ${ssh[0]}`, bundles] : [...ssh, `# or: ${exec[0]}`, bundles]
+  return MANAGED_PLATFORMS.has(platform ?? '') ? [inKubernetes, `# or, where you can log in to the nodes: ${ssh}`, bundles] : [ssh, `# or: ${inKubernetes}`, bundles]
 }

@@ -20,6 +20,8 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
   readStdin?: () => Promise<string>
   /** The rules and what judges them, loaded once for a fleet (loadClusterEngine); else loaded while the cluster is read. */
   engine?: ClusterEngine
+  /** Aborted (SIGINT, SIGTERM during a pod probe): the reads stop, and the check rejects with its reason. */
+  signal?: AbortSignal
 }
 
 /**
@@ -30,7 +32,8 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
 export async function runClusterCheck(options: ClusterCheckOptions): Promise<Report> {
   const progress = options.progress ?? runSilently
   const stopReading = new AbortController()
-  const reading = options.snapshotPath ? readSnapshot(options.snapshotPath) : collectLive(options.connection, progress, stopReading.signal)
+  const readSignal = options.signal ? AbortSignal.any([stopReading.signal, options.signal]) : stopReading.signal
+  const reading = options.snapshotPath ? readSnapshot(options.snapshotPath) : collectLive(options.connection, progress, readSignal)
   reading.catch(() => {}) // awaited once the rules are in: a read failing before then is reported there
   const engine = options.engine ?? await loadClusterEngine(options).catch(async (error: unknown) => {
     stopReading.abort(error)

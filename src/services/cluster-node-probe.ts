@@ -1,15 +1,18 @@
 /**
- * `kpx-check cluster --node-probe ssh|exec`: the cluster's Linux Nodes are probed and what the
- * collector finds replaces what the API could tell about each node. Over SSH, each Node becomes an
+ * `kpx-check cluster --node-probe ssh|exec|pod|exec,pod`: the cluster's Linux Nodes are probed and what
+ * the collector finds replaces what the API could tell about each node. Over SSH, each Node becomes an
  * SSH target (an address from the Node put into a host template); by exec, the collector runs in
- * each Node's running kube-proxy pod, through the API server.
+ * each Node's running kube-proxy pod, through the API server; by pod, in a probe pod kpx-check makes
+ * on each node and deletes; with `exec,pod`, by exec where that works and in a probe pod where the
+ * node has no kube-proxy pod, its image no shell, or exec is forbidden.
  */
 import {isWindowsNode} from '../derive/cluster-facts.js'
 import {nodeTargets, unmatchedInventory} from '../derive/ssh-targets.js'
 import type {ClusterNodeProbes} from '../derive/subjects.js'
 import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {probeNodesByExec} from '../sources/node/kube-proxy-exec.js'
-import type {ProbedNode} from '../sources/node/node-probes.js'
+import {type ProbedNode, unreachable} from '../sources/node/node-probes.js'
+import type {PodProbeTarget} from '../sources/node/probe-pod.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import type {ConnectionOptions} from './cluster-reads.js'
@@ -33,7 +36,22 @@ export interface ExecNodeProbeOptions {
   timeoutSeconds: number
 }
 
-export type NodeProbeOptions = ExecNodeProbeOptions | SshNodeProbeOptions
+export interface PodNodeProbeOptions {
+  /** `pod`: every Linux node in a probe pod; `exec,pod`: by exec, and in a probe pod where exec cannot run the collector. */
+  method: 'exec,pod' | 'pod'
+  concurrency: number
+  /** Per node: the probe pod's activeDeadlineSeconds (and, by exec, as for exec). */
+  timeoutSeconds: number
+  /** --probe-namespace: a namespace made for the probe pods and deleted after; default kube-system. */
+  namespace?: string
+  /** Aborted by SIGINT or SIGTERM: the probe pods (and namespace) are deleted and the probe rejects with its reason. */
+  signal?: AbortSignal
+}
+
+export type NodeProbeOptions = ExecNodeProbeOptions | PodNodeProbeOptions | SshNodeProbeOptions
+
+/** The exec failures after which a probe pod may still work: the node has no kube-proxy pod, its image no shell, or exec is not allowed. */
+const POD_AFTER_EXEC = /^(no-kube-proxy-pod|no-shell|exec-forbidden): /
 
 export interface NodeProbeResult extends ClusterNodeProbes {
   /** Inventory hosts that match no Node, when an inventory was given. */
@@ -51,7 +69,19 @@ export async function probeClusterNodes(
 ): Promise<NodeProbeResult> {
   const outcome = snapshot.resources.nodes
   const nodes = outcome?.status === 'ok' ? outcome.items : []
-  return options.method === 'exec' ? probeByExec(nodes, options, connection, progress) : probeOverSsh(nodes, options, progress)
+  switch (options.method) {
+    case 'exec': {
+      return probeByExec(nodes, options, connection, progress)
+    }
+
+    case 'ssh': {
+      return probeOverSsh(nodes, options, progress)
+    }
+
+    default: {
+      return probeByPod(nodes, options, connection, progress)
+    }
+  }
 }
 
 async function probeOverSsh(nodes: KubeObject[], options: SshNodeProbeOptions, progress: StepRunner): Promise<NodeProbeResult> {
@@ -72,8 +102,8 @@ async function probeOverSsh(nodes: KubeObject[], options: SshNodeProbeOptions, p
   return {probed, unaddressed, ...(options.inventory.length > 0 ? {unmatchedInventory: unmatchedInventory(options.inventory, nodes)} : {})}
 }
 
-async function probeByExec(nodes: KubeObject[], options: ExecNodeProbeOptions, connection: ConnectionOptions, progress: StepRunner): Promise<NodeProbeResult> {
-  const names = nodes.filter((node) => !isWindowsNode(node)).map((node) => node.metadata?.name ?? '')
+async function probeByExec(nodes: KubeObject[], options: Omit<ExecNodeProbeOptions, 'method'>, connection: ConnectionOptions, progress: StepRunner): Promise<NodeProbeResult & {probed: Map<string, ProbedNode>}> {
+  const names = linuxNodes(nodes).map((node) => node.metadata?.name ?? '')
   let probed = new Map<string, ProbedNode>()
   await progress(
     [
@@ -98,4 +128,55 @@ async function probeByExec(nodes: KubeObject[], options: ExecNodeProbeOptions, c
     {},
   )
   return {probed, unaddressed: new Map()}
+}
+
+function linuxNodes(nodes: KubeObject[]): KubeObject[] {
+  return nodes.filter((node) => !isWindowsNode(node))
+}
+
+/** An EKS Fargate node: a pod per VM, with no host network, no privilege and no DaemonSets. */
+function isFargateNode(node: KubeObject): boolean {
+  return (node.metadata?.labels as Record<string, string> | undefined)?.['eks.amazonaws.com/compute-type'] === 'fargate'
+}
+
+async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, connection: ConnectionOptions, progress: StepRunner): Promise<NodeProbeResult> {
+  const byExec = options.method === 'exec,pod' ? (await probeByExec(nodes, options, connection, progress)).probed : new Map<string, ProbedNode>()
+  const targets: PodProbeTarget[] = linuxNodes(nodes)
+    .map((node) => ({name: node.metadata?.name ?? '', fargate: isFargateNode(node)}))
+    .filter((target) => options.method === 'pod' || POD_AFTER_EXEC.test(byExec.get(target.name)?.reason ?? ''))
+  const probed = new Map(byExec)
+  await progress(
+    [
+      {
+        title: `Probe ${targets.length} node(s) in probe pods`,
+        async task(_, task) {
+          if (targets.length === 0) return
+          const {probeNodesByPod} = await import('../sources/node/probe-pod.js')
+          let failed = 0
+          const result = await probeNodesByPod(targets, {
+            connection,
+            concurrency: options.concurrency,
+            timeoutSeconds: options.timeoutSeconds,
+            ...(options.namespace === undefined ? {} : {namespace: options.namespace}),
+            ...(options.signal ? {signal: options.signal} : {}),
+            onProgress(update) {
+              failed = update.failed
+              task.status(`${update.succeeded} done, ${update.failed} failed, ${update.remaining} remaining`)
+            },
+          })
+          for (const [name, node] of result.probed) probed.set(name, afterExec(name, node, byExec.get(name)))
+          const swept = result.swept.length > 0 ? ` (deleted ${result.swept.length} probe pod(s) an earlier run left)` : ''
+          task.title = `Probed ${targets.length} node(s) in probe pods: ${targets.length - failed} done, ${failed} failed${swept}`
+        },
+      },
+    ],
+    {},
+  )
+  return {probed, unaddressed: new Map()}
+}
+
+/** A probe pod's result for a node exec could not probe: when the pod failed too, its reason says why exec did not do. */
+function afterExec(name: string, node: ProbedNode, exec: ProbedNode | undefined): ProbedNode {
+  if (node.reachable || !exec?.reason) return node
+  return unreachable(node.source, node.origin, name, `${node.reason}; by exec before it: ${exec.reason}`)
 }

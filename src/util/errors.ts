@@ -31,3 +31,17 @@ export class ClusterAccessError extends UsageError {
     super(message, suggestions)
   }
 }
+
+/** Exit codes of a run stopped by a signal, as a shell reports them: 128 + the signal's number. */
+const SIGNAL_EXIT_CODES = {SIGINT: 130, SIGTERM: 143} as const
+
+/** A run stopped by SIGINT or SIGTERM after it deleted what it had made in the cluster; exits 130 or 143. */
+export class InterruptedError extends Error {
+  readonly exitCode: number
+
+  constructor(readonly signal: keyof typeof SIGNAL_EXIT_CODES) {
+    super(`stopped by ${signal}; the probe pods it made (and their namespace) are deleted`)
+    this.name = 'InterruptedError'
+    this.exitCode = SIGNAL_EXIT_CODES[signal]
+  }
+}

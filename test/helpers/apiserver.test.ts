@@ -243,8 +243,8 @@ describe('test API server: Pods by node, deleted and brought back', () => {
     assert.deepEqual(pod.status.containerStatuses.map((status: {restartCount: number}) => status.restartCount), [0])
   })
 
-  it('allows no other write: DELETE of anything but a Pod, PATCH and POST are 405', async () => {
-    for (const [method, path] of [['DELETE', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['PATCH', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['POST', '/api/v1/namespaces/kube-system/pods']]) {
+  it('allows no other write: DELETE and POST of anything but a Pod or a Namespace, and PATCH, are 405', async () => {
+    for (const [method, path] of [['DELETE', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['PATCH', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['POST', '/api/v1/namespaces/kube-system/services'], ['POST', '/api/v1/pods']]) {
       assert.equal((await get(server(), path, {method})).status, 405, `${method} ${path}`)
     }
   })

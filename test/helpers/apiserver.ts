@@ -8,10 +8,17 @@
  *   real `<Kind>List` objects sorted by namespace/name like etcd, with `limit` and opaque
  *   `continue` tokens (`metadata.continue`, `remainingItemCount`), `labelSelector` (=, ==, !=, in,
  *   notin, key, !key) and `fieldSelector` (metadata.name, metadata.namespace; a Pod's spec.nodeName and status.phase).
- * - DELETE of a Pod (anything else but GET → 405). A Pod a DaemonSet owns comes back as its
+ * - DELETE of a Pod (anything else but GET, and the creates below → 405). A Pod a DaemonSet owns comes back as its
  *   controller and the node's kubelet would bring it: a new name on the same node, Running and Ready
  *   (the server stands in for both, as no kubelet runs here). A watch (`?watch=true`) sees no change
- *   and ends after its timeout (5 s at most); a Pod's log is empty.
+ *   and ends after its timeout (5 s at most); a Pod's log is empty, unless a kubelet ran it (below).
+ * - POST of a Pod, and POST and DELETE of a Namespace (its objects go with it). A Pod created in a
+ *   namespace whose `pod-security.kubernetes.io/enforce` label is baseline or restricted and that asks
+ *   for host namespaces, privilege or hostPath volumes is refused with Pod Security's own message; a
+ *   created Pod bound to a Node is run by that node's stand-in kubelet (apiserver-kubelet.ts), its log
+ *   the command's output. For 300 ms after a namespace is created, pods in it are refused for want of
+ *   its `default` service account, as the ServiceAccount admission refuses them until its controller has
+ *   made one.
  * - Gets by name. A missing object → 404 NotFound Status with `details: {name, kind}`; an unknown
  *   resource or a custom resource whose CRD is not installed → the real 404 "the server could not
  *   find the requested resource".
@@ -47,6 +54,7 @@ import {stringify as toYaml} from 'yaml'
 
 import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {ExecEndpoint, type ExecProtocol} from './apiserver-exec.js'
+import {type KubeletOptions, Kubelets} from './apiserver-kubelet.js'
 import {loadScenario, type Scenario, type VersionInfo} from './apiserver-scenario.js'
 import {fieldSelector, labelSelector, type Matcher, SelectorError} from './apiserver-selectors.js'
 import {testTls} from './apiserver-tls.js'
@@ -60,6 +68,8 @@ export interface RecordedRequest {
   query: Record<string, string>
   /** The status answered; unset while the request waits (or forever, for a `hang` fault). */
   status?: number
+  /** What a POST sent, parsed. */
+  body?: Record<string, unknown>
 }
 
 export type Fault = {
@@ -69,6 +79,8 @@ export type Fault = {
   after?: number
   /** How many matching requests it applies to; then the server answers normally. Default: all. */
   times?: number
+  /** Only requests of this method (POST: the creates of a collection whose lists go through). Default: any. */
+  method?: string
 } & (
   | {kind: 'body'; body: string}
   | {kind: 'drip'; bytesPerSecond: number}
@@ -77,6 +89,8 @@ export type Fault = {
   | {kind: 'forbidden'}
   | {kind: 'hang'}
   | {kind: 'no-shell'}
+  /** An answer of this status with this message: an admission webhook's refusal, say. */
+  | {kind: 'reject'; status: number; message: string}
   | {kind: 'slow'; delayMs: number}
   | {kind: 'throttle'; retryAfterSeconds?: number}
 )
@@ -100,6 +114,10 @@ export interface ApiServerOptions {
    * body (Prometheus text for /metrics), and other bodies for some pods by name. Unset: no pod listens.
    */
   podHttp?: PodHttp
+  /** What the nodes' kubelets do with created pods. */
+  kubelet?: KubeletOptions
+  /** Labels of namespaces made for the scenario (such as Pod Security's). */
+  namespaceLabels?: Record<string, Record<string, string>>
 }
 
 export interface PodHttp {
@@ -116,6 +134,8 @@ export interface ApiServer {
   token: string
   /** Every request received, in order. */
   requests: RecordedRequest[]
+  /** The objects a collection holds now (`/api/v1/pods`, `/api/v1/namespaces`), parsed. */
+  objects(collectionPath: string): AnyObject[]
   close(): Promise<void>
 }
 
@@ -248,7 +268,10 @@ class ObjectStore {
   private resourceVersion = 1_000_000
   private podsReplaced = 0
 
-  constructor(scenario: Scenario) {
+  constructor(
+    scenario: Scenario,
+    private readonly namespaceLabels: Record<string, Record<string, string>> = {},
+  ) {
     const typesByPath = new Map(RESOURCE_TYPES.map((type) => [collectionPath(type), type]))
     for (const [path, objects] of Object.entries(scenario.objects)) {
       const type = typesByPath.get(path)
@@ -363,6 +386,54 @@ class ObjectStore {
     return {status: 200, body}
   }
 
+  collectionAt(path: string): Collection | undefined {
+    return this.collections.get(path)
+  }
+
+  /** Every object of the collection at `path`, parsed. */
+  all(path: string): AnyObject[] {
+    return (this.collections.get(path)?.objects ?? []).map((object) => JSON.parse(object.json.toString('utf8')) as AnyObject)
+  }
+
+  /** Adds an object the client created; 409 when one of its name is there. */
+  create(collection: Collection, object: AnyObject): Answer {
+    const {type} = collection
+    const key = object.metadata.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : object.metadata.name
+    if (collection.objects.some((candidate) => candidate.key === key)) {
+      return statusAnswer(409, `${qualifiedName(type)} "${object.metadata.name}" already exists`, {name: object.metadata.name, kind: type.resource})
+    }
+
+    const stored = this.store(type, {...object, metadata: {...object.metadata, creationTimestamp: object.metadata.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z')}})
+    collection.objects.push(stored)
+    collection.objects.sort(byKey)
+    return {status: 201, body: [stored.json]}
+  }
+
+  /** Replaces an object's status; false when it is gone. */
+  setStatus(collection: Collection, key: string, status: AnyObject): boolean {
+    const index = collection.objects.findIndex((candidate) => candidate.key === key)
+    if (index === -1) return false
+    const object = JSON.parse(collection.objects[index].json.toString('utf8')) as AnyObject
+    collection.objects[index] = this.store(collection.type, {...object, metadata: {...object.metadata, resourceVersion: undefined}, status})
+    return true
+  }
+
+  /** Deletes a Namespace and every object in it. */
+  deleteNamespace(collection: Collection, name: string, removed: (object: StoredObject, type: ResourceType) => void): Answer {
+    const index = collection.objects.findIndex((candidate) => candidate.key === name)
+    if (index === -1) return this.get(collection, name)
+    const [deleted] = collection.objects.splice(index, 1)
+    for (const other of this.collections.values()) {
+      other.objects = other.objects.filter((object) => {
+        if (object.namespace !== name) return true
+        removed(object, other.type)
+        return false
+      })
+    }
+
+    return {status: 200, body: [deleted.json]}
+  }
+
   private store(type: ResourceType, object: KubeObject): StoredObject {
     const name = object.metadata?.name
     const namespace = object.metadata?.namespace ?? ''
@@ -423,7 +494,7 @@ class ObjectStore {
     return names
       .map((name) =>
         this.store(type, {
-          metadata: {name, labels: {'kubernetes.io/metadata.name': name}},
+          metadata: {name, labels: {'kubernetes.io/metadata.name': name, ...this.namespaceLabels[name]}},
           spec: {finalizers: ['kubernetes']},
           status: {phase: 'Active'},
         }),
@@ -513,11 +584,12 @@ class FaultPlan {
     this.seen = faults.map(() => 0)
   }
 
-  /** The fault this request meets, if any; every fault whose path matches counts the request. */
-  next(path: string): Fault | undefined {
+  /** The fault this request meets, if any; every fault whose path (and method) matches counts the request. */
+  next(path: string, method = 'GET'): Fault | undefined {
     let chosen: Fault | undefined
     for (const [index, fault] of this.faults.entries()) {
       if (typeof fault.path === 'string' ? fault.path !== path : !fault.path.test(path)) continue
+      if (fault.method !== undefined && fault.method !== method) continue
       const count = ++this.seen[index]
       const after = fault.after ?? 0
       if (!chosen && count > after && count <= after + (fault.times ?? Number.POSITIVE_INFINITY)) chosen = fault
@@ -527,7 +599,7 @@ class FaultPlan {
   }
 }
 
-function forbidden(route: Route, user: string, path: string): Answer {
+function forbidden(route: Route, user: string, path: string, method: string): Answer {
   if (route.kind === 'exec') {
     const message = `pods "${route.name}" is forbidden: User "${user}" cannot create resource "pods/exec" in API group "" in the namespace "${route.namespace}"`
     return statusAnswer(403, message, {name: route.name, kind: 'pods'})
@@ -543,7 +615,8 @@ function forbidden(route: Route, user: string, path: string): Answer {
   const group = groupOf(type)
   const subject = route.kind === 'get' ? `${qualifiedName(type)} "${route.name}"` : qualifiedName(type)
   const scope = route.namespace === undefined ? 'at the cluster scope' : `in the namespace "${route.namespace}"`
-  const message = `${subject} is forbidden: User "${user}" cannot ${route.kind} resource "${type.resource}" in API group "${group}" ${scope}`
+  const verb = {POST: 'create', DELETE: 'delete'}[method] ?? route.kind
+  const message = `${subject} is forbidden: User "${user}" cannot ${verb} resource "${type.resource}" in API group "${group}" ${scope}`
   return statusAnswer(403, message, {...(route.kind === 'get' && {name: route.name}), ...(group && {group}), kind: type.resource})
 }
 
@@ -551,7 +624,7 @@ function forbidden(route: Route, user: string, path: string): Answer {
 
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const scenario = typeof options.scenario === 'string' ? loadScenario(options.scenario) : (options.scenario ?? {objects: {}})
-  const store = new ObjectStore(scenario)
+  const store = new ObjectStore(scenario, options.namespaceLabels)
   const tls = await testTls()
   const token = options.token ?? DEFAULT_TOKEN
   const user = options.user ?? DEFAULT_USER
@@ -565,9 +638,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     if (request.headers.authorization !== `Bearer ${token}`) return statusAnswer(401, 'Unauthorized')
     const document = documents.get(record.path)
     const route: Route = document === undefined ? store.route(record.path) : {kind: 'document', body: document}
-    const deletesPod = request.method === 'DELETE' && route.kind === 'get' && route.collection.type.resource === 'pods'
-    if (request.method !== 'GET' && !deletesPod) return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
-    const fault = faults.next(record.path)
+    const writable = (route.kind === 'get' || route.kind === 'list') && WRITABLE.has(route.collection.type.resource)
+    const deletes = request.method === 'DELETE' && route.kind === 'get' && writable
+    const creates = request.method === 'POST' && route.kind === 'list' && writable && (route.collection.type.resource === 'namespaces' || route.namespace !== undefined)
+    if (request.method !== 'GET' && !deletes && !creates) return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
+    const body = creates ? await readBody(request) : undefined
+    if (body !== undefined) record.body = parsedOrNothing(body)
+    const fault = faults.next(record.path, request.method)
     switch (fault?.kind) {
       case 'hang': {
         return undefined
@@ -587,14 +664,18 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           : statusAnswer(500, 'Internal error occurred: injected by the test API server', {causes: [{message: 'injected by the test API server'}]})
       }
       case 'forbidden': {
-        return forbidden(route, user, record.path)
+        return forbidden(route, user, record.path, request.method ?? 'GET')
+      }
+      case 'reject': {
+        return statusAnswer(fault.status, fault.message, {})
       }
       case 'body': {
         return {status: 200, body: fault.body}
       }
     }
 
-    const result = deletesPod && route.kind === 'get' ? store.deletePod(route.collection, route.name, route.namespace ?? '') : routeAnswer(route, url)
+    if (creates && route.kind === 'list') return createObject(route.collection, route.namespace, body!)
+    const result = deletes && route.kind === 'get' ? deleteObject(route.collection, route.name, route.namespace) : routeAnswer(route, url)
     if (fault?.kind === 'reset') return {...result, delivery: {kind: 'reset'}}
     if (fault?.kind === 'drip') return {...result, delivery: {kind: 'drip', bytesPerSecond: fault.bytesPerSecond}}
     return result
@@ -616,9 +697,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return store.list(route.collection, url.searchParams, route.namespace)
       }
       case 'log': {
-        // The kubelet would stream the container's log; nothing runs here, so the log is empty.
+        // The kubelet streams the container's log: what a pod it ran printed, else nothing.
         const pod = store.get(route.collection, route.name, route.namespace)
-        return pod.status === 200 ? {status: 200, body: '', headers: {'Content-Type': 'text/plain'}} : pod
+        const limit = Number(url.searchParams.get('limitBytes')) || Number.POSITIVE_INFINITY
+        const log = Buffer.from(kubelets.log(route.namespace, route.name) ?? '')
+        return pod.status === 200 ? {status: 200, body: [log.subarray(0, Math.min(limit, log.length))], headers: {'Content-Type': 'text/plain'}} : pod
       }
       case 'exec': {
         return statusAnswer(400, 'Upgrade request required')
@@ -643,7 +726,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return undefined
     }
 
-    if (fault?.kind === 'forbidden') return forbidden(route, user, record.path)
+    if (fault?.kind === 'forbidden') return forbidden(route, user, record.path, request.method ?? 'GET')
     const pod = store.object(route.collection, route.name, route.namespace)
     if (!pod) return store.get(route.collection, route.name, route.namespace)
     const containers = ((pod.spec?.containers ?? []) as Array<{name: string}>).map((container) => container.name)
@@ -706,6 +789,50 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     )
   }
 
+  const namespacesMade = new Map<string, number>()
+  /** A created Pod (in an existing namespace, past Pod Security) goes to its node's kubelet; a Namespace is stored. */
+  const createObject = (collection: Collection, namespace: string | undefined, body: string): Answer => {
+    let object: AnyObject
+    try {
+      object = JSON.parse(body) as AnyObject
+    } catch {
+      return statusAnswer(400, 'the body of the request was in an unknown format')
+    }
+
+    if (typeof object?.metadata?.name !== 'string') return statusAnswer(422, `${collection.type.kind} is invalid: metadata.name: Required value: name or generateName is required`)
+    if (namespace === undefined) {
+      namespacesMade.set(object.metadata.name, Date.now())
+      return store.create(collection, object)
+    }
+
+    const namespaceObject = store.all('/api/v1/namespaces').find((candidate) => candidate.metadata.name === namespace)
+    if (!namespaceObject) return statusAnswer(404, `namespaces "${namespace}" not found`, {name: namespace, kind: 'namespaces'})
+    // As the ServiceAccount admission does until the controller has made a new namespace's default service account.
+    if (Date.now() - (namespacesMade.get(namespace) ?? 0) < SERVICE_ACCOUNT_DELAY_MS) {
+      return statusAnswer(403, `pods "${object.metadata.name}" is forbidden: error looking up service account ${namespace}/default: serviceaccount "default" not found`, {name: object.metadata.name, kind: 'pods'})
+    }
+
+    const pod = {...object, metadata: {...object.metadata, namespace}}
+    const violation = podSecurityViolation(pod, namespaceObject.metadata.labels?.['pod-security.kubernetes.io/enforce'])
+    if (violation) return statusAnswer(403, violation, {name: pod.metadata.name, kind: 'pods'})
+    const created = store.create(collection, {...pod, status: {phase: 'Pending'}})
+    if (created.status === 201) store.setStatus(collection, `${namespace}/${pod.metadata.name}`, kubelets.admit(pod))
+    return created
+  }
+
+  const deleteObject = (collection: Collection, name: string, namespace?: string): Answer => {
+    if (collection.type.resource === 'namespaces') {
+      return store.deleteNamespace(collection, name, (object, type) => type.resource === 'pods' && kubelets.forget(object.namespace, object.name))
+    }
+
+    kubelets.forget(namespace ?? '', name)
+    return store.deletePod(collection, name, namespace ?? '')
+  }
+
+  const kubelets = await Kubelets.start(options.kubelet ?? {}, {
+    node: (name) => store.all('/api/v1/nodes').find((node) => node.metadata.name === name),
+    setStatus: (namespace, name, status) => store.setStatus(store.collectionAt('/api/v1/pods')!, `${namespace}/${name}`, status),
+  })
   const exec = await ExecEndpoint.start(options.execProtocols)
   const hanging = new Set<Duplex>()
   const server = createServer({key: tls.key, cert: tls.cert}, handle)
@@ -718,10 +845,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     ca: tls.ca,
     token,
     requests,
+    objects: (path) => store.all(path),
     async close() {
       abort.abort()
       for (const socket of hanging) socket.destroy()
       await exec.close()
+      await kubelets.close()
       server.closeAllConnections()
       return new Promise((resolve) => server.close(() => resolve()))
     },
@@ -740,6 +869,54 @@ function podHttpAnswer(store: ObjectStore, route: Extract<Route, {kind: 'proxy'}
   const body = (served.byPod?.[route.name] ?? served.paths)[route.path]
   const contentType = route.path === '/metrics' ? 'text/plain; version=0.0.4; charset=utf-8' : 'text/plain; charset=utf-8'
   return body === undefined ? {status: 404, body: '404 page not found\n', headers: {'Content-Type': 'text/plain; charset=utf-8'}} : {status: 200, body, headers: {'Content-Type': contentType}}
+}
+
+function parsedOrNothing(text: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(text) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+}
+
+/** How long after a namespace is created its `default` service account is missing, and pods in it refused. */
+const SERVICE_ACCOUNT_DELAY_MS = 300
+
+/** What a client may create and delete: probe pods and the namespace they run in. */
+const WRITABLE = new Set(['pods', 'namespaces'])
+
+/** A request's body, at most 4 MiB (more is refused as the real server's limit would). */
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let length = 0
+    request.on('data', (chunk: Buffer) => {
+      length += chunk.length
+      if (length > 4 * 1024 * 1024) request.destroy(new Error('request body too large'))
+      else chunks.push(chunk)
+    })
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    request.on('error', reject)
+  })
+}
+
+/**
+ * Pod Security admission's refusal of a pod at the namespace's enforced level, in its own words
+ * (`violates PodSecurity "baseline:latest": host namespaces (…), privileged (…), hostPath volumes (…)`);
+ * undefined when the level allows the pod (privileged, or no label: the cluster's default here).
+ */
+function podSecurityViolation(pod: AnyObject, level: string | undefined): string | undefined {
+  if (level !== 'baseline' && level !== 'restricted') return undefined
+  const plural = (names: string[], one: string) => `${names.length === 1 ? one : `${one}s`} ${names.map((name) => `"${name}"`).join(', ')}`
+  const hostNamespaces = ['hostNetwork', 'hostPID', 'hostIPC'].filter((field) => pod.spec?.[field] === true).map((field) => `${field}=true`)
+  const privileged = ((pod.spec?.containers ?? []) as AnyObject[]).filter((container) => container.securityContext?.privileged === true).map((container) => container.name as string)
+  const hostPaths = ((pod.spec?.volumes ?? []) as AnyObject[]).filter((volume) => volume.hostPath).map((volume) => volume.name as string)
+  const violations = [
+    ...(hostNamespaces.length > 0 ? [`host namespaces (${hostNamespaces.join(', ')})`] : []),
+    ...(privileged.length > 0 ? [`privileged (${plural(privileged, 'container')} must not set securityContext.privileged=true)`] : []),
+    ...(hostPaths.length > 0 ? [`hostPath volumes (${plural(hostPaths, 'volume')})`] : []),
+  ]
+  return violations.length > 0 ? `pods "${pod.metadata.name}" is forbidden: violates PodSecurity "${level}:latest": ${violations.join(', ')}` : undefined
 }
 
 /** Writes the body a few bytes at a time, until it is all out or the server closes. */

@@ -232,10 +232,15 @@ describe('the plan from facts', () => {
       references: [],
     }
     const rulePlans = new Map<string, RulePlan>([['node/nft-version', {phase: 'prerequisites', subjectKind: 'Node'}]])
-    const firstCommand = (platform: string) =>
-      buildPlan({findings: [notCollected], nodes: [], rulePlans, cluster: {summary: {...summary, platform}, kubeProxy, cnis: [], recipes}}).steps.find((candidate) => candidate.id === 'prerequisites/probe-nodes')!.commands[0]
-    for (const platform of ['eks', 'aks', 'gke', 'openshift']) assert.match(firstCommand(platform), /^kpx-check cluster --node-probe exec /, platform)
-    for (const platform of ['kubeadm', 'k3s']) assert.match(firstCommand(platform), /^kpx-check cluster --node-probe ssh /, platform)
+    const probeCommand = (platform: string, index: number) =>
+      buildPlan({findings: [notCollected], nodes: [], rulePlans, cluster: {summary: {...summary, platform}, kubeProxy, cnis: [], recipes}}).steps.find((candidate) => candidate.id === 'prerequisites/probe-nodes')!.commands[index]
+    const firstCommand = (platform: string) => probeCommand(platform, 0)
+    const secondCommand = (platform: string) => probeCommand(platform, 1)
+    for (const platform of ['eks', 'aks', 'gke', 'ack', 'tke', 'cce', 'openshift']) assert.match(firstCommand(platform), /^kpx-check cluster --node-probe exec,pod /, platform)
+    for (const platform of ['kubeadm', 'kubespray', 'k3s', 'rke2']) {
+      assert.match(firstCommand(platform), /^kpx-check cluster --node-probe ssh /, platform)
+      assert.match(secondCommand(platform), /^# or: kpx-check cluster --node-probe exec,pod .*kpx-check rbac --node-probe exec,pod$/, platform)
+    }
   })
 
   it('a pool whose every node is blocked gets a rollout step with nothing to run, saying what to fix, and no placeholder taken for a bad name', () => {

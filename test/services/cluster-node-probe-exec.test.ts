@@ -5,7 +5,7 @@
  * this machine's; a process named kube-proxy runs meanwhile, as it does in the container.
  */
 import assert from 'node:assert/strict'
-import {type ChildProcess, execFileSync, spawn} from 'node:child_process'
+import {type ChildProcess, execFileSync} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {release, tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -13,6 +13,7 @@ import {after, before, describe, it} from 'node:test'
 import {parseAllDocuments} from 'yaml'
 
 import type {Report} from '../../src/contract/report.js'
+import {startKubeProxyStandIn} from '../helpers/apiserver-exec.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {type ApiServerOptions, DEFAULT_USER, type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
@@ -42,8 +43,7 @@ let kubeProxy: ChildProcess
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kpx-exec-probe-'))
-  kubeProxy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '--config=/var/lib/kube-proxy/config.conf'], {argv0: 'kube-proxy', stdio: 'ignore'})
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  kubeProxy = await startKubeProxyStandIn()
 })
 
 after(() => {
@@ -189,7 +189,7 @@ describe('cluster --node-probe exec', () => {
     assert.match(ssh.stderr, /--ssh-user only apply with --node-probe ssh/)
     const bare = await runCli(['cluster', '--snapshot', 'unused.json', '--concurrency', '4'])
     assert.equal(bare.code, 2)
-    assert.match(bare.stderr, /--concurrency only apply with --node-probe ssh or exec/)
+    assert.match(bare.stderr, /--concurrency only apply with --node-probe ssh, exec or pod/)
   })
 
   it('rbac --node-probe exec adds a Role of its own for pods/exec in kube-system; without it nothing may exec', async () => {

@@ -4,9 +4,11 @@ export interface CollectorInfo {
   version?: string
   uid?: number
   time?: string
-  /** Where it ran: on the host, or inside a kube-proxy container (exec into the pod). */
-  where?: 'host' | 'kube-proxy-pod'
+  /** Where it ran: on the host, inside a kube-proxy container (exec into the pod), or in a probe pod. */
+  where?: (typeof WHERE)[number]
 }
+
+const WHERE = ['host', 'kube-proxy-pod', 'probe-pod'] as const
 
 /** Undefined when no `key=value` line is there. */
 export function parseCollectorInfo(text: string): CollectorInfo | undefined {
@@ -23,7 +25,7 @@ export function parseCollectorInfo(text: string): CollectorInfo | undefined {
   if (uid !== undefined && /^\d+$/.test(uid)) info.uid = Number(uid)
   if (values.get('time')) info.time = values.get('time')
   const where = values.get('where')
-  if (where === 'host' || where === 'kube-proxy-pod') info.where = where
+  if ((WHERE as readonly string[]).includes(where ?? '')) info.where = where as CollectorInfo['where']
   return info
 }
 

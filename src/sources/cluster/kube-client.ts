@@ -58,10 +58,11 @@ export function nextPageLimit(length: PagedLength, items: number): number {
 }
 
 /**
- * A small read-only Kubernetes client: the kubeconfig is found and checked in kubeconfig.ts, and
+ * A small Kubernetes client: the kubeconfig is found and checked in kubeconfig.ts, and
  * authentication comes from it, or from @kubernetes/client-node for plugins (imported lazily: it
  * costs about 0.7 s to load); requests are plain HTTPS GETs whose JSON is parsed once, without
- * client-node's model objects, which are slow on tens of thousands of Services.
+ * client-node's model objects, which are slow on tens of thousands of Services. Only the probe pods
+ * (`--node-probe pod`, asked for) write: create() and delete(), never retried blindly.
  */
 export class KubeClient {
   private constructor(
@@ -101,6 +102,22 @@ export class KubeClient {
     return value
   }
 
+  /** POST an object to a collection; the created object, parsed. Not retried: a create that timed out may have happened. */
+  async create(path: string, object: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const {value} = await this.requestJson<unknown>('POST', path, {body: JSON.stringify(object)})
+    if (!isObject(value)) throw malformed(path, `expected an object, found ${describeJson(value)}`)
+    return value
+  }
+
+  /** DELETE one object; one that is gone already (404) counts as deleted. Retried as reads are (deleting twice is deleting). */
+  async delete(path: string): Promise<void> {
+    try {
+      await this.withRetries(() => this.requestJson<unknown>('DELETE', path, {}))
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 404)) throw error
+    }
+  }
+
   /**
    * Every item of a list, page by page (limit + continue); `each` sees each page's items as they come.
    * With `countOnly`, each item's array under that field comes as its length (list-json.ts).
@@ -127,21 +144,27 @@ export class KubeClient {
   }
 
   /** GET a path: its parsed body, and the body's length as received and as parsed (`countOnly` arrays counted). */
-  private async getParsed<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
-    for (let attempt = 0; ; attempt++) {
+  private getParsed<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
+    return this.withRetries(() => this.requestJson<T>('GET', path, {countOnly}))
+  }
+
+  /** Retries 429 and 5xx answers with backoff (Retry-After when given). */
+  private async withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
       this.signal?.throwIfAborted()
       try {
-        return await this.getOnce<T>(path, countOnly)
+        return await attempt()
       } catch (error) {
         const retryable = error instanceof ApiError && (error.code === 429 || error.code >= 500)
-        if (!retryable || attempt >= RETRIES) throw error
-        await sleep((error as ApiError & {retryAfterMs?: number}).retryAfterMs ?? 200 * 2 ** attempt)
+        if (!retryable || tries >= RETRIES) throw error
+        await sleep((error as ApiError & {retryAfterMs?: number}).retryAfterMs ?? 200 * 2 ** tries)
       }
     }
   }
 
-  private async getOnce<T>(path: string, countOnly?: CountedField): Promise<{value: T; length: PagedLength}> {
-    const {response, body: {body, received}} = await this.exchange(path, this.headers, (answer) => readBody(answer, countOnly))
+  /** One request, a JSON body sent when given, its JSON answer parsed; an error answer is an ApiError with the server's Status. */
+  private async requestJson<T>(method: Method, path: string, options: {body?: string; countOnly?: CountedField}): Promise<{value: T; length: PagedLength}> {
+    const {response, body: {body, received}} = await this.exchange(method, path, this.headers, (answer) => readBody(answer, options.countOnly), options.body)
     const code = response.statusCode ?? 0
     if (code >= 200 && code < 300) {
       try {
@@ -164,7 +187,7 @@ export class KubeClient {
    * server's Status message, or the first line of what the pod answered.
    */
   async getText(path: string, accept: string, maxBytes: number): Promise<string> {
-    const {response, body} = await this.exchange(path, {...this.headers, Accept: accept}, (answer) => readCapped(answer, path, maxBytes))
+    const {response, body} = await this.exchange('GET', path, {...this.headers, Accept: accept}, (answer) => readCapped(answer, path, maxBytes))
     const code = response.statusCode ?? 0
     if (code >= 200 && code < 300) return body
     const error = statusError(code, body, path)
@@ -172,12 +195,13 @@ export class KubeClient {
     throw error.reason === '' && firstLine ? new ApiError(code, `${error.message}: ${firstLine.slice(0, 200)}`) : error
   }
 
-  /** One GET: the answer and its body as `read` takes it, all within --request-timeout; a failure on the way is an ApiError. */
-  private exchange<B>(path: string, headers: Record<string, string>, read: (response: IncomingMessage) => Promise<B>): Promise<{body: B; response: IncomingMessage}> {
+  /** One request: the answer and its body as `read` takes it, all within --request-timeout; a failure on the way is an ApiError. */
+  private exchange<B>(method: Method, path: string, headers: Record<string, string>, read: (response: IncomingMessage) => Promise<B>, body?: string): Promise<{body: B; response: IncomingMessage}> {
     return new Promise((resolve, reject) => {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
-      const request = https.get(`${this.server}${path}`, {agent: this.agent, headers}, (response) => {
+      const sent = body === undefined ? headers : {...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body))}
+      const request = https.request(`${this.server}${path}`, {method, agent: this.agent, headers: sent}, (response) => {
         read(response).then((body) => {
           clearTimeout(deadline)
           resolve({body, response})
@@ -190,9 +214,12 @@ export class KubeClient {
       const deadline = setTimeout(() => request.destroy(new ApiError(0, `no answer within ${this.timeoutMs / 1000}s (--request-timeout)`, 'Timeout')), this.timeoutMs)
       request.on('close', () => clearTimeout(deadline))
       request.on('error', (error) => fail(error instanceof ApiError ? error : transportError(error)))
+      request.end(body)
     })
   }
 }
+
+type Method = 'DELETE' | 'GET' | 'POST'
 
 /** Bounds on one list, so a server that pages forever cannot make kpx-check read forever. */
 export const LIST_CAP = {items: 1_000_000, pages: 5000} as const

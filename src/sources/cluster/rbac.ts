@@ -70,3 +70,34 @@ function subresourceRoleManifest(role: string, subject: string, resource: string
     `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${role}\nsubjects:\n${subject}`,
   ].join('\n---\n')
 }
+
+/** The rules of pod probe's Role: make, watch, read the log of and delete its pods. */
+const POD_PROBE_RULES = [
+  '  - apiGroups: [""]\n    resources: ["pods"]\n    verbs: ["create", "delete", "get", "list", "watch"]',
+  '  - apiGroups: [""]\n    resources: ["pods/log"]\n    verbs: ["get"]',
+]
+
+/**
+ * What `cluster --node-probe pod` needs besides the reads: to create, watch, read the log of and delete
+ * its probe pods. In kube-system, a Role of its own, so write access stays opt-in. With a probe
+ * namespace, a ClusterRole: a Role cannot be bound in a namespace before it exists, so the pods rules
+ * hold in every namespace, beside creating namespaces and deleting that one by name.
+ */
+export function podProbeRbacManifest(name: string, subject: string, probeNamespace?: string): string {
+  const role = `${name}-pod`
+  if (probeNamespace === undefined) {
+    return [
+      `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nrules:\n${POD_PROBE_RULES.join('\n')}`,
+      `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${role}\nsubjects:\n${subject}`,
+    ].join('\n---\n')
+  }
+
+  const namespaceRules = [
+    '  - apiGroups: [""]\n    resources: ["namespaces"]\n    verbs: ["create"]',
+    `  - apiGroups: [""]\n    resources: ["namespaces"]\n    resourceNames: ["${probeNamespace}"]\n    verbs: ["delete", "get"]`,
+  ]
+  return [
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${role}\nrules:\n${[...POD_PROBE_RULES, ...namespaceRules].join('\n')}`,
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ${role}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: ${role}\nsubjects:\n${subject}`,
+  ].join('\n---\n')
+}

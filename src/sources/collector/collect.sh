@@ -23,8 +23,8 @@
 #     not run again.
 #   * No credentials: process arguments are filtered to a few proxy flags, and process
 #     environments are only searched for one variable, never printed.
-#   * Takes one optional argument, the word `kube-proxy-pod` (any other is ignored), and builds no
-#     command from input.
+#   * Takes one optional argument, the word `kube-proxy-pod` or `probe-pod` (any other is ignored),
+#     and builds no command from input.
 #   * stderr of the commands it runs never reaches the bundle (it is only classified).
 #   * Needs little besides sh: without sed, tr, cut, tail, uname, mkdir or mktemp it reads /proc and
 #     uses grep, cat and wc instead, so it runs in the upstream kube-proxy image (dash, cat, grep, wc,
@@ -35,12 +35,22 @@
 # os-release and services are then `unavailable` (not the container's own), a kube-proxy process it
 # finds runs in a container, and PATH is left as the image sets it.
 #
+# `probe-pod`: it runs in a probe pod kpx-check made on kube-proxy's image (`--node-probe pod`), with
+# the host's network and PID namespaces (its /proc is the host's processes), privileged, and the host's
+# files mounted read-only: /etc/os-release at /host/os-release, /etc at /host/etc, /boot and
+# /lib/modules at their own paths. What differs from the host: the nft on PATH is the image's (the
+# one kube-proxy runs), and there is no systemctl. KPX_HOST_ROOT names another folder than /host (the
+# tests' stand-in for the mounts); it is only ever a prefix of files read.
+#
 # shellcheck shell=sh
 
 COLLECTOR_VERSION=0.1.0
 
 WHERE=host
-[ "${1-}" = kube-proxy-pod ] && WHERE=kube-proxy-pod
+case ${1-} in
+  kube-proxy-pod | probe-pod) WHERE=$1 ;;
+esac
+HOST_ROOT=${KPX_HOST_ROOT:-/host}
 
 # sbin directories are often missing from a non-root user's PATH; append (never prepend) them.
 if [ "$WHERE" = host ]; then
@@ -402,6 +412,8 @@ fi
 if [ "$WHERE" = kube-proxy-pod ]; then
   header os-release
   unavailable os-release not-present "the node's /etc/os-release is not mounted in the kube-proxy container (its own is the image's)"
+elif [ "$WHERE" = probe-pod ]; then
+  file_section os-release "$HOST_ROOT/os-release"
 elif [ -e /etc/os-release ]; then
   file_section os-release /etc/os-release
 else
@@ -427,11 +439,13 @@ nft_version_section() {
 header nft-version
 if [ "$WHERE" = kube-proxy-pod ]; then
   unavailable nft-version not-present "the node's own nft is not reachable from the kube-proxy container (the nft there is the image's: kube-proxy-nft-version)"
+elif [ "$WHERE" = probe-pod ]; then
+  unavailable nft-version not-present "the node's own nft cannot run in the probe pod (the nft there is kube-proxy's image's: kube-proxy-nft-version)"
 else
   nft_version_section nft-version
 fi
 header kube-proxy-nft-version
-if [ "$WHERE" = kube-proxy-pod ]; then
+if [ "$WHERE" != host ]; then
   nft_version_section kube-proxy-nft-version
 else
   unavailable kube-proxy-nft-version not-present "the collector ran on the host: the nft in kube-proxy's image is read in its pod (kpx-check cluster --node-probe exec)"
@@ -745,7 +759,7 @@ _done=no
 if [ "$WHERE" = kube-proxy-pod ]; then
   unavailable services not-present "the node's processes and /etc are not visible from the kube-proxy container (no hostPID)"
   _done=yes
-elif [ -d /run/systemd/system ] && have systemctl; then
+elif [ "$WHERE" = host ] && [ -d /run/systemd/system ] && have systemctl; then
   # shellcheck disable=SC2086 # SERVICES is a fixed word list
   run "$OUT" "$ERR" systemctl is-active $SERVICES
   # is-active exits non-zero when a unit is not active; its stdout still has one line per unit.
@@ -761,6 +775,8 @@ elif [ -d /run/systemd/system ] && have systemctl; then
   fi
 fi
 if [ "$_done" = no ]; then
+  ETC=/etc
+  [ "$WHERE" = probe-pod ] && ETC=$HOST_ROOT/etc
   printf '# method: proc\n'
   _seen=' '
   for _pid in /proc/[0-9]*; do
@@ -779,7 +795,7 @@ if [ "$_done" = no ]; then
     esac
     if [ "$_svc" = ufw ]; then
       # ufw has no daemon: it is on when its config says so.
-      if [ -r /etc/ufw/ufw.conf ] && grep -q -E '^[[:space:]]*ENABLED[[:space:]]*=[[:space:]]*"?yes' /etc/ufw/ufw.conf 2>/dev/null; then
+      if [ -r "$ETC/ufw/ufw.conf" ] && grep -q -E '^[[:space:]]*ENABLED[[:space:]]*=[[:space:]]*"?yes' "$ETC/ufw/ufw.conf" 2>/dev/null; then
         _state=active
       else
         _state=inactive

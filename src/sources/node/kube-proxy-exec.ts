@@ -14,16 +14,13 @@ import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
 import {execInPod, PodExecError} from '../cluster/pod-exec.js'
 import type {FleetProgress} from '../ssh/options.js'
-import {collectedNode, type ProbedNode, unreachable} from './node-probes.js'
+import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
 
 export const KUBE_PROXY_NAMESPACE = 'kube-system'
 /** The labels kube-proxy pods carry: kubeadm's, EKS's and GKE's DaemonSets (k8s-app), AKS's and RKE2's static pods (component). */
 export const KUBE_PROXY_SELECTORS = ['k8s-app=kube-proxy', 'component=kube-proxy'] as const
 /** The image's shell reads the collector from stdin, in its kube-proxy-pod mode. */
 export const EXEC_COLLECTOR_COMMAND = ['/bin/sh', '-s', 'kube-proxy-pod'] as const
-
-/** A quoted message is kept to this length: it lands in every check of the node. */
-const MESSAGE_LENGTH = 300
 
 export interface ExecProbeOptions {
   connection: Omit<ConnectOptions, 'signal'>
@@ -33,10 +30,17 @@ export interface ExecProbeOptions {
   onProgress?: (progress: FleetProgress) => void
 }
 
-/** A running kube-proxy pod, and the container of it that is kube-proxy. */
+/** A running kube-proxy pod, the container of it that is kube-proxy, and that container's image (pinned by digest when its status gives one). */
 export interface KubeProxyPod {
   name: string
   container: string
+  image?: string
+}
+
+interface ListedPod {
+  metadata?: {name?: string}
+  spec?: {containers?: Array<{image?: string; name?: string}>; nodeName?: string}
+  status?: {containerStatuses?: Array<{imageID?: string; name?: string}>}
 }
 
 /** Probes each named Linux Node in its kube-proxy pod; one ProbedNode per name, by name, with source `exec` and origin `kube-system/<pod>`. */
@@ -68,11 +72,14 @@ export async function runningKubeProxyPods(client: KubeClient): Promise<Map<stri
   try {
     for (const labelSelector of KUBE_PROXY_SELECTORS) {
       await client.list(`/api/v1/namespaces/${KUBE_PROXY_NAMESPACE}/pods`, {labelSelector, fieldSelector: 'status.phase=Running'}, (items) => {
-        for (const pod of items as Array<{metadata: {name?: string}; spec?: {containers?: Array<{image?: string; name?: string}>; nodeName?: string}}>) {
+        for (const pod of items as ListedPod[]) {
           const nodeName = pod.spec?.nodeName
           const containers = pod.spec?.containers ?? []
           const container = containers.find((candidate) => candidate.name === 'kube-proxy') ?? containers.find((candidate) => /kube-proxy/.test(candidate.image ?? ''))
-          if (nodeName && pod.metadata.name && container?.name && !byNode.has(nodeName)) byNode.set(nodeName, {name: pod.metadata.name, container: container.name})
+          if (!nodeName || !pod.metadata?.name || !container?.name || byNode.has(nodeName)) continue
+          const imageID = pod.status?.containerStatuses?.find((status) => status.name === container.name)?.imageID
+          const image = pinnedImage(container.image, imageID)
+          byNode.set(nodeName, {name: pod.metadata.name, container: container.name, ...(image ? {image} : {})})
         }
       })
     }
@@ -125,8 +132,18 @@ function failureReason(error: PodExecError): string {
   }
 }
 
-/** A message from the API server or the node, on one line and of bounded length. */
-function quote(message: string): string {
-  const line = message.replaceAll(/\s+/g, ' ').trim()
-  return line.length > MESSAGE_LENGTH ? `${line.slice(0, MESSAGE_LENGTH)}…` : line
+/** An image reference as a pod spec takes it: registry, path, tag and digest characters only. */
+const IMAGE_REFERENCE = /^[a-z0-9][\w.\-/:]{0,254}(@sha256:[0-9a-f]{64})?$/i
+/** A pullable digest in a container status: `registry/repo@sha256:…`, as containerd and CRI-O give it (Docker: `docker-pullable://…`). */
+const PULLABLE_DIGEST = /^(?:docker-pullable:\/\/)?([a-z0-9][\w.\-/:]{0,254}@sha256:[0-9a-f]{64})$/i
+
+/**
+ * The image a container runs, pinned by the digest its status reports when that is a pullable one (so
+ * a probe pod runs exactly it, and finds it on the node); else the spec's reference. Neither, or one
+ * that is no image reference: undefined.
+ */
+export function pinnedImage(image: string | undefined, imageID: string | undefined): string | undefined {
+  const pinned = PULLABLE_DIGEST.exec(imageID ?? '')?.[1]
+  if (pinned) return pinned
+  return image !== undefined && IMAGE_REFERENCE.test(image) ? image : undefined
 }

@@ -1,5 +1,5 @@
 /**
- * Node facts from a collector run: on this machine, over SSH, or in a kube-proxy pod (kube-proxy-exec.ts). A run that fails, or prints
+ * Node facts from a collector run: on this machine, over SSH, in a kube-proxy pod (kube-proxy-exec.ts) or in a probe pod (probe-pod.ts). A run that fails, or prints
  * something that is no bundle, makes the node unreachable with the reason; every fact is then
  * unknown, never passed.
  */
@@ -46,6 +46,15 @@ export async function probeNodesOverSsh(targets: SshTarget[], options: SshProbeO
     if (run.sudoRefused) blameSudo(node.facts, run.sudoRefused)
     return node
   })
+}
+
+/** A quoted message is kept to this length: it lands in every check of the node. */
+const MESSAGE_LENGTH = 300
+
+/** A message from the API server or the node, on one line and of bounded length. */
+export function quoteMessage(message: string): string {
+  const line = message.replaceAll(/\s+/g, ' ').trim()
+  return line.length > MESSAGE_LENGTH ? `${line.slice(0, MESSAGE_LENGTH)}…` : line
 }
 
 /** A node that could not be probed: every fact unknown, with the reason. */

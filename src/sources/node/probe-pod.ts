@@ -1,0 +1,492 @@
+/**
+ * `cluster --node-probe pod`: a short-lived probe pod on each Linux node, on the image its kube-proxy
+ * runs (pinned by digest, `IfNotPresent`: an air-gapped node has it already), pinned to the node by
+ * `nodeName`, with the host's network and PID namespaces, privileged, the host's files it reads mounted
+ * read-only, tolerating every taint and bounded by `activeDeadlineSeconds`. It runs the collector (its
+ * command line, so no ConfigMap), which prints the bundle to its log; kpx-check polls the run's pods
+ * (one list for all of them), reads the log and deletes the pod. Everything it creates carries the
+ * labels below and is deleted on success, on failure and when `signal` aborts; a later run deletes the
+ * pods an interrupted one left (sweepLeftovers). A node that cannot be probed is unreachable with a
+ * reason that starts with its failure class (PodFailure).
+ */
+import {createHash, randomBytes} from 'node:crypto'
+import {readFile} from 'node:fs/promises'
+
+import {COLLECTOR_SCRIPT} from '../../util/paths.js'
+import {forEachConcurrently} from '../../util/pool.js'
+import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
+import type {FleetProgress} from '../ssh/options.js'
+import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
+import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
+
+/** The labels every probe pod (and a probe namespace) carries: what the sweep and `kubectl delete -l` find. */
+export const PROBE_LABELS = {'app.kubernetes.io/managed-by': 'kpx-check', 'app.kubernetes.io/name': 'kpx-check-probe'} as const
+/** The label naming the run that made an object. */
+export const RUN_LABEL = 'kpx-check.io/run'
+/** The annotation naming the node a probe pod is for (a node name can be longer than a label value may be). */
+export const NODE_ANNOTATION = 'kpx-check.io/node'
+export const PROBE_CONTAINER = 'probe'
+/** The collector's mode in a probe pod, and the folder its host files are mounted under. */
+export const PROBE_COLLECTOR_MODE = 'probe-pod'
+export const HOST_MOUNT = '/host'
+/** The Pod Security label a probe namespace gets: its pods need host namespaces, privilege and hostPath. */
+export const PRIVILEGED_NAMESPACE_LABEL = {'pod-security.kubernetes.io/enforce': 'privileged'} as const
+/** A bundle is well under 1 MB; a log longer than this is no bundle (the same bound as exec and SSH). */
+export const LOG_LIMIT = 16 * 1024 * 1024
+
+/** Past its own deadline, how long a probe pod is left to its kubelet to be reported Failed before kpx-check stops waiting. */
+const DEADLINE_GRACE_SECONDS = 10
+/** The ServiceAccount admission's refusal in a namespace whose `default` service account is not made yet, and how often (every 0.5 s) it is tried again. */
+const NO_SERVICE_ACCOUNT_YET = /error looking up service account [^ ]+\/default: serviceaccount "default" not found/
+const SERVICE_ACCOUNT_TRIES = 20
+/** A probe pod of another run this much past its deadline is a leftover: its run has given up on it. */
+const LEFTOVER_AFTER_SECONDS = 60
+
+/**
+ * The host's files the collector reads, each mounted read-only. /proc and /sys are the host's already
+ * (hostPID, hostNetwork, privileged). /etc/os-release is mounted on its own: it is often a symlink into
+ * /usr/lib, which a mount of /etc alone would leave dangling.
+ */
+export const HOST_PATHS = [
+  {name: 'os-release', path: '/etc/os-release', mountPath: `${HOST_MOUNT}/os-release`},
+  {name: 'etc', path: '/etc', mountPath: `${HOST_MOUNT}/etc`},
+  {name: 'boot', path: '/boot', mountPath: '/boot'},
+  {name: 'lib-modules', path: '/lib/modules', mountPath: '/lib/modules'},
+] as const
+
+export interface PodProbeOptions {
+  connection: Omit<ConnectOptions, 'signal'>
+  concurrency: number
+  /** Per node: the pod's activeDeadlineSeconds, and how long kpx-check waits for it (plus a grace for the kubelet to report it). */
+  timeoutSeconds: number
+  /** --probe-namespace: a namespace kpx-check creates for its pods (Pod Security `privileged`) and deletes; default kube-system. */
+  namespace?: string
+  /** Aborted (SIGINT, SIGTERM): no more pods are made, every one made is deleted, and the probe rejects with the signal's reason. */
+  signal?: AbortSignal
+  /** How often the run's pods are listed while some are unfinished. */
+  pollMilliseconds?: number
+  onProgress?: (progress: FleetProgress) => void
+}
+
+/** A Linux Node to probe: its name, and whether it is an EKS Fargate node (no host access there). */
+export interface PodProbeTarget {
+  name: string
+  fargate: boolean
+}
+
+export interface PodProbeResult {
+  probed: Map<string, ProbedNode>
+  /** Probe pods earlier runs left behind, deleted before this run's were made. */
+  swept: string[]
+}
+
+/** What a probe pod's status says, from the list the run polls. */
+interface PodStatus {
+  metadata?: {name?: string; labels?: Record<string, string>; annotations?: Record<string, string>; creationTimestamp?: string}
+  spec?: {activeDeadlineSeconds?: number}
+  status?: {
+    phase?: string
+    reason?: string
+    message?: string
+    conditions?: Array<{type?: string; status?: string; reason?: string; message?: string}>
+    containerStatuses?: Array<{
+      name?: string
+      state?: {waiting?: {reason?: string; message?: string}; terminated?: {exitCode?: number; reason?: string; message?: string}}
+    }>
+  }
+}
+
+/** Probes each target in a probe pod; one ProbedNode per name, with source `pod` and origin `<namespace>/<pod>`. */
+export async function probeNodesByPod(targets: readonly PodProbeTarget[], options: PodProbeOptions): Promise<PodProbeResult> {
+  options.signal?.throwIfAborted()
+  const namespace = options.namespace ?? KUBE_PROXY_NAMESPACE
+  const client = await KubeClient.connect(options.connection)
+  const run = new ProbeRun(client, namespace, options)
+  try {
+    return await run.probe(targets)
+  } finally {
+    await run.cleanUp()
+    client.close()
+  }
+}
+
+class ProbeRun {
+  readonly id = randomBytes(4).toString('hex')
+  /** Pods this run made and has not deleted yet. */
+  private readonly created = new Set<string>()
+  private namespaceCreated = false
+  private readonly watcher: PodWatcher
+  private readonly signal: AbortSignal
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly namespace: string,
+    private readonly options: PodProbeOptions,
+  ) {
+    this.signal = options.signal ?? new AbortController().signal
+    this.watcher = new PodWatcher(client, namespace, `${RUN_LABEL}=${this.id}`, options.pollMilliseconds ?? 1000, this.signal)
+  }
+
+  async probe(targets: readonly PodProbeTarget[]): Promise<PodProbeResult> {
+    const probed = new Map<string, ProbedNode>()
+    const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: targets.length}
+    const record = (name: string, node: ProbedNode) => {
+      probed.set(name, node)
+      progress.remaining -= 1
+      if (node.reachable) progress.succeeded += 1
+      else progress.failed += 1
+      this.options.onProgress?.({...progress})
+    }
+
+    const setUp = await this.prepare()
+    const swept = typeof setUp === 'string' ? [] : setUp.swept
+    const images = typeof setUp === 'string' ? undefined : setUp.images
+    const script = await readFile(COLLECTOR_SCRIPT, 'utf8')
+    // Interrupted, every worker ends its node (deleting its pod) before the run cleans up and rejects.
+    await forEachConcurrently(targets, this.options.concurrency, async (target) => {
+      if (this.signal.aborted) return
+      const origin = this.namespace
+      if (typeof setUp === 'string') record(target.name, unreachable('pod', origin, target.name, setUp))
+      else if (target.fargate) record(target.name, unreachable('pod', origin, target.name, 'fargate: an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made'))
+      else {
+        try {
+          record(target.name, await this.probeNode(target.name, images!, script))
+        } catch (error) {
+          if (!this.signal.aborted) throw error
+        }
+      }
+    })
+    this.signal.throwIfAborted()
+    return {probed, swept}
+  }
+
+  /** Deletes every pod this run made that is still there, and the namespace it made; never stopped by the signal. */
+  async cleanUp(): Promise<void> {
+    this.watcher.stop()
+    await Promise.allSettled([...this.created].map((name) => this.deletePod(name)))
+    if (this.namespaceCreated) await this.client.delete(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}`).catch(() => {})
+  }
+
+  /**
+   * The namespace (made, with --probe-namespace), the leftovers of earlier runs swept, and the images by
+   * node; or why no node can be probed.
+   */
+  private async prepare(): Promise<string | {images: Images; swept: string[]}> {
+    if (this.options.namespace !== undefined) {
+      const refused = await this.createNamespace()
+      if (refused) return refused
+    }
+
+    const pods = await runningKubeProxyPods(this.client)
+    if (typeof pods === 'string') return pods.replace(/^no-kube-proxy-pod: /, 'no-probe-image: ')
+    return {images: new Images(pods), swept: await this.sweepLeftovers()}
+  }
+
+  /** Creates the probe namespace, labelled for privileged pods; one an interrupted run left is taken over. */
+  private async createNamespace(): Promise<string | undefined> {
+    const labels = {...PROBE_LABELS, ...PRIVILEGED_NAMESPACE_LABEL, [RUN_LABEL]: this.id}
+    try {
+      await this.client.create('/api/v1/namespaces', {apiVersion: 'v1', kind: 'Namespace', metadata: {name: this.namespace, labels}})
+      this.namespaceCreated = true
+      return undefined
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      if (error.code !== 409) return `probe-namespace: cannot create namespace ${this.namespace}: ${quote(error.message)}`
+    }
+
+    const existing = (await this.client.get(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}`).catch(() => ({}))) as PodStatus
+    if (existing.metadata?.labels?.['app.kubernetes.io/managed-by'] !== PROBE_LABELS['app.kubernetes.io/managed-by']) {
+      return `probe-namespace: namespace ${this.namespace} exists and kpx-check did not make it: --probe-namespace names one kpx-check creates and deletes (leave it out to use ${KUBE_PROXY_NAMESPACE})`
+    }
+
+    this.namespaceCreated = true
+    return undefined
+  }
+
+  /** Deletes the probe pods of earlier runs that are past their deadline (a run still going keeps its own). */
+  private async sweepLeftovers(): Promise<string[]> {
+    const leftovers: string[] = []
+    const now = Date.now()
+    const selector = Object.entries(PROBE_LABELS).map(([key, value]) => `${key}=${value}`).join(',')
+    try {
+      await this.client.list(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, {labelSelector: selector}, (items) => {
+        for (const pod of items as PodStatus[]) {
+          const created = Date.parse(pod.metadata?.creationTimestamp ?? '')
+          const deadline = (pod.spec?.activeDeadlineSeconds ?? 0) + DEADLINE_GRACE_SECONDS + LEFTOVER_AFTER_SECONDS
+          if (pod.metadata?.name && pod.metadata.labels?.[RUN_LABEL] !== this.id && Number.isFinite(created) && created + deadline * 1000 < now) leftovers.push(pod.metadata.name)
+        }
+      })
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      return [] // not allowed to list them: nothing to sweep that this run could see
+    }
+
+    await Promise.all(leftovers.map((name) => this.deletePod(name)))
+    return leftovers
+  }
+
+  private async probeNode(node: string, images: Images, script: string): Promise<ProbedNode> {
+    const image = images.for(node)
+    if (!image) return unreachable('pod', this.namespace, node, `no-probe-image: no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} gives an image to run the probe pod on`)
+    const name = `kpx-check-probe-${this.id}-${createHash('sha256').update(node).digest('hex').slice(0, 10)}`
+    const origin = `${this.namespace}/${name}`
+    const manifest = probePodManifest({name, namespace: this.namespace, node, image, runId: this.id, timeoutSeconds: this.options.timeoutSeconds, script})
+    const refusal = await this.createPod(manifest)
+    if (refusal) return unreachable('pod', origin, node, refusal)
+
+    this.created.add(name)
+    try {
+      const outcome = await this.watcher.finished(name, (this.options.timeoutSeconds + DEADLINE_GRACE_SECONDS) * 1000)
+      if (outcome.kind === 'failed') return unreachable('pod', origin, node, outcome.reason)
+      const log = await this.readLog(name)
+      if (typeof log !== 'string') return unreachable('pod', origin, node, log.reason)
+      const exitCode = outcome.exitCode
+      const probed = collectedNode('pod', origin, node, exitCode === 0 ? {ok: true, stdout: log} : {ok: false, stdout: log, reason: `collector: exited ${exitCode}`})
+      probed.facts.set('node.name', node)
+      return probed
+    } finally {
+      await this.deletePod(name)
+    }
+  }
+
+  /**
+   * Creates the pod; or why it was refused. In a namespace just made, the ServiceAccount admission refuses
+   * pods until the controller has made its `default` service account: that refusal is tried again.
+   */
+  private async createPod(manifest: Record<string, unknown>): Promise<string | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.create(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, manifest)
+        return undefined
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        if (!NO_SERVICE_ACCOUNT_YET.test(error.message) || attempt >= SERVICE_ACCOUNT_TRIES || this.signal.aborted) return createRefusal(error)
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+    }
+  }
+
+  private async readLog(name: string): Promise<string | {reason: string}> {
+    try {
+      return await this.client.getText(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods/${name}/log?container=${PROBE_CONTAINER}&limitBytes=${LOG_LIMIT + 1}`, 'text/plain', LOG_LIMIT + 1)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      return {reason: `pod-log: cannot read the probe pod's log: ${quote(error.message)}`}
+    }
+  }
+
+  private async deletePod(name: string): Promise<void> {
+    try {
+      await this.client.delete(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods/${name}?gracePeriodSeconds=0`)
+      this.created.delete(name)
+    } catch {
+      // left for cleanUp (and, failing that, the next run's sweep)
+    }
+  }
+}
+
+/** The image each node's probe pod runs: its own kube-proxy pod's, else the one most of the cluster's kube-proxy pods run. */
+class Images {
+  private readonly common?: string
+
+  constructor(private readonly pods: ReadonlyMap<string, KubeProxyPod>) {
+    const counts = new Map<string, number>()
+    for (const pod of pods.values()) if (pod.image) counts.set(pod.image, (counts.get(pod.image) ?? 0) + 1)
+    this.common = [...counts].toSorted((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0]
+  }
+
+  for(node: string): string | undefined {
+    return this.pods.get(node)?.image ?? this.common
+  }
+}
+
+/** The probe pod: see the module's comment. Nothing from the cluster but the node's name and kube-proxy's image goes into it. */
+export function probePodManifest(pod: {name: string; namespace: string; node: string; image: string; runId: string; timeoutSeconds: number; script: string}): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name: pod.name, namespace: pod.namespace, labels: {...PROBE_LABELS, [RUN_LABEL]: pod.runId}, annotations: {[NODE_ANNOTATION]: pod.node}},
+    spec: {
+      nodeName: pod.node,
+      hostNetwork: true,
+      hostPID: true,
+      restartPolicy: 'Never',
+      activeDeadlineSeconds: pod.timeoutSeconds,
+      terminationGracePeriodSeconds: 0,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      tolerations: [{operator: 'Exists'}],
+      // The Priority admission plugin admits the system classes in kube-system only (GKE, and clusters that keep its default).
+      ...(pod.namespace === KUBE_PROXY_NAMESPACE ? {priorityClassName: 'system-node-critical'} : {}),
+      containers: [
+        {
+          name: PROBE_CONTAINER,
+          image: pod.image,
+          imagePullPolicy: 'IfNotPresent',
+          // The log is the bundle: the collector's own stderr is dropped, as exec and SSH only classify it.
+          command: ['/bin/sh', '-c', `exec 2>/dev/null\n${pod.script}`, 'kpx-check-collector', PROBE_COLLECTOR_MODE],
+          securityContext: {privileged: true},
+          volumeMounts: HOST_PATHS.map((mount) => ({name: mount.name, mountPath: mount.mountPath, readOnly: true})),
+        },
+      ],
+      volumes: HOST_PATHS.map((mount) => ({name: mount.name, hostPath: {path: mount.path}})),
+    },
+  }
+}
+
+/** Why the API server refused to create a probe pod, by its own message: Pod Security, GKE Autopilot, an OpenShift SCC, RBAC, another webhook. */
+export function createRefusal(error: ApiError): string {
+  const message = quote(error.message)
+  if (message.includes('violates PodSecurity')) return `pod-security: ${message}`
+  if (message.includes('GKE Warden rejected')) return `autopilot: ${message}`
+  if (message.includes('unable to validate against any security context constraint')) return `scc: ${message}`
+  if (message.includes('admission webhook')) return `admission: ${message}`
+  if (error.code === 403) return `pod-forbidden: ${message}`
+  return `pod: ${message}`
+}
+
+/** A probe pod that finished: its container's exit code (its log holds the bundle), or why it did not run the collector to its end. */
+type Finished = {exitCode: number; kind: 'done'} | {kind: 'failed'; reason: string}
+
+/** Waiting reasons of a container whose image will not come: the kubelet gives up (or backs off) pulling it. */
+const IMAGE_GIVEN_UP = new Set(['ErrImageNeverPull', 'ImagePullBackOff', 'InvalidImageName'])
+/** Waiting reasons of a container that the runtime could not set up. */
+const CONTAINER_GIVEN_UP = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'])
+
+/** A status's reason and message, quoted. */
+function detail(reason?: string, message?: string): string {
+  return quote([reason, message].filter(Boolean).join(': '))
+}
+
+/** What a probe pod's status says: finished, failed for good, or (undefined) not yet. */
+export function podOutcome(pod: PodStatus): Finished | undefined {
+  const status = pod.status ?? {}
+  const container = status.containerStatuses?.find((candidate) => candidate.name === PROBE_CONTAINER)
+  const terminated = container?.state?.terminated
+  const waiting = container?.state?.waiting
+  if (status.phase === 'Failed' && status.reason === 'DeadlineExceeded') {
+    return {kind: 'failed', reason: `deadline: the probe pod ran past its activeDeadlineSeconds (${pod.spec?.activeDeadlineSeconds ?? '?'}s, --timeout): ${detail(status.reason, status.message)}`}
+  }
+
+  if (terminated && (status.phase === 'Succeeded' || status.phase === 'Failed')) {
+    // A runtime that could not start the command (StartError, ContainerCannotRun) reports it here, exit code 128.
+    if (terminated.reason !== 'Completed' && terminated.reason !== 'Error' && /\/bin\/sh/.test(terminated.message ?? '')) {
+      return {kind: 'failed', reason: `no-shell: the kube-proxy image has no /bin/sh: ${detail(terminated.reason, terminated.message)}`}
+    }
+
+    return {kind: 'done', exitCode: terminated.exitCode ?? 1}
+  }
+
+  if (status.phase === 'Failed') return {kind: 'failed', reason: `unschedulable: the node's kubelet refused the probe pod: ${detail(status.reason, status.message)}`}
+  if (waiting?.reason && IMAGE_GIVEN_UP.has(waiting.reason)) return {kind: 'failed', reason: `image: the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent): ${detail(waiting.reason, waiting.message)}`}
+  if (waiting?.reason && CONTAINER_GIVEN_UP.has(waiting.reason)) return {kind: 'failed', reason: `container: the probe container could not be made: ${detail(waiting.reason, waiting.message)}`}
+  return undefined
+}
+
+/** Why a probe pod had not finished when kpx-check stopped waiting for it. */
+function stillWaiting(pod: PodStatus | undefined, seconds: number): string {
+  const status = pod?.status ?? {}
+  const scheduled = status.conditions?.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False')
+  const waiting = status.containerStatuses?.find((candidate) => candidate.name === PROBE_CONTAINER)?.state?.waiting
+  if (status.phase === 'Running') return `timeout: the probe pod was still running after ${seconds}s (--timeout, and its kubelet did not stop it)`
+  const why = scheduled ? `${scheduled.reason ?? 'Unschedulable'}: ${scheduled.message ?? ''}` : (waiting?.reason ? `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` : 'the node\'s kubelet never started it (NotReady, or gone?)')
+  if (waiting?.reason === 'ErrImagePull') return `image: the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent): ${quote(why)}`
+  return `unschedulable: the probe pod stayed Pending for ${seconds}s: ${quote(why)}`
+}
+
+/**
+ * The run's pods, listed by its label every `pollMilliseconds` while any is awaited: one request for
+ * all of them, however many nodes there are.
+ */
+class PodWatcher {
+  private readonly waiting = new Map<string, {deadline: number; seconds: number; resolve: (outcome: Finished) => void; reject: (reason: unknown) => void}>()
+  private readonly last = new Map<string, PodStatus>()
+  private timer?: NodeJS.Timeout
+  private polling = false
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly namespace: string,
+    private readonly selector: string,
+    private readonly pollMilliseconds: number,
+    private readonly signal: AbortSignal,
+  ) {
+    // One listener for every wait: an abort ends them all.
+    signal.addEventListener('abort', () => {
+      for (const waiter of this.waiting.values()) waiter.reject(signal.reason)
+      this.waiting.clear()
+    }, {once: true})
+  }
+
+  /** Resolves when the pod has finished or failed for good, or `waitMilliseconds` from now; rejects with the signal's reason when it aborts. */
+  finished(name: string, waitMilliseconds: number): Promise<Finished> {
+    return new Promise((resolve, reject) => {
+      if (this.signal.aborted) {
+        reject(this.signal.reason)
+        return
+      }
+
+      this.waiting.set(name, {
+        deadline: Date.now() + waitMilliseconds,
+        seconds: Math.round(waitMilliseconds / 1000),
+        resolve: (outcome) => {
+          this.waiting.delete(name)
+          resolve(outcome)
+        },
+        reject,
+      })
+      this.schedule()
+    })
+  }
+
+  stop(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private schedule(): void {
+    if (this.timer || this.polling || this.waiting.size === 0 || this.signal.aborted) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.poll().finally(() => {
+        this.polling = false
+        this.schedule()
+      })
+    }, this.pollMilliseconds)
+  }
+
+  private async poll(): Promise<void> {
+    this.polling = true
+    const seen = new Map<string, PodStatus>()
+    try {
+      await this.client.list(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, {labelSelector: this.selector}, (items) => {
+        for (const pod of items as PodStatus[]) if (pod.metadata?.name) seen.set(pod.metadata.name, pod)
+      })
+    } catch {
+      // A failed list is tried again at the next poll (an abort ends the waits by itself); the deadlines still hold.
+      this.expire()
+      return
+    }
+
+    for (const [name, waiter] of this.waiting) {
+      const pod = seen.get(name)
+      if (!pod) {
+        if (this.last.has(name)) waiter.resolve({kind: 'failed', reason: 'pod: the probe pod was deleted before it finished (evicted, or deleted by someone else)'})
+        continue
+      }
+
+      this.last.set(name, pod)
+      const outcome = podOutcome(pod)
+      if (outcome) waiter.resolve(outcome)
+    }
+
+    this.expire()
+  }
+
+  private expire(): void {
+    const now = Date.now()
+    for (const [name, waiter] of this.waiting) {
+      if (now >= waiter.deadline) waiter.resolve({kind: 'failed', reason: stillWaiting(this.last.get(name), waiter.seconds)})
+    }
+  }
+}
