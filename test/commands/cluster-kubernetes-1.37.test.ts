@@ -233,3 +233,47 @@ describe('kpx-check cluster: alerts on metrics nftables mode does not export', (
   })
 })
 
+
+describe('kpx-check cluster: platforms with a recipe of their own (k0s, Kubermatic KKP, ACK)', () => {
+  const stepIds = (report: Report): string[] => report.plan.steps.map((step) => step.id)
+  const commandsOf = (report: Report, id: string): string => report.plan.steps.find((step) => step.id === id)?.commands.join('\n') ?? ''
+
+  it('k0s (kubelets v1.34.0+k0s, kube-proxy on quay.io/k0sproject/kube-proxy): the mode is set in the k0s configuration, after reading the nft of k0s\'s own image', async () => {
+    const {report} = await checkWith('kubeadm-calico', {
+      replaced: {
+        '/api/v1/nodes': withText('kubeadm-calico', '/api/v1/nodes', '"v1.34.0"', '"v1.34.0+k0s"'),
+        '/apis/apps/v1/daemonsets': withText('kubeadm-calico', '/apis/apps/v1/daemonsets', 'registry.k8s.io/kube-proxy:v1.34.0', 'quay.io/k0sproject/kube-proxy:v1.34.0'),
+      },
+    })
+    assert.deepEqual([report.cluster?.platform, report.plan.platform, report.plan.confidence], ['k0s', 'k0s', 'derived'])
+    assert.ok(stepIds(report).includes('prerequisites/image-nft'), stepIds(report).join(', '))
+    assert.match(commandsOf(report, 'prerequisites/image-nft'), /^kubectl -n kube-system exec daemonset\/kube-proxy -- nft --version/m)
+    assert.match(commandsOf(report, 'configure/set-mode'), /kubectl -n kube-system patch clusterconfig k0s --type merge -p '\{"spec":\{"network":\{"kubeProxy":\{"mode":"nftables"\}\}\}\}'/)
+    assert.match(commandsOf(report, 'rollback/rollback'), /"mode":"iptables"/)
+    // kubeadm's steps are not k0s's: its ConfigMap is rendered by k0s, and edits to it are undone.
+    assert.ok(!/kubeadm|edit configmap/.test(report.plan.steps.flatMap((step) => step.commands).join('\n')), report.plan.steps.flatMap((step) => step.commands).join('\n'))
+  })
+
+  it('Kubermatic KKP (nodes labelled system/cluster and system/project), in IPVS mode: proxyMode on the Cluster object in the seed, a heuristic detection', async () => {
+    const kkpLabels = '"kubernetes.io/os":"linux","system/cluster":"x7kq2dwz4m","system/project":"b9mlqt5v2c"'
+    const {report} = await checkWith('ipvs-metallb', {replaced: {'/api/v1/nodes': withText('ipvs-metallb', '/api/v1/nodes', '"kubernetes.io/os":"linux"', kkpLabels)}})
+    assert.deepEqual([report.cluster?.platform, report.cluster?.proxyMode, report.plan.platform], ['kubermatic', 'ipvs', 'kubermatic'])
+    const setMode = commandsOf(report, 'configure/set-mode')
+    assert.match(setMode, /kubectl --kubeconfig seed-kubeconfig patch cluster "\$CLUSTER_ID" --type merge -p '\{"spec":\{"clusterNetwork":\{"proxyMode":"nftables"\}\}\}'/)
+    assert.match(commandsOf(report, 'rollback/rollback'), /"proxyMode":"ipvs"/)
+    assert.ok(report.plan.summary.includes('heuristically'), report.plan.summary)
+
+    const {report: plain} = await checkWith('ipvs-metallb', {replaced: {'/api/v1/nodes': withText('ipvs-metallb', '/api/v1/nodes', '"kubernetes.io/os":"linux"', '"kubernetes.io/os":"linux","system/cluster":"x7kq2dwz4m"')}})
+    assert.notEqual(plain.cluster?.platform, 'kubermatic', 'one of the two labels is not KKP')
+  })
+
+  it('Alibaba Cloud ACK (nodes labelled alibabacloud.com/nodepool-id): nftables is chosen at cluster creation, a heuristic recipe', async () => {
+    const ackLabels = '"kubernetes.io/os":"linux","alibabacloud.com/nodepool-id":"np5b1c3d9e7f2a4c6e8b0d2f4a6c8e0b2"'
+    const {report} = await checkWith('kubeadm-calico', {replaced: {'/api/v1/nodes': withText('kubeadm-calico', '/api/v1/nodes', '"kubernetes.io/os":"linux"', ackLabels)}})
+    assert.deepEqual([report.cluster?.platform, report.plan.platform, report.plan.confidence], ['ack', 'ack', 'heuristic'])
+    assert.ok(stepIds(report).includes('configure/new-cluster'), stepIds(report).join(', '))
+    assert.match(commandsOf(report, 'configure/new-cluster'), /proxy_mode = "nftables"/)
+    const [platformSwitch] = findingsOf(report, 'cluster/platform-switch')
+    assert.ok(platformSwitch, 'cluster/platform-switch has a finding')
+  })
+})
