@@ -21,6 +21,8 @@ import {validateReport} from '../helpers/schemas.js'
 
 const KUBEADM_PODS: Record<string, string> = {'k8s-cp-01': 'kube-proxy-8xq2w', 'k8s-worker-01': 'kube-proxy-kd9f4', 'k8s-worker-02': 'kube-proxy-tz6mb'}
 const EKS_PODS: Record<string, string> = {'ip-10-0-10-170.ec2.internal': 'kube-proxy-4xk9p', 'ip-10-0-11-23.ec2.internal': 'kube-proxy-b7m2q', 'ip-10-0-12-88.ec2.internal': 'kube-proxy-zt5wd'}
+/** AKS's kube-proxy pods carry component=kube-proxy, not k8s-app. */
+const AKS_PODS: Record<string, string> = {'aks-nodepool1-38290314-vmss000000': 'kube-proxy-x7kq2', 'aks-nodepool1-38290314-vmss000001': 'kube-proxy-b9w4m', 'aks-nodepool1-38290314-vmss000002': 'kube-proxy-r2c8v'}
 
 /** The checks a node shell decides, and that the kube-proxy container can read. */
 const READ_IN_POD = ['node/nf-tables-kernel', 'node/nftables-kernel-features', 'node/nft-version', 'node/iptables-backend-mix', 'node/ipvs-other-users', 'node/ipvs-leftovers', 'node/kernel-check-bypass']
@@ -134,12 +136,16 @@ describe('cluster --node-probe exec', () => {
     for (const [name, pod] of Object.entries(KUBEADM_PODS)) assertProbed(report, name, pod)
   })
 
-  it('probes every Linux node of an EKS cluster the same way', async () => {
+  it('probes every Linux node of an EKS and of an AKS cluster the same way', async () => {
     const {report, code} = await probe({scenario: 'eks-old-vpc-cni'})
     for (const [name, pod] of Object.entries(EKS_PODS)) assertProbed(report, name, pod)
     assert.deepEqual(row(report, 'ip-10-0-10-170.ec2.internal').os, {id: 'amzn', versionId: '2023', prettyName: 'Amazon Linux 2023.9.20251208'})
     // The VPC CNI 1.18.6 the API shows blocks the switch, whatever the nodes say.
     assert.deepEqual([report.verdict, code], ['no-go', 3])
+
+    const aks = await probe({scenario: 'aks'})
+    for (const [name, pod] of Object.entries(AKS_PODS)) assertProbed(aks.report, name, pod)
+    assert.equal(row(aks.report, 'aks-nodepool1-38290314-vmss000000').os.id, 'ubuntu')
   })
 
   it('exec forbidden on every node: each is unknown with the API server\'s message, and the verdict is never go', async () => {
