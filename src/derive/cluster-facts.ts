@@ -254,16 +254,17 @@ const SERVICES_LISTED = 100
 
 /** kube-proxy's comment for each port of each Service it writes rules for (not headless, not ExternalName), with its length in bytes. */
 function serviceComments(services: readonly Raw[]): Array<{bytes: number; comment: string}> {
-  const encoder = new TextEncoder()
-  return services
-    .filter((service) => service.spec?.clusterIP !== 'None' && service.spec?.type !== 'ExternalName')
-    .flatMap((service) =>
-      ((service.spec?.ports ?? []) as Raw[]).map((port) => {
-        // ServicePortName.String(): an unnamed port adds nothing after the Service's name.
-        const comment = `${service.metadata?.namespace}/${service.metadata?.name}${port.name ? `:${port.name}` : ''}`
-        return {comment, bytes: encoder.encode(comment).length}
-      }),
-    )
+  const comments: Array<{bytes: number; comment: string}> = []
+  for (const service of services) {
+    if (service.spec?.clusterIP === 'None' || service.spec?.type === 'ExternalName') continue
+    for (const port of (service.spec?.ports ?? []) as Raw[]) {
+      // ServicePortName.String(): an unnamed port adds nothing after the Service's name.
+      const comment = `${service.metadata?.namespace}/${service.metadata?.name}${port.name ? `:${port.name}` : ''}`
+      comments.push({comment, bytes: Buffer.byteLength(comment)})
+    }
+  }
+
+  return comments
 }
 
 /** kube-proxy metrics that only iptables mode exports (domain sheet §2.11, KEP-3866's kep.yaml). */

@@ -75,19 +75,20 @@ const describe = (kind: string, workload: KubeObject, ping: PingCommand, target:
 export function clusterIPPings(resources: SnapshotReads): UnknownFact | {count: number; listed: string[]} {
   const failed = [...WORKLOAD_KINDS.map(([name]) => name), 'services' as const].map((name) => resources.failure(name)).find(Boolean)
   if (failed) return failed
-  const index = serviceIndex(resources.items('services'))
+  const pings = WORKLOAD_KINDS.flatMap(([resource, kind]) => resources.items(resource).map((workload) => ({kind, workload, pings: workloadPings(workload as Raw)})))
   const listed: string[] = []
   let count = 0
-  for (const [resource, kind] of WORKLOAD_KINDS) {
-    for (const workload of resources.items(resource)) {
-      const namespace = workload.metadata?.namespace ?? ''
-      for (const ping of workloadPings(workload as Raw)) {
-        for (const target of ping.targets) {
-          const service = serviceOf(target, namespace, index)
-          if (!service || service.clusterIPs.length === 0) continue
-          count++
-          if (listed.length < PINGS_LISTED) listed.push(describe(kind, workload, ping, target, service))
-        }
+  // Most clusters ping no Service: index the Services only when some template pings.
+  if (!pings.some((found) => found.pings.length > 0)) return {count, listed}
+  const index = serviceIndex(resources.items('services'))
+  for (const {kind, workload, pings: found} of pings) {
+    const namespace = workload.metadata?.namespace ?? ''
+    for (const ping of found) {
+      for (const target of ping.targets) {
+        const service = serviceOf(target, namespace, index)
+        if (!service || service.clusterIPs.length === 0) continue
+        count++
+        if (listed.length < PINGS_LISTED) listed.push(describe(kind, workload, ping, target, service))
       }
     }
   }
