@@ -99,6 +99,11 @@ export const REPORT_SCHEMA = {
         unreadable: {type: 'array', items: {type: 'string'}, description: 'API reads that failed, with the API\'s message and the permission needed.'},
         unmatchedInventory: {type: 'array', items: {type: 'string'}, description: 'With --node-probe ssh and --inventory: inventory hosts that match no Node, by name or InternalIP.'},
         unmatchedBundles: {type: 'array', items: {type: 'string'}, description: 'With --facts: bundles (hostname and file) whose hostname names no Linux Node, by name or short name, or a Node another bundle is for.'},
+        probeLeftovers: {
+          type: 'array',
+          items: {type: 'string'},
+          description: "With --node-probe pod: what the probe made in the cluster and could not delete, with why ('pod NS/NAME: …', 'namespace NS: …'); each probe pod ends at its activeDeadlineSeconds, and the next run deletes it.",
+        },
       },
     },
     nodes: {

@@ -169,6 +169,8 @@ export interface ClusterSummary {
   unmatchedInventory?: string[]
   /** With --facts: bundles whose hostname names no Linux Node. */
   unmatchedBundles?: string[]
+  /** With --node-probe pod: what the probe made in the cluster and could not delete (`pod NS/NAME: why`, `namespace NS: why`). */
+  probeLeftovers?: string[]
 }
 
 /** What --waivers did in this run. */

@@ -5,6 +5,7 @@ import type {GatedFinding} from '../contract/finding.js'
 import type {NodeCheck, Report} from '../contract/report.js'
 import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
+import {leftBehindSentence} from '../util/errors.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import {printableReport} from './printable.js'
 import {renderTable} from './table.js'
@@ -200,6 +201,7 @@ function clusterLines(report: Report, chalk: ChalkInstance): string[] {
   for (const unreadable of cluster.unreadable) lines.push(chalk.yellow(`  Could not read ${unreadable}`))
   for (const host of cluster.unmatchedInventory ?? []) lines.push(chalk.yellow(`  Inventory host that is no Node: ${host}`))
   for (const bundle of cluster.unmatchedBundles ?? []) lines.push(chalk.yellow(`  Facts bundle for no Node (not used): ${bundle}`))
+  if (cluster.probeLeftovers) lines.push(chalk.red(`  The probe ${leftBehindSentence(cluster.probeLeftovers)}`))
   return lines
 }
 

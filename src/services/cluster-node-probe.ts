@@ -54,6 +54,8 @@ export type NodeProbeOptions = ExecNodeProbeOptions | PodNodeProbeOptions | SshN
 const POD_AFTER_EXEC = /^(no-kube-proxy-pod|no-shell|exec-forbidden): /
 
 export interface NodeProbeResult extends ClusterNodeProbes {
+  /** --node-probe pod: what the probe made and could not delete, with why. */
+  probeLeftovers?: string[]
   /** Inventory hosts that match no Node, when an inventory was given. */
   unmatchedInventory?: string[]
   /** --facts bundles whose hostname names no Linux Node (or one another bundle is for already). */
@@ -145,6 +147,7 @@ async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, con
     .map((node) => ({name: node.metadata?.name ?? '', fargate: isFargateNode(node)}))
     .filter((target) => options.method === 'pod' || POD_AFTER_EXEC.test(byExec.get(target.name)?.reason ?? ''))
   const probed = new Map(byExec)
+  let leftBehind: string[] = []
   await progress(
     [
       {
@@ -165,14 +168,16 @@ async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, con
             },
           })
           for (const [name, node] of result.probed) probed.set(name, afterExec(name, node, byExec.get(name)))
+          leftBehind = result.leftBehind
           const swept = result.swept.length > 0 ? ` (deleted ${result.swept.length} probe pod(s) an earlier run left)` : ''
-          task.title = `Probed ${targets.length} node(s) in probe pods: ${targets.length - failed} done, ${failed} failed${swept}`
+          const left = leftBehind.length > 0 ? `; could not delete ${leftBehind.length} object(s) it made` : ''
+          task.title = `Probed ${targets.length} node(s) in probe pods: ${targets.length - failed} done, ${failed} failed${swept}${left}`
         },
       },
     ],
     {},
   )
-  return {probed, unaddressed: new Map()}
+  return {probed, unaddressed: new Map(), ...(leftBehind.length > 0 ? {probeLeftovers: leftBehind} : {})}
 }
 
 /** A probe pod's result for a node exec could not probe: when the pod failed too, its reason says why exec did not do. */

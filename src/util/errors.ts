@@ -32,15 +32,26 @@ export class ClusterAccessError extends UsageError {
   }
 }
 
+/** What a probe could not delete of what it made, and what becomes of it. */
+export function leftBehindSentence(leftBehind: readonly string[]): string {
+  return `could not delete what it made: ${leftBehind.join('; ')}. A probe pod ends at its activeDeadlineSeconds, and the next run with --node-probe pod deletes it (by hand: kubectl delete pod -A -l app.kubernetes.io/managed-by=kpx-check)`
+}
+
 /** Exit codes of a run stopped by a signal, as a shell reports them: 128 + the signal's number. */
 const SIGNAL_EXIT_CODES = {SIGINT: 130, SIGTERM: 143} as const
 
-/** A run stopped by SIGINT or SIGTERM after it deleted what it had made in the cluster; exits 130 or 143. */
+/**
+ * A run stopped by SIGINT or SIGTERM after it deleted what it had made in the cluster, or tried to:
+ * `leftBehind` names what it could not delete, with why. Exits 130 or 143.
+ */
 export class InterruptedError extends Error {
   readonly exitCode: number
 
-  constructor(readonly signal: keyof typeof SIGNAL_EXIT_CODES) {
-    super(`stopped by ${signal}; the probe pods it made (and their namespace) are deleted`)
+  constructor(
+    readonly signal: keyof typeof SIGNAL_EXIT_CODES,
+    readonly leftBehind: readonly string[] = [],
+  ) {
+    super(`stopped by ${signal}; ${leftBehind.length === 0 ? 'the probe pods it made (and their namespace) are deleted' : leftBehindSentence(leftBehind)}`)
     this.name = 'InterruptedError'
     this.exitCode = SIGNAL_EXIT_CODES[signal]
   }

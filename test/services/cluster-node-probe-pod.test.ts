@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import {type ChildProcess, spawn} from 'node:child_process'
-import {copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {release, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -17,7 +17,7 @@ import {parseAllDocuments} from 'yaml'
 import type {Report} from '../../src/contract/report.js'
 import {startKubeProxyStandIn} from '../helpers/apiserver-exec.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
-import {type ApiServer, type ApiServerOptions, DEFAULT_USER, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {type ApiServer, type ApiServerOptions, DEFAULT_USER, type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES, RUN_JS} from '../helpers/paths.js'
 import {validateReport} from '../helpers/schemas.js'
@@ -87,6 +87,15 @@ async function probe(options: ApiServerOptions, args: string[] = ['--node-probe'
 }
 
 const row = (report: Report, name: string) => report.nodes.find((node) => node.name === name)!
+
+/** Waits until the server holds this many probe pods (at most 20 s). */
+async function waitForProbePods(server: ApiServer, count: number): Promise<void> {
+  const probes = () => server.objects('/api/v1/pods').filter((pod) => pod.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kpx-check')
+  for (let waited = 0; probes().length < count; waited += 50) {
+    assert.ok(waited < 20_000, 'the probe pods were made')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
 
 /** The node was probed in a probe pod: every check decided or unknown for a reason of its own, none for want of a node shell. */
 function assertProbed(report: Report, name: string, namespace = 'kube-system'): void {
@@ -260,11 +269,7 @@ describe('cluster --node-probe pod', () => {
         let stdout = ''
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
         const exited = new Promise<null | number>((resolve) => child.on('close', resolve))
-        const probes = () => server.objects('/api/v1/pods').filter((pod) => pod.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kpx-check')
-        for (let waited = 0; probes().length < KUBEADM_NODES.length; waited += 50) {
-          assert.ok(waited < 20_000, 'the probe pods were made')
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
+        await waitForProbePods(server, KUBEADM_NODES.length)
 
         child.kill(signal)
         assert.equal(await exited, exitCode, stdout)
@@ -273,6 +278,47 @@ describe('cluster --node-probe pod', () => {
       } finally {
         await server.close()
       }
+    }
+  })
+
+  it('what it cannot delete is said: in the report (cluster.probeLeftovers) after a run, in the error after SIGINT; the probes still count', async () => {
+    const undeletable: Fault[] = [
+      {path: /^\/api\/v1\/namespaces\/kpx-probes\/pods\/kpx-check-probe-/, method: 'DELETE', kind: 'forbidden'},
+      {path: '/api/v1/namespaces/kpx-probes', method: 'DELETE', kind: 'forbidden'},
+    ]
+    const server = await startApiServer({scenario: 'kubeadm-calico', faults: undeletable, kubelet: {hostRoot: hostRoot('rocky-8.10.txt')}})
+    try {
+      const kubeconfig = writeKubeconfig(dir, server)
+      const textFile = join(dir, 'leftovers.txt')
+      const {code, stdout} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', '--node-probe', 'pod', '--probe-namespace', 'kpx-probes', '--output', `text=${textFile}`])
+      const report = JSON.parse(stdout) as Report
+      assert.ok(validateReport(report), JSON.stringify(validateReport.errors, null, 2))
+      assert.equal(report.exitCode, code)
+      for (const name of KUBEADM_NODES) assertProbed(report, name, 'kpx-probes')
+      const left = report.cluster?.probeLeftovers ?? []
+      assert.equal(left.length, KUBEADM_NODES.length + 1, left.join('\n'))
+      for (const entry of left.slice(0, -1)) assert.match(entry, /^pod kpx-probes\/kpx-check-probe-[0-9a-f]{8}-[0-9a-f]{10}: pods "kpx-check-probe-[0-9a-f-]+" is forbidden: User "[^"]+" cannot delete resource "pods"/)
+      assert.match(left.at(-1)!, /^namespace kpx-probes: namespaces "kpx-probes" is forbidden: User "[^"]+" cannot delete resource "namespaces"/)
+      assert.match(readFileSync(textFile, 'utf8'), /^ {2}The probe could not delete what it made: pod kpx-probes\/kpx-check-probe-.*; namespace kpx-probes: .*\(by hand: kubectl delete pod -A -l app\.kubernetes\.io\/managed-by=kpx-check\)$/m)
+    } finally {
+      await server.close()
+    }
+
+    const hanging = {hostRoot: hostRoot('rocky-8.10.txt'), nodes: Object.fromEntries(KUBEADM_NODES.map((name) => [name, 'hang' as const]))}
+    const stopped = await startApiServer({scenario: 'kubeadm-calico', faults: [{path: /^\/api\/v1\/namespaces\/kube-system\/pods\/kpx-check-probe-/, method: 'DELETE', kind: 'forbidden'}], kubelet: hanging})
+    try {
+      const kubeconfig = writeKubeconfig(dir, stopped)
+      const child = spawn(process.execPath, [RUN_JS, 'cluster', '--kubeconfig', kubeconfig, '--node-probe', 'pod', '--json'], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
+      let stdout = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+      const exited = new Promise<null | number>((resolve) => child.on('close', resolve))
+      await waitForProbePods(stopped, KUBEADM_NODES.length)
+      child.kill('SIGINT')
+      assert.equal(await exited, 130, stdout)
+      const {message} = (JSON.parse(stdout) as {error: {message: string}}).error
+      assert.match(message, /^stopped by SIGINT; could not delete what it made: pod kube-system\/kpx-check-probe-[0-9a-f]{8}-[0-9a-f]{10}: pods "[^"]+" is forbidden: .*; pod kube-system\/.*; pod kube-system\/.*\. A probe pod ends at its activeDeadlineSeconds, and the next run with --node-probe pod deletes it \(by hand: kubectl delete pod -A -l app\.kubernetes\.io\/managed-by=kpx-check\)$/)
+    } finally {
+      await stopped.close()
     }
   })
 

@@ -12,6 +12,7 @@
 import {createHash, randomBytes} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 
+import {InterruptedError} from '../../util/errors.js'
 import {COLLECTOR_SCRIPT} from '../../util/paths.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
@@ -78,6 +79,8 @@ export interface PodProbeResult {
   probed: Map<string, ProbedNode>
   /** Probe pods earlier runs left behind, deleted before this run's were made. */
   swept: string[]
+  /** What this run made and could not delete (`pod NS/NAME: why`, `namespace NS: why`). */
+  leftBehind: string[]
 }
 
 /** What a probe pod's status says, from the list the run polls. */
@@ -102,18 +105,19 @@ export async function probeNodesByPod(targets: readonly PodProbeTarget[], option
   const namespace = options.namespace ?? KUBE_PROXY_NAMESPACE
   const client = await KubeClient.connect(options.connection)
   const run = new ProbeRun(client, namespace, options)
-  try {
-    return await run.probe(targets)
-  } finally {
-    await run.cleanUp()
-    client.close()
-  }
+  const outcome = await run.probe(targets).then((result) => ({result}), (error: unknown) => ({error}))
+  const leftBehind = await run.cleanUp()
+  client.close()
+  if ('result' in outcome) return {...outcome.result, leftBehind}
+  throw outcome.error instanceof InterruptedError && leftBehind.length > 0 ? new InterruptedError(outcome.error.signal, leftBehind) : outcome.error
 }
 
 class ProbeRun {
   readonly id = randomBytes(4).toString('hex')
   /** Pods this run made and has not deleted yet. */
   private readonly created = new Set<string>()
+  /** Why the last try to delete each of them failed. */
+  private readonly deleteFailures = new Map<string, string>()
   private namespaceCreated = false
   private readonly watcher: PodWatcher
   private readonly signal: AbortSignal
@@ -127,7 +131,7 @@ class ProbeRun {
     this.watcher = new PodWatcher(client, namespace, `${RUN_LABEL}=${this.id}`, options.pollMilliseconds ?? 1000, this.signal)
   }
 
-  async probe(targets: readonly PodProbeTarget[]): Promise<PodProbeResult> {
+  async probe(targets: readonly PodProbeTarget[]): Promise<Omit<PodProbeResult, 'leftBehind'>> {
     const probed = new Map<string, ProbedNode>()
     const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: targets.length}
     const record = (name: string, node: ProbedNode) => {
@@ -160,11 +164,20 @@ class ProbeRun {
     return {probed, swept}
   }
 
-  /** Deletes every pod this run made that is still there, and the namespace it made; never stopped by the signal. */
-  async cleanUp(): Promise<void> {
+  /** Deletes every pod this run made that is still there, and the namespace it made; never stopped by the signal. What it could not delete, with why. */
+  async cleanUp(): Promise<string[]> {
     this.watcher.stop()
-    await Promise.allSettled([...this.created].map((name) => this.deletePod(name)))
-    if (this.namespaceCreated) await this.client.delete(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}`).catch(() => {})
+    await Promise.all([...this.created].map((name) => this.deletePod(name)))
+    const leftBehind = [...this.created].map((name) => `pod ${this.namespace}/${name}: ${this.deleteFailures.get(name)}`)
+    if (this.namespaceCreated) {
+      try {
+        await this.client.delete(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}`)
+      } catch (error) {
+        leftBehind.push(`namespace ${this.namespace}: ${quote((error as Error).message)}`)
+      }
+    }
+
+    return leftBehind
   }
 
   /**
@@ -221,8 +234,8 @@ class ProbeRun {
       return [] // not allowed to list them: nothing to sweep that this run could see
     }
 
-    await Promise.all(leftovers.map((name) => this.deletePod(name)))
-    return leftovers
+    const deleted = await Promise.all(leftovers.map((name) => this.deletePod(name)))
+    return leftovers.filter((_, index) => deleted[index])
   }
 
   private async probeNode(node: string, images: Images, script: string): Promise<ProbedNode> {
@@ -275,12 +288,15 @@ class ProbeRun {
     }
   }
 
-  private async deletePod(name: string): Promise<void> {
+  /** Deletes a pod: whether it is gone. One of this run's that is not is left for cleanUp, which says so if it cannot delete it either. */
+  private async deletePod(name: string): Promise<boolean> {
     try {
       await this.client.delete(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods/${name}?gracePeriodSeconds=0`)
       this.created.delete(name)
-    } catch {
-      // left for cleanUp (and, failing that, the next run's sweep)
+      return true
+    } catch (error) {
+      this.deleteFailures.set(name, quote((error as Error).message))
+      return false
     }
   }
 }
