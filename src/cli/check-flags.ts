@@ -95,12 +95,12 @@ function gatePolicy(flags: {'allow-incomplete': boolean; 'fail-on': string}): Ga
   return {failOn: flags['fail-on'] === 'warning' ? 'warning' : 'blocker', allowIncomplete: flags['allow-incomplete']}
 }
 
-/** What the checking commands' --help says of the plan and the outputs. */
+/** What the checking commands' --help says of the plan and the outputs: one paragraph. */
 export const PLAN_AND_OUTPUTS_DESCRIPTION = [
   'The report ends with the migration plan: fixes first, then (for clusters) the switch for the detected platform,',
   'canary, rollout, verification, cleanup and rollback. --format picks what stdout carries; --output writes more',
   'formats from the same run; in GitHub Actions the Markdown report is added to the step summary.',
-].join('\n')
+].join(' ')
 
 /** The exit-code table as it appears at the end of a command's --help. */
 export const EXIT_CODES_DESCRIPTION = ['Exit codes:', ...EXIT_CODE_HELP.map((line) => `  ${line}`)].join('\n')

@@ -4,6 +4,7 @@ import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
 import {fleetFlags, fleetSelection} from '../cli/fleet-flags.js'
+import {helpDescription} from '../cli/help-text.js'
 import {withInterrupts} from '../cli/interrupts.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
@@ -16,7 +17,7 @@ import {DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
 export default class Cluster extends KpxCommand {
   static summary = 'Check whether a cluster can switch kube-proxy to nftables mode, through the Kubernetes API.'
 
-  static description = [
+  static description = helpDescription([
     'Reads (get/list only, never Secrets) the nodes, kube-proxy and its configuration, the CNI and other networking',
     'DaemonSets, Services, EndpointSlices and Ingresses, then runs the cluster rules and the node rules on every Linux',
     'node as the API shows it. Facts only a node shell can see (nft, kernel features, firewalls) stay unknown until the',
@@ -57,7 +58,7 @@ export default class Cluster extends KpxCommand {
     'exits with the worst of its clusters\' codes: 3, then 5, then 4, then 0.',
     '',
     EXIT_CODES_DESCRIPTION,
-  ].join('\n')
+  ])
 
   static examples = [
     '<%= config.bin %> cluster',

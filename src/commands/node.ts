@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
+import {helpDescription} from '../cli/help-text.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
@@ -11,7 +12,7 @@ import {runNodeCheck} from '../services/node-check.js'
 export default class Node extends KpxCommand {
   static summary = 'Check whether nodes can run kube-proxy in nftables mode.'
 
-  static description = [
+  static description = helpDescription([
     'Without --facts, runs the read-only collector on this machine. With --facts, evaluates bundles written by',
     '`<%= config.bin %> collect` on other nodes (a file, a folder of bundles, or - for standard input; repeatable):',
     'every bundle is one node, and all of them make one report.',
@@ -27,7 +28,7 @@ export default class Node extends KpxCommand {
     PLAN_AND_OUTPUTS_DESCRIPTION,
     '',
     EXIT_CODES_DESCRIPTION,
-  ].join('\n')
+  ])
 
   static examples = [
     '<%= config.bin %> node',

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {KpxCommand} from '../cli/base-command.js'
+import {helpDescription} from '../cli/help-text.js'
 import {probeNamespace} from '../cli/ssh-flags.js'
 import {execRbacManifest, podProbeRbacManifest, proxyRbacManifest, rbacManifest} from '../sources/cluster/rbac.js'
 
@@ -9,16 +10,19 @@ export default class Rbac extends KpxCommand {
 
   static summary = 'Print the least-privilege ClusterRole, Role and bindings to run `<%= config.bin %> cluster`.'
 
-  static description = [
+  static description = helpDescription([
     'Read-only (get/list), no Secrets, ConfigMaps only by name. Apply it for a person or group, or for an in-cluster Job\'s service account.',
+    '',
     'With --node-probe exec, also a Role of its own in kube-system that allows pods/exec (create, get), which `cluster --node-probe exec` needs to',
     'run the collector in the kube-proxy pods: write access is opt-in, and can be granted and revoked apart from the reads.',
+    '',
     'With --node-probe pod, a Role NAME-pod in kube-system that allows creating, watching and deleting pods and reading',
     'their logs, for `cluster --node-probe pod`; with --probe-namespace too, a ClusterRole instead (a Role cannot be bound in',
     'a namespace before it exists) that also allows creating namespaces and deleting that one. --node-probe exec,pod prints both.',
+    '',
     'With --kube-proxy-metrics, also a Role of its own in kube-system that allows pods/proxy (get), which `cluster --kube-proxy-metrics`',
     'needs to read kube-proxy\'s /proxyMode and /metrics through the API server: a read, but one that reaches into the pods, so opt-in too.',
-  ].join('\n')
+  ])
 
   static examples = [
     '<%= config.bin %> rbac --group platform-readers | kubectl apply -f -',

@@ -3,17 +3,18 @@ import {Flags} from '@oclif/core'
 import {KpxCommand} from '../cli/base-command.js'
 import {connectionFlags, connectionOptions} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
+import {helpDescription} from '../cli/help-text.js'
 import {type SnapshotResult, writeSnapshot} from '../services/cluster-reads.js'
 import {checkOutputFolder} from '../util/user-file.js'
 
 export default class Snapshot extends KpxCommand {
   static summary = 'Save what the cluster checks read from the API to a file, to evaluate offline with `cluster --snapshot`.'
 
-  static description = [
+  static description = helpDescription([
     'The snapshot holds only the objects, fields, flags, environment variables and ConfigMap keys the checks read (no',
     'Secrets; nothing else is collected, so nothing needs redacting): it can travel to where kpx-check runs, or be',
     'attached to a change ticket.',
-  ].join('\n')
+  ])
 
   static examples = ['<%= config.bin %> snapshot -o prod.snapshot.json', '<%= config.bin %> cluster --snapshot prod.snapshot.json']
 
