@@ -3,10 +3,28 @@ import {type Resource, RESOURCES} from './resources.js'
 /** The one namespace every cluster has, where Roles can be bound without creating anything. */
 const ALWAYS_THERE = 'kube-system'
 
-/** One rule of a Role or ClusterRole: the resource, the verb, and the object names it is limited to. */
+/** A YAML flow list of strings, each in double quotes. */
+const quoted = (values: readonly string[]) => values.map((value) => `"${value}"`).join(', ')
+
+/** One rule of a Role or ClusterRole: the API group and resource, the object names it is limited to, the verbs. */
+function rule(apiGroup: string, resource: string, verbs: readonly string[], names?: readonly string[]): string {
+  const limited = names ? `\n    resourceNames: [${quoted([...new Set(names)])}]` : ''
+  return `  - apiGroups: ["${apiGroup}"]\n    resources: ["${resource}"]${limited}\n    verbs: [${quoted(verbs)}]`
+}
+
+/** A rule for a resource the checks read. */
 function ruleYaml(resource: Resource, verb: 'get' | 'list', names?: readonly string[]): string {
-  const limited = names ? `\n    resourceNames: [${[...new Set(names)].map((name) => `"${name}"`).join(', ')}]` : ''
-  return `  - apiGroups: ["${resource.apiGroup}"]\n    resources: ["${resource.resource}"]${limited}\n    verbs: ["${verb}"]`
+  return rule(resource.apiGroup, resource.resource, [verb], names)
+}
+
+/** A Role in `namespace`, or without one a ClusterRole, with these rules, and its binding to the subject. */
+function roleAndBinding(role: string, subject: string, rules: readonly string[], namespace?: string): string[] {
+  const kind = namespace === undefined ? 'ClusterRole' : 'Role'
+  const metadata = `metadata:\n  name: ${role}${namespace === undefined ? '' : `\n  namespace: ${namespace}`}`
+  return [
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${kind}\n${metadata}\nrules:\n${rules.join('\n')}`,
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${kind}Binding\n${metadata}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ${kind}\n  name: ${role}\nsubjects:\n${subject}`,
+  ]
 }
 
 /** The manifest, derived from the table of what the probe reads, so the two cannot drift apart. */
@@ -31,17 +49,8 @@ export function rbacManifest(name: string, subject: string): string {
     if (inKubeSystem.length > 0) addNamespaced(ALWAYS_THERE, ruleYaml(resource, 'get', inKubeSystem.map((object) => object.name)))
   }
 
-  const documents = [
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${name}\nrules:\n${clusterRules.join('\n')}`,
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ${name}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: ${name}\nsubjects:\n${subject}`,
-  ]
-  for (const [namespace, rules] of namespaced) {
-    documents.push(
-      `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nrules:\n${rules.join('\n')}`,
-      `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${name}\nsubjects:\n${subject}`,
-    )
-  }
-
+  const documents = roleAndBinding(name, subject, clusterRules)
+  for (const [namespace, rules] of namespaced) documents.push(...roleAndBinding(name, subject, rules, namespace))
   return documents.join('\n---\n')
 }
 
@@ -64,18 +73,11 @@ export function proxyRbacManifest(name: string, subject: string): string {
 
 /** A Role in kube-system allowing one pod subresource, and its binding. */
 function subresourceRoleManifest(role: string, subject: string, resource: string, verbs: readonly string[]): string {
-  const allowed = verbs.map((verb) => `"${verb}"`).join(', ')
-  return [
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nrules:\n  - apiGroups: [""]\n    resources: ["${resource}"]\n    verbs: [${allowed}]`,
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${role}\nsubjects:\n${subject}`,
-  ].join('\n---\n')
+  return roleAndBinding(role, subject, [rule('', resource, verbs)], ALWAYS_THERE).join('\n---\n')
 }
 
 /** The rules of pod probe's Role: make, watch, read the log of and delete its pods. */
-const POD_PROBE_RULES = [
-  '  - apiGroups: [""]\n    resources: ["pods"]\n    verbs: ["create", "delete", "get", "list", "watch"]',
-  '  - apiGroups: [""]\n    resources: ["pods/log"]\n    verbs: ["get"]',
-]
+const POD_PROBE_RULES = [rule('', 'pods', ['create', 'delete', 'get', 'list', 'watch']), rule('', 'pods/log', ['get'])]
 
 /**
  * What `cluster --node-probe pod` needs besides the reads: to create, watch, read the log of and delete
@@ -85,19 +87,7 @@ const POD_PROBE_RULES = [
  */
 export function podProbeRbacManifest(name: string, subject: string, probeNamespace?: string): string {
   const role = `${name}-pod`
-  if (probeNamespace === undefined) {
-    return [
-      `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nrules:\n${POD_PROBE_RULES.join('\n')}`,
-      `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ${role}\n  namespace: ${ALWAYS_THERE}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: ${role}\nsubjects:\n${subject}`,
-    ].join('\n---\n')
-  }
-
-  const namespaceRules = [
-    '  - apiGroups: [""]\n    resources: ["namespaces"]\n    verbs: ["create"]',
-    `  - apiGroups: [""]\n    resources: ["namespaces"]\n    resourceNames: ["${probeNamespace}"]\n    verbs: ["delete", "get"]`,
-  ]
-  return [
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${role}\nrules:\n${[...POD_PROBE_RULES, ...namespaceRules].join('\n')}`,
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ${role}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: ${role}\nsubjects:\n${subject}`,
-  ].join('\n---\n')
+  if (probeNamespace === undefined) return roleAndBinding(role, subject, POD_PROBE_RULES, ALWAYS_THERE).join('\n---\n')
+  const namespaceRules = [rule('', 'namespaces', ['create']), rule('', 'namespaces', ['delete', 'get'], [probeNamespace])]
+  return roleAndBinding(role, subject, [...POD_PROBE_RULES, ...namespaceRules]).join('\n---\n')
 }
