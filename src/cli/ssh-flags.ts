@@ -113,7 +113,8 @@ const DEFAULT_NODE_TIMEOUT = 60
 /** The probes that make pods. */
 const POD_PROBES = ['pod', 'exec,pod'] as const
 
-function makesPods(method: string | undefined): method is (typeof POD_PROBES)[number] {
+/** Whether a --node-probe method makes probe pods in the cluster (which a signal must then delete). */
+export function makesPods(method: string | undefined): method is (typeof POD_PROBES)[number] {
   return (POD_PROBES as readonly string[]).includes(method ?? '')
 }
 

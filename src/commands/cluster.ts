@@ -7,7 +7,7 @@ import {fleetFlags, fleetSelection} from '../cli/fleet-flags.js'
 import {helpDescription} from '../cli/help-text.js'
 import {withInterrupts} from '../cli/interrupts.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
-import {clusterNodeProbe, sshFlags} from '../cli/ssh-flags.js'
+import {clusterNodeProbe, makesPods, sshFlags} from '../cli/ssh-flags.js'
 import type {FleetReport} from '../contract/fleet.js'
 import type {Report} from '../contract/report.js'
 import {runClusterCheck} from '../services/cluster-check.js'
@@ -153,6 +153,6 @@ export default class Cluster extends KpxCommand {
     }
 
     // Probe pods are made in the cluster: a signal then deletes them before the command ends.
-    return nodeProbe?.method === 'pod' || nodeProbe?.method === 'exec,pod' ? withInterrupts(check) : check()
+    return makesPods(nodeProbe?.method) ? withInterrupts(check) : check()
   }
 }
