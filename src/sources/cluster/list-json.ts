@@ -138,40 +138,42 @@ export class ItemArrayCounter {
     let inString = this.inString
     let escaped = this.escaped
     let closed = -1
-    // Strings are most of these bytes: indexOf finds where each ends, and the next backslash, kept
-    // as the scan goes (it only moves forward), tells whether an escape comes first.
-    let backslash = chunk.indexOf(BACKSLASH, from)
-    for (let index = from; index < chunk.length; index++) {
+    let index = from
+    scan: while (index < chunk.length) {
       if (inString) {
+        // Strings are most of these bytes, and short: a loop of their own, with nothing but the
+        // quote that ends them and the backslash that escapes the byte after it, reads them fastest.
         if (escaped) {
           escaped = false
-          continue
+          index++
         }
 
-        if (backslash !== -1 && backslash < index) backslash = chunk.indexOf(BACKSLASH, index)
-        const quote = chunk.indexOf(QUOTE, index)
-        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
-          index = backslash
-          escaped = true
-        } else if (quote === -1) {
-          index = chunk.length
-        } else {
-          index = quote
-          inString = false
+        for (;;) {
+          if (index >= chunk.length) break scan
+          const code = chunk[index++]
+          if (code === QUOTE) break
+          if (code === BACKSLASH) {
+            if (index === chunk.length) {
+              escaped = true
+              break scan
+            }
+
+            index++
+          }
         }
 
+        inString = false
         continue
       }
 
-      const code = chunk[index]
-
+      const code = chunk[index++]
       if (code <= SPACE) continue
       if (depth === 1 && code !== COMMA && code !== CLOSE_ARRAY) empty = false
       if (code === QUOTE) inString = true
       else if (code === OPEN_ARRAY || code === OPEN_OBJECT) depth++
       else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
         if (--depth === 0) {
-          closed = index
+          closed = index - 1
           break
         }
       } else if (code === COMMA && depth === 1) commas++
