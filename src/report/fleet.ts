@@ -24,7 +24,7 @@ export function renderFleet(fleet: FleetReport, format: ReportFormat, options: R
 
     case 'json': {
       const chunks: string[] = []
-      writeJson(fleet, (chunk) => chunks.push(chunk))
+      writeJson(fleet, (chunk) => chunks.push(chunk), {pretty: true})
       return chunks.join('')
     }
 

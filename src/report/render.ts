@@ -23,7 +23,7 @@ export function renderReport(report: Report, format: ReportFormat, options: Rend
 
     case 'json': {
       const chunks: string[] = []
-      writeJson(report, (chunk) => chunks.push(chunk))
+      writeJson(report, (chunk) => chunks.push(chunk), {pretty: true})
       return chunks.join('')
     }
 

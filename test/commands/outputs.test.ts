@@ -14,7 +14,7 @@ import {findingKey, subjectPath} from '../../src/contract/subject.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {parseMarkdown, shown} from '../helpers/markdown.js'
-import {FIXTURES} from '../helpers/paths.js'
+import {FIXTURES, RUN_JS} from '../helpers/paths.js'
 import {JUNIT_XSD, validateReport, validateSarif} from '../helpers/schemas.js'
 
 let workdir: string
@@ -159,11 +159,25 @@ describe('--output and --format mistakes', () => {
   it('--format json prints the same report as --json, and --format sarif prints SARIF', async () => {
     const json = await runCli(['cluster', '--snapshot', snapshot, '--format', 'json'])
     const viaFlag = await runCli(['cluster', '--snapshot', snapshot, '--json'])
-    const strip = (text: string) => text.replace(/"generatedAt": "[^"]+"/, '')
+    const strip = (text: string) => text.replace(/"generatedAt":"[^"]+"/, '')
     assert.equal(strip(json.stdout), strip(viaFlag.stdout))
     assert.equal(json.code, viaFlag.code)
     const sarif = await runCli(['cluster', '--snapshot', snapshot, '--format', 'sarif'])
     assert.ok(validateSarif(JSON.parse(sarif.stdout)))
+  })
+
+  it('--json on a terminal is indented as JSON.stringify(report, null, 2), in a pipe it is that report on one line, and --output json=FILE is indented', async () => {
+    const file = join(workdir, 'indented.json')
+    const piped = await runCli(['cluster', '--snapshot', snapshot, '--json', '--output', `json=${file}`])
+    assert.equal(piped.stdout.split('\n').length, 2, 'one line and its newline')
+    const report = JSON.parse(piped.stdout) as Report
+    assert.equal(readFileSync(file, 'utf8'), `${JSON.stringify(report, null, 2)}\n`)
+    // script(1) gives the command a real terminal; the terminal ends its lines with CR LF.
+    const command = [process.execPath, RUN_JS, 'cluster', '--snapshot', snapshot, '--json'].map((word) => `'${word}'`).join(' ')
+    const terminal = spawnSync('script', ['--quiet', '--return', '--command', command, '/dev/null'], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
+    const onTerminal = JSON.parse(terminal.stdout) as Report
+    assert.equal(terminal.stdout.replaceAll('\r\n', '\n'), `${JSON.stringify(onTerminal, null, 2)}\n`)
+    assert.deepEqual({...onTerminal, generatedAt: ''}, {...report, generatedAt: ''})
   })
 
   it('--sarif-location places every SARIF result at that repository file too, as GitHub code scanning needs; a path outside the repository or no SARIF output is exit 2', async () => {
