@@ -226,48 +226,46 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
  * pool) share one map, so that what is made of it (a node's checks, their JSON) can be made once.
  */
 class PerSubjectFindings {
-  /** By subject path: which group each rule put it in, as `rule:group,` pairs, and that group's finding. */
-  private readonly subjects = new Map<string, {findings: Finding[]; signature: string}>()
-  private readonly rules: string[] = []
-  private readonly paths = new WeakMap<Subject, string>()
+  /** By kind (its subjects, in the order every rule of the kind sees them): each rule's findings, and which of them each subject has. */
+  private readonly kinds = new Map<readonly Subject[], Array<{rule: string; findings: Finding[]; findingOf: Uint32Array}>>()
 
   add(rule: string, subjects: readonly Subject[], groups: Iterable<Group>): void {
-    const ruleIndex = this.rules.push(rule) - 1
-    let groupIndex = 0
+    let rules = this.kinds.get(subjects)
+    if (!rules) this.kinds.set(subjects, (rules = []))
+    const findings: Finding[] = []
+    const findingOf = new Uint32Array(subjects.length)
     for (const {finding, members} of groups) {
-      for (const index of members) {
-        const path = this.pathOf(subjects[index])
-        let entry = this.subjects.get(path)
-        if (!entry) this.subjects.set(path, (entry = {findings: [], signature: ''}))
-        entry.findings[ruleIndex] = finding
-        entry.signature += `${ruleIndex}:${groupIndex},`
-      }
-
-      groupIndex++
+      for (const index of members) findingOf[index] = findings.length
+      findings.push(finding)
     }
+
+    rules.push({rule, findings, findingOf})
   }
 
   bySubject(): Map<string, Map<string, Finding>> {
-    const shared = new Map<string, Map<string, Finding>>()
     const bySubject = new Map<string, Map<string, Finding>>()
-    for (const [path, {findings, signature}] of this.subjects) {
-      let map = shared.get(signature)
-      if (!map) {
-        map = new Map()
-        for (const [index, finding] of findings.entries()) if (finding) map.set(this.rules[index], finding)
-        shared.set(signature, map)
+    for (const [subjects, rules] of this.kinds) {
+      // A subject's class: which finding it has of each rule so far, as one number. Equal classes, equal maps.
+      const classOf = new Uint32Array(subjects.length)
+      for (const {findings, findingOf} of rules) {
+        const classes = new Map<number, number>()
+        for (let index = 0; index < subjects.length; index++) {
+          const pair = classOf[index] * findings.length + findingOf[index]
+          let id = classes.get(pair)
+          if (id === undefined) classes.set(pair, (id = classes.size))
+          classOf[index] = id
+        }
       }
 
-      bySubject.set(path, map)
+      const maps: Array<Map<string, Finding>> = []
+      for (const [index, subject] of subjects.entries()) {
+        let map = maps[classOf[index]]
+        if (!map) maps[classOf[index]] = map = new Map(rules.map(({rule, findings, findingOf}) => [rule, findings[findingOf[index]]]))
+        bySubject.set(subjectPath(subject), map)
+      }
     }
 
     return bySubject
-  }
-
-  private pathOf(subject: Subject): string {
-    let path = this.paths.get(subject)
-    if (path === undefined) this.paths.set(subject, (path = subjectPath(subject)))
-    return path
   }
 }
 
