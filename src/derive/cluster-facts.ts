@@ -87,10 +87,11 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   deriveServices(cluster, resources)
   // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.
   const shellOnly = new FactSet().unknownAll(SHELL_ONLY_FACTS, 'not-collected', NOT_IN_API)
+  const alike: NodesAlike = new Map()
 
   return {
     cluster,
-    nodes: nodes.map((node) => nodeSubject(node, cluster, kubeProxy, shellOnly)),
+    nodes: nodes.map((node) => nodeSubject(node, cluster, kubeProxy, shellOnly, alike)),
     services: serviceSubjects(cluster, resources),
     components: components
       .filter((component) => component.role === 'cni')
@@ -380,20 +381,41 @@ function componentFacts(cluster: FactSet, component: Component): FactSet {
 }
 
 /** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
-function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet): ClusterModel['nodes'][number] {
+/** What nodes alike (a pool: one kernel, one OS image) share of their facts, by kernel and OS image. */
+type NodesAlike = Map<string, {facts: FactSet; os?: ReturnType<typeof parseOsImage>}>
+
+function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet, alike: NodesAlike): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
   const labels = readNodeLabels(node.metadata?.labels)
   const pool = nodePoolOf(labels)
-  const facts = new FactSet(shellOnly).set('node.name', name)
   const release = typeof info.kernelVersion === 'string' ? info.kernelVersion : undefined
+  const osImage = typeof info.osImage === 'string' ? info.osImage : undefined
+  // One fact set for nodes alike, under each node's own (its name): the rules see one input for all of them.
+  const key = JSON.stringify([release, osImage])
+  let shared = alike.get(key)
+  if (!shared) alike.set(key, (shared = sharedNodeFacts(release, osImage, cluster, kubeProxy, shellOnly)))
+  return {
+    name,
+    facts: new FactSet(shared.facts).set('node.name', name),
+    windows: isWindowsNode(node),
+    controlPlane: CONTROL_PLANE_ROLES.some((role) => `${ROLE_LABEL_PREFIX}${role}` in labels),
+    ...(pool ? {pool} : {}),
+    kernelRelease: release ?? null,
+    osImage: osImage ?? null,
+    os: {id: shared.os?.id ?? null, versionId: shared.os?.versionId ?? null},
+  }
+}
+
+/** A node's facts from its kernel and OS image as the API shows them, and the cluster's kube-proxy. */
+function sharedNodeFacts(release: string | undefined, osImage: string | undefined, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet): {facts: FactSet; os?: ReturnType<typeof parseOsImage>} {
+  const facts = new FactSet(shellOnly)
   const version = release && parseKernelVersion(release)
   if (release) facts.set('kernel.release', release)
   else facts.unknown('kernel.release', 'not-present', 'status.nodeInfo.kernelVersion is empty')
   if (version) facts.set('kernel.version', version)
   else facts.unknown('kernel.version', release ? 'unparseable' : 'not-present', release ? `kernel "${release}"` : 'no kernelVersion')
 
-  const osImage = typeof info.osImage === 'string' ? info.osImage : undefined
   const os = osImage ? parseOsImage(osImage) : undefined
   if (osImage) facts.set('os.prettyName', osImage)
   if (os) facts.set('os.id', os.id)
@@ -413,17 +435,7 @@ function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFou
   const imageUnknown = cluster.whyUnknown('kubeProxy.image')
   if (typeof image === 'string') facts.set('kubeProxy.image', image)
   else if (imageUnknown) facts.unknown('kubeProxy.image', imageUnknown.reason, imageUnknown.detail)
-
-  return {
-    name,
-    facts,
-    windows: isWindowsNode(node),
-    controlPlane: CONTROL_PLANE_ROLES.some((role) => `${ROLE_LABEL_PREFIX}${role}` in labels),
-    ...(pool ? {pool} : {}),
-    kernelRelease: release ?? null,
-    osImage: osImage ?? null,
-    os: {id: os?.id ?? null, versionId: os?.versionId ?? null},
-  }
+  return {facts, ...(os ? {os} : {})}
 }
 
 export function isWindowsNode(node: KubeObject): boolean {

@@ -375,10 +375,20 @@ function findingFor(finding: Finding, subject: Subject): Finding {
 class InputKeys {
   private readonly unknowns = new Map<string, Map<UnknownReason, string>>()
   private tokens = 0
+  /** Keys made, by the fact set that holds the paths and by the paths (a rule's own list). */
+  private readonly made = new WeakMap<FactSet, Map<readonly string[], string>>()
 
   of(facts: FactSet, paths: readonly string[]): string {
-    let key = ''
-    for (const path of paths) key += `${this.input(facts, path)}\u0001`
+    const holder = facts.holderOf(paths)
+    let byPaths = this.made.get(holder)
+    if (!byPaths) this.made.set(holder, (byPaths = new Map()))
+    let key = byPaths.get(paths)
+    if (key === undefined) {
+      key = ''
+      for (const path of paths) key += `${this.input(holder, path)}\u0001`
+      byPaths.set(paths, key)
+    }
+
     return key
   }
 

@@ -54,6 +54,15 @@ export class FactSet {
     return {reason: 'not-collected', detail: `no source reported ${path}`}
   }
 
+  /**
+   * The fact set `paths` are answered from: the nearest of this one and its parents that holds any of
+   * them. Fact sets that share it answer alike on them (nodes of a pool, under their shared facts).
+   */
+  holderOf(paths: readonly string[]): FactSet {
+    for (const path of paths) if (this.values.has(path as FactPath) || this.unknowns.has(path as FactPath)) return this
+    return this.parent?.holderOf(paths) ?? this
+  }
+
   knownPaths(): FactPath[] {
     const own = [...this.values.keys()]
     if (!this.parent) return own

@@ -386,6 +386,25 @@ describe('evaluating a rule over many subjects', () => {
     assert.deepEqual(checks('n3'), {'node/probe': 'pass: fine', 'node/nft': 'unknown: no nft.version (not-collected)'})
   })
 
+  it('decides nodes that share their facts through a parent alike, and apart the one whose own facts say otherwise', () => {
+    const pool = kernel('4.18').set('nft.version', '1.0.6')
+    const nodes = [
+      {kind: 'Node', name: 'n1', facts: new FactSet(pool).set('node.name', 'n1')},
+      {kind: 'Node', name: 'n2', facts: new FactSet(pool).set('node.name', 'n2').set('kernel.version', '6.1')},
+      {kind: 'Node', name: 'n3', facts: new FactSet(pool).set('node.name', 'n3').unknown('kernel.version', 'timeout', 'uname')},
+      {kind: 'Node', name: 'n4', facts: new FactSet(pool).set('node.name', 'n4')},
+    ]
+    const named = rule({id: 'node/named', needs: ['node.name'], outcomes: [{status: 'pass', message: 'I am {{ node.name }}'}]})
+    const {bySubject} = evaluateRules([rule({}), named], nodes, {perSubject: new Set(['Node'])})
+    const checks = (name: string) => [...bySubject.get(`node/${name}`)!.values()].map((finding) => `${finding.status}: ${finding.message}`)
+    assert.deepEqual(nodes.map(({name}) => checks(name)), [
+      ['fail: old 4.18', 'pass: I am n1'],
+      ['pass: fine', 'pass: I am n2'],
+      ['unknown: no kernel.version (timeout)', 'pass: I am n3'],
+      ['fail: old 4.18', 'pass: I am n4'],
+    ])
+  })
+
   it('is unknown about the cluster when the rule\'s subjects could not be listed, unless its skip holds on the cluster', () => {
     const unreadableKinds = new Map([['Node', {reason: 'permission-denied' as const, detail: 'nodes is forbidden'}]])
     const [unknown] = evaluateRules([rule({})], [cluster], {unreadableKinds}).findings
