@@ -101,6 +101,8 @@ export function readNodeLabels(labels: unknown): Record<string, string> {
     read = {}
     for (const [key, value] of Object.entries(labels)) if (READ_NODE_LABELS.test(key) && typeof value === 'string') read[key] = value
     readLabelsOf.set(labels, read)
+    // The trimmed Node keeps these as its labels, which the derivers then read again.
+    readLabelsOf.set(read, read)
   }
 
   return read
