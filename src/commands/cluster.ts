@@ -130,7 +130,7 @@ export default class Cluster extends KpxCommand {
     const location = sarifLocation(flags['sarif-location'], format, outputs)
     const nodeProbe = clusterNodeProbe(flags)
     const check = async (signal?: AbortSignal): Promise<FleetReport | Report> => {
-      const probe = nodeProbe && signal && nodeProbe.method !== 'ssh' && nodeProbe.method !== 'exec' ? {...nodeProbe, signal} : nodeProbe
+      const probe = nodeProbe && signal && makesPods(nodeProbe.method) ? {...nodeProbe, signal} : nodeProbe
       const checks = {
         ...checkOptions(flags),
         targetVersion: targetVersion(flags['target-version']),
