@@ -9,7 +9,7 @@ import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
 import {describeSetting, type KubeProxyConfig, kubeProxySettings, MAX_CONFIG_LENGTH, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {CONTROL_PLANE_ROLES, nodePoolOf, ROLE_LABEL_PREFIX} from './node-pools.js'
-import {parseOsImage} from './os-image.js'
+import {type OsFromImage, parseOsImage} from './os-image.js'
 import {clusterIPPings} from './service-pings.js'
 import {SnapshotReads} from './snapshot-reads.js'
 
@@ -380,10 +380,16 @@ function componentFacts(cluster: FactSet, component: Component): FactSet {
   return facts
 }
 
-/** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
-/** What nodes alike (a pool: one kernel, one OS image) share of their facts, by kernel and OS image. */
-type NodesAlike = Map<string, {facts: FactSet; os?: ReturnType<typeof parseOsImage>}>
+/** What nodes alike (a pool: one kernel, one OS image) share: their facts, and the OS their image names. */
+interface SharedNodeFacts {
+  facts: FactSet
+  os?: OsFromImage
+}
 
+/** The shared facts of the nodes seen so far, by kernel and OS image. */
+type NodesAlike = Map<string, SharedNodeFacts>
+
+/** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
 function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet, alike: NodesAlike): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
@@ -408,7 +414,7 @@ function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFou
 }
 
 /** A node's facts from its kernel and OS image as the API shows them, and the cluster's kube-proxy. */
-function sharedNodeFacts(release: string | undefined, osImage: string | undefined, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet): {facts: FactSet; os?: ReturnType<typeof parseOsImage>} {
+function sharedNodeFacts(release: string | undefined, osImage: string | undefined, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet): SharedNodeFacts {
   const facts = new FactSet(shellOnly)
   const version = release && parseKernelVersion(release)
   if (release) facts.set('kernel.release', release)
