@@ -5,7 +5,7 @@ import type {Report, Verdict} from '../contract/report.js'
 import {groupByRule} from '../engine/evaluate.js'
 import {isWaived} from '../planner/verdict.js'
 import type {ReportFormat} from './formats.js'
-import {writeJson} from './json.js'
+import {jsonText} from './json.js'
 import {findingCase, junitDocument, reportProperties, type TestSuite} from './junit.js'
 import {code, type Markdown, md, prose, tableRow} from './markdown-safe.js'
 import {clusterLines, findingRows, VERDICT_TITLE} from './markdown.js'
@@ -23,9 +23,7 @@ export function renderFleet(fleet: FleetReport, format: ReportFormat, options: R
     }
 
     case 'json': {
-      const chunks: string[] = []
-      writeJson(fleet, (chunk) => chunks.push(chunk), {pretty: true})
-      return chunks.join('')
+      return jsonText(fleet, {pretty: true})
     }
 
     case 'markdown': {

@@ -8,6 +8,13 @@ export function writeJson(value: unknown, write: (chunk: string) => void, layout
   write('\n')
 }
 
+/** The whole JSON text of a value, as writeJson writes it. */
+export function jsonText(value: unknown, layout: {pretty: boolean}): string {
+  const pieces: string[] = []
+  writeJson(value, (piece) => pieces.push(piece), layout)
+  return pieces.join('')
+}
+
 /**
  * Objects down to this depth are taken apart (the report, its lists, their items); below it each
  * piece is small enough to stringify whole, and one met again (the checks that nodes alike share)

@@ -1,6 +1,6 @@
 import type {Report} from '../contract/report.js'
 import type {ReportFormat} from './formats.js'
-import {writeJson} from './json.js'
+import {jsonText} from './json.js'
 import {renderJunit} from './junit.js'
 import {renderMarkdown} from './markdown.js'
 import {renderSarif} from './sarif.js'
@@ -22,9 +22,7 @@ export function renderReport(report: Report, format: ReportFormat, options: Rend
     }
 
     case 'json': {
-      const chunks: string[] = []
-      writeJson(report, (chunk) => chunks.push(chunk), {pretty: true})
-      return chunks.join('')
+      return jsonText(report, {pretty: true})
     }
 
     case 'markdown': {
