@@ -35,6 +35,9 @@ export const PRIVILEGED_NAMESPACE_LABEL = {'pod-security.kubernetes.io/enforce':
 /** A bundle is well under 1 MB; a log longer than this is no bundle (the same bound as exec and SSH). */
 export const LOG_LIMIT = 16 * 1024 * 1024
 
+/** The API path of a namespace, which the pods' paths start with. */
+const namespacePath = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}`
+
 /** Past its own deadline, how long a probe pod is left to its kubelet to be reported Failed before kpx-check stops waiting. */
 const DEADLINE_GRACE_SECONDS = 10
 /** The ServiceAccount admission's refusal in a namespace whose `default` service account is not made yet, and how often (every 0.5 s) it is tried again. */
@@ -143,25 +146,30 @@ class ProbeRun {
     }
 
     const setUp = await this.prepare()
-    const swept = typeof setUp === 'string' ? [] : setUp.swept
-    const images = typeof setUp === 'string' ? undefined : setUp.images
+    if (typeof setUp === 'string') {
+      // No node can be probed: each says why, and no pod is made.
+      this.signal.throwIfAborted()
+      for (const target of targets) record(target.name, unreachable('pod', this.namespace, target.name, setUp))
+      return {probed, swept: []}
+    }
+
     const script = await readFile(COLLECTOR_SCRIPT, 'utf8')
     // Interrupted, every worker ends its node (deleting its pod) before the run cleans up and rejects.
     await forEachConcurrently(targets, this.options.concurrency, async (target) => {
       if (this.signal.aborted) return
-      const origin = this.namespace
-      if (typeof setUp === 'string') record(target.name, unreachable('pod', origin, target.name, setUp))
-      else if (target.fargate) record(target.name, unreachable('pod', origin, target.name, 'fargate: an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made'))
-      else {
-        try {
-          record(target.name, await this.probeNode(target.name, images!, script))
-        } catch (error) {
-          if (!this.signal.aborted) throw error
-        }
+      if (target.fargate) {
+        record(target.name, unreachable('pod', this.namespace, target.name, 'fargate: an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made'))
+        return
+      }
+
+      try {
+        record(target.name, await this.probeNode(target.name, setUp.images, script))
+      } catch (error) {
+        if (!this.signal.aborted) throw error
       }
     })
     this.signal.throwIfAborted()
-    return {probed, swept}
+    return {probed, swept: setUp.swept}
   }
 
   /** Deletes every pod this run made that is still there, and the namespace it made; never stopped by the signal. What it could not delete, with why. */
@@ -171,7 +179,7 @@ class ProbeRun {
     const leftBehind = [...this.created].map((name) => `pod ${this.namespace}/${name}: ${this.deleteFailures.get(name)}`)
     if (this.namespaceCreated) {
       try {
-        await this.client.delete(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}`)
+        await this.client.delete(namespacePath(this.namespace))
       } catch (error) {
         leftBehind.push(`namespace ${this.namespace}: ${quote((error as Error).message)}`)
       }
@@ -207,7 +215,7 @@ class ProbeRun {
       if (error.code !== 409) return `probe-namespace: cannot create namespace ${this.namespace}: ${quote(error.message)}`
     }
 
-    const existing = (await this.client.get(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}`).catch(() => ({}))) as PodStatus
+    const existing = (await this.client.get(namespacePath(this.namespace)).catch(() => ({}))) as PodStatus
     if (existing.metadata?.labels?.['app.kubernetes.io/managed-by'] !== PROBE_LABELS['app.kubernetes.io/managed-by']) {
       return `probe-namespace: namespace ${this.namespace} exists and kpx-check did not make it: --probe-namespace names one kpx-check creates and deletes (leave it out to use ${KUBE_PROXY_NAMESPACE})`
     }
@@ -222,7 +230,7 @@ class ProbeRun {
     const now = Date.now()
     const selector = Object.entries(PROBE_LABELS).map(([key, value]) => `${key}=${value}`).join(',')
     try {
-      await this.client.list(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, {labelSelector: selector}, (items) => {
+      await this.client.list(`${namespacePath(this.namespace)}/pods`, {labelSelector: selector}, (items) => {
         for (const pod of items as PodStatus[]) {
           const created = Date.parse(pod.metadata?.creationTimestamp ?? '')
           const deadline = (pod.spec?.activeDeadlineSeconds ?? 0) + DEADLINE_GRACE_SECONDS + LEFTOVER_AFTER_SECONDS
@@ -269,7 +277,7 @@ class ProbeRun {
   private async createPod(manifest: Record<string, unknown>): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.client.create(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, manifest)
+        await this.client.create(`${namespacePath(this.namespace)}/pods`, manifest)
         return undefined
       } catch (error) {
         if (!(error instanceof ApiError)) throw error
@@ -281,7 +289,7 @@ class ProbeRun {
 
   private async readLog(name: string): Promise<string | {reason: string}> {
     try {
-      return await this.client.getText(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods/${name}/log?container=${PROBE_CONTAINER}&limitBytes=${LOG_LIMIT + 1}`, 'text/plain', LOG_LIMIT + 1)
+      return await this.client.getText(`${namespacePath(this.namespace)}/pods/${name}/log?container=${PROBE_CONTAINER}&limitBytes=${LOG_LIMIT + 1}`, 'text/plain', LOG_LIMIT + 1)
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
       return {reason: `pod-log: cannot read the probe pod's log: ${quote(error.message)}`}
@@ -291,7 +299,7 @@ class ProbeRun {
   /** Deletes a pod: whether it is gone. One of this run's that is not is left for cleanUp, which says so if it cannot delete it either. */
   private async deletePod(name: string): Promise<boolean> {
     try {
-      await this.client.delete(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods/${name}?gracePeriodSeconds=0`)
+      await this.client.delete(`${namespacePath(this.namespace)}/pods/${name}?gracePeriodSeconds=0`)
       this.created.delete(name)
       return true
     } catch (error) {
@@ -364,6 +372,8 @@ export function createRefusal(error: ApiError): string {
 /** A probe pod that finished: its container's exit code (its log holds the bundle), or why it did not run the collector to its end. */
 type Finished = {exitCode: number; kind: 'done'} | {kind: 'failed'; reason: string}
 
+/** Why a probe pod failed whose image the node has not and cannot pull. */
+const NO_IMAGE = "image: the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent)"
 /** Waiting reasons of a container whose image will not come: the kubelet gives up (or backs off) pulling it. */
 const IMAGE_GIVEN_UP = new Set(['ErrImageNeverPull', 'ImagePullBackOff', 'InvalidImageName'])
 /** Waiting reasons of a container that the runtime could not set up. */
@@ -394,7 +404,7 @@ export function podOutcome(pod: PodStatus): Finished | undefined {
   }
 
   if (status.phase === 'Failed') return {kind: 'failed', reason: `unschedulable: the node's kubelet refused the probe pod: ${detail(status.reason, status.message)}`}
-  if (waiting?.reason && IMAGE_GIVEN_UP.has(waiting.reason)) return {kind: 'failed', reason: `image: the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent): ${detail(waiting.reason, waiting.message)}`}
+  if (waiting?.reason && IMAGE_GIVEN_UP.has(waiting.reason)) return {kind: 'failed', reason: `${NO_IMAGE}: ${detail(waiting.reason, waiting.message)}`}
   if (waiting?.reason && CONTAINER_GIVEN_UP.has(waiting.reason)) return {kind: 'failed', reason: `container: the probe container could not be made: ${detail(waiting.reason, waiting.message)}`}
   return undefined
 }
@@ -406,7 +416,7 @@ function stillWaiting(pod: PodStatus | undefined, seconds: number): string {
   const waiting = status.containerStatuses?.find((candidate) => candidate.name === PROBE_CONTAINER)?.state?.waiting
   if (status.phase === 'Running') return `timeout: the probe pod was still running after ${seconds}s (--timeout, and its kubelet did not stop it)`
   const why = scheduled ? `${scheduled.reason ?? 'Unschedulable'}: ${scheduled.message ?? ''}` : (waiting?.reason ? `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` : 'the node\'s kubelet never started it (NotReady, or gone?)')
-  if (waiting?.reason === 'ErrImagePull') return `image: the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent): ${quote(why)}`
+  if (waiting?.reason === 'ErrImagePull') return `${NO_IMAGE}: ${quote(why)}`
   return `unschedulable: the probe pod stayed Pending for ${seconds}s: ${quote(why)}`
 }
 
@@ -475,7 +485,7 @@ class PodWatcher {
     this.polling = true
     const seen = new Map<string, PodStatus>()
     try {
-      await this.client.list(`/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`, {labelSelector: this.selector}, (items) => {
+      await this.client.list(`${namespacePath(this.namespace)}/pods`, {labelSelector: this.selector}, (items) => {
         for (const pod of items as PodStatus[]) if (pod.metadata?.name) seen.set(pod.metadata.name, pod)
       })
     } catch {
