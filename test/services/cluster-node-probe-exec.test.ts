@@ -5,18 +5,16 @@
  * this machine's; a process named kube-proxy runs meanwhile, as it does in the container.
  */
 import assert from 'node:assert/strict'
-import {type ChildProcess, execFileSync} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
-import {release, tmpdir} from 'node:os'
-import {join} from 'node:path'
-import {after, before, describe, it} from 'node:test'
+import {execFileSync} from 'node:child_process'
+import {release} from 'node:os'
+import {describe, it} from 'node:test'
 import {parseAllDocuments} from 'yaml'
 
 import type {Report} from '../../src/contract/report.js'
-import {startKubeProxyStandIn} from '../helpers/apiserver-exec.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {type ApiServerOptions, DEFAULT_USER, type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {useProbeTestSetting} from '../helpers/probe-tests.js'
 import {validateReport} from '../helpers/schemas.js'
 
 const KUBEADM_PODS: Record<string, string> = {'k8s-cp-01': 'kube-proxy-8xq2w', 'k8s-worker-01': 'kube-proxy-kd9f4', 'k8s-worker-02': 'kube-proxy-tz6mb'}
@@ -40,18 +38,7 @@ const LOCAL_NFT = localNft()
 
 const execPath = (pod: string) => `/api/v1/namespaces/kube-system/pods/${pod}/exec`
 
-let dir: string
-let kubeProxy: ChildProcess
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kpx-exec-probe-'))
-  kubeProxy = await startKubeProxyStandIn()
-})
-
-after(() => {
-  kubeProxy?.kill('SIGKILL')
-  if (dir) rmSync(dir, {recursive: true, force: true})
-})
+const setting = useProbeTestSetting('kpx-exec-probe-')
 
 interface ProbeRun {
   code: null | number
@@ -64,7 +51,7 @@ interface ProbeRun {
 async function probe(options: ApiServerOptions, args: string[] = []): Promise<ProbeRun> {
   const server = await startApiServer(options)
   try {
-    const kubeconfig = writeKubeconfig(dir, server)
+    const kubeconfig = writeKubeconfig(setting.dir, server)
     const started = Date.now()
     const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--node-probe', 'exec', '--json', ...args])
     const ms = Date.now() - started

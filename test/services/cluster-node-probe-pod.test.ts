@@ -7,19 +7,19 @@
  * in the server's store.
  */
 import assert from 'node:assert/strict'
-import {type ChildProcess, spawn} from 'node:child_process'
-import {copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {release, tmpdir} from 'node:os'
+import {spawn} from 'node:child_process'
+import {copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {release} from 'node:os'
 import {join} from 'node:path'
-import {after, before, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 import {parseAllDocuments} from 'yaml'
 
 import type {Report} from '../../src/contract/report.js'
-import {startKubeProxyStandIn} from '../helpers/apiserver-exec.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 import {type ApiServer, type ApiServerOptions, DEFAULT_USER, type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES, RUN_JS} from '../helpers/paths.js'
+import {useProbeTestSetting} from '../helpers/probe-tests.js'
 import {validateReport} from '../helpers/schemas.js'
 
 const KUBEADM_NODES = ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']
@@ -30,27 +30,16 @@ const PODS = '/api/v1/namespaces/kube-system/pods'
 /** The checks a node shell decides that a probe pod reads: the kube-proxy container's, and the host's firewall through its processes and /etc. */
 const READ_IN_PROBE_POD = ['node/nf-tables-kernel', 'node/nftables-kernel-features', 'node/nft-version', 'node/iptables-backend-mix', 'node/ipvs-other-users', 'node/ipvs-leftovers', 'node/kernel-check-bypass', 'node/host-firewall', 'node/os-distro']
 
-let dir: string
-let kubeProxy: ChildProcess
+const setting = useProbeTestSetting('kpx-pod-probe-')
 
 /** A folder standing in for a node's mounted files: its os-release (a real one) and an /etc with ufw off. */
 function hostRoot(osRelease: string): string {
-  const root = mkdtempSync(join(dir, 'host-'))
+  const root = mkdtempSync(join(setting.dir, 'host-'))
   copyFileSync(join(FIXTURES, 'os-release', osRelease), join(root, 'os-release'))
   mkdirSync(join(root, 'etc', 'ufw'), {recursive: true})
   writeFileSync(join(root, 'etc', 'ufw', 'ufw.conf'), '# /etc/ufw/ufw.conf\nENABLED=no\nLOGLEVEL=low\n')
   return root
 }
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kpx-pod-probe-'))
-  kubeProxy = await startKubeProxyStandIn()
-})
-
-after(() => {
-  kubeProxy?.kill('SIGKILL')
-  if (dir) rmSync(dir, {recursive: true, force: true})
-})
 
 /** Nothing kpx-check made is left: no pod labelled as its probes, no namespace it created. */
 function assertNothingLeft(server: ApiServer): void {
@@ -72,7 +61,7 @@ interface ProbeRun {
 async function probe(options: ApiServerOptions, args: string[] = ['--node-probe', 'pod']): Promise<ProbeRun> {
   const server = await startApiServer({...options, kubelet: {hostRoot: hostRoot('rocky-8.10.txt'), ...options.kubelet}})
   try {
-    const kubeconfig = writeKubeconfig(dir, server)
+    const kubeconfig = writeKubeconfig(setting.dir, server)
     const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', ...args])
     assert.equal(stdout.trimStart()[0], '{', `stdout is the report only:\n${stdout}\n${stderr}`)
     const report = JSON.parse(stdout) as Report
@@ -264,7 +253,7 @@ describe('cluster --node-probe pod', () => {
       const kubelet = {hostRoot: hostRoot('rocky-8.10.txt'), nodes: Object.fromEntries(KUBEADM_NODES.map((name) => [name, 'hang' as const]))}
       const server = await startApiServer({scenario: 'kubeadm-calico', kubelet})
       try {
-        const kubeconfig = writeKubeconfig(dir, server)
+        const kubeconfig = writeKubeconfig(setting.dir, server)
         const child = spawn(process.execPath, [RUN_JS, 'cluster', '--kubeconfig', kubeconfig, '--node-probe', 'pod', '--json', ...args], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
         let stdout = ''
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -288,8 +277,8 @@ describe('cluster --node-probe pod', () => {
     ]
     const server = await startApiServer({scenario: 'kubeadm-calico', faults: undeletable, kubelet: {hostRoot: hostRoot('rocky-8.10.txt')}})
     try {
-      const kubeconfig = writeKubeconfig(dir, server)
-      const textFile = join(dir, 'leftovers.txt')
+      const kubeconfig = writeKubeconfig(setting.dir, server)
+      const textFile = join(setting.dir, 'leftovers.txt')
       const {code, stdout} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json', '--node-probe', 'pod', '--probe-namespace', 'kpx-probes', '--output', `text=${textFile}`])
       const report = JSON.parse(stdout) as Report
       assert.ok(validateReport(report), JSON.stringify(validateReport.errors, null, 2))
@@ -307,7 +296,7 @@ describe('cluster --node-probe pod', () => {
     const hanging = {hostRoot: hostRoot('rocky-8.10.txt'), nodes: Object.fromEntries(KUBEADM_NODES.map((name) => [name, 'hang' as const]))}
     const stopped = await startApiServer({scenario: 'kubeadm-calico', faults: [{path: /^\/api\/v1\/namespaces\/kube-system\/pods\/kpx-check-probe-/, method: 'DELETE', kind: 'forbidden'}], kubelet: hanging})
     try {
-      const kubeconfig = writeKubeconfig(dir, stopped)
+      const kubeconfig = writeKubeconfig(setting.dir, stopped)
       const child = spawn(process.execPath, [RUN_JS, 'cluster', '--kubeconfig', kubeconfig, '--node-probe', 'pod', '--json'], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
       let stdout = ''
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
