@@ -1,4 +1,5 @@
-import {Command, type Interfaces} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import type * as Interfaces from '@oclif/core/interfaces'
 import {fstatSync, writeFileSync} from 'node:fs'
 
 import {EXIT_CODES} from '../contract/exit-codes.js'

@@ -1,5 +1,5 @@
 /** The flags the checking commands share, and what the check services make of them. */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {EXIT_CODE_HELP} from '../contract/exit-codes.js'
 import type {Severity} from '../contract/finding.js'

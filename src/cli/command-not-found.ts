@@ -4,7 +4,9 @@
  * when stdin is not a terminal (CI logs, scripts), says no suggestion at all; on a terminal it asks,
  * and runs the suggestion on Enter.
  */
-import {Errors, type Hook, toConfiguredId} from '@oclif/core'
+import * as Errors from '@oclif/core/errors'
+import type {Hook} from '@oclif/core/hooks'
+import {toConfiguredId} from '@oclif/core/util/ids'
 
 import {EXIT_CODES} from '../contract/exit-codes.js'
 import {printable} from '../report/printable.js'

@@ -3,7 +3,9 @@
  * commands' own flag names; the file becomes the flags' defaults for one parse, so a flag on the command
  * line wins as oclif decides it, and a list given there replaces the file's.
  */
-import {type Config, Flags, type Interfaces} from '@oclif/core'
+import type {Config} from '@oclif/core/config'
+import * as Flags from '@oclif/core/flags'
+import type * as Interfaces from '@oclif/core/interfaces'
 import {homedir} from 'node:os'
 import {dirname, isAbsolute, join} from 'node:path'
 

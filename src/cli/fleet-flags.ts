@@ -1,5 +1,5 @@
 /** `cluster` over several clusters: which contexts, how many at once, and what a fleet cannot take. */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {UsageError} from '../util/errors.js'
 

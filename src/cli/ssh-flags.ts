@@ -4,7 +4,7 @@
  * OpenSSH client's: ~/.ssh/config, ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts, $SSH_AUTH_SOCK.
  * The flags carry no oclif defaults, so a command can tell which ones were given.
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {existsSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {KpxCommand} from '../cli/base-command.js'
 import {connectionFlags, connectionOptions} from '../cli/check-flags.js'

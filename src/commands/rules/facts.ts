@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {KpxCommand} from '../../cli/base-command.js'
 import {FACT_STRING_LENGTH, type FactSpec, factSpecs} from '../../facts/catalog.js'

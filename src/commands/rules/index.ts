@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {KpxCommand} from '../../cli/base-command.js'
 import {configFlags} from '../../cli/config-file.js'

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {existsSync} from 'node:fs'
 
 import {KpxCommand} from '../../cli/base-command.js'
