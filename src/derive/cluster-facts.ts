@@ -27,7 +27,8 @@ export interface ClusterModel {
   unreadableKinds: Map<string, UnknownFact>
 }
 
-const NOT_IN_API = 'the Kubernetes API does not show it; probe the nodes (`kpx-check cluster --node-probe exec` or `ssh`, or bundles with `--facts`) for this check'
+/** Said in each node check it leaves unknown, thousands of times in a large cluster's report: the plan's first step gives the commands. */
+const NOT_IN_API = 'the Kubernetes API does not show it; read it with --node-probe or --facts'
 
 /** The Kubernetes version the cluster's API server reports (v1.33.5-eks-3025e55 is 1.33.5); null when unread or unparseable. */
 export function kubernetesVersion(snapshot: ClusterSnapshot): null | semver.SemVer {
