@@ -27,6 +27,9 @@ type FlagValues = Record<string, unknown>
 
 type OclifError = Error & {exitCode?: number; oclif?: {exit?: number}; suggestions?: string[]}
 
+/** A report (or a fleet's) rendered in a format. */
+type Renderer = (format: ReportFormat, options: RenderOptions) => string
+
 /**
  * Base of every kpx-check command: `--json` from oclif, and exit codes that survive `--json`
  * (oclif's own catch() reads err.exitCode and would turn a usage error into exit 1).
@@ -105,36 +108,44 @@ export abstract class KpxCommand extends Command {
    */
   protected async emitReport(checked: Report, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<Report> {
     const report = this.withConfig(checked)
-    // The renderers bring the rule engine's modules along: loaded once the report is there.
-    const {renderReport} = await import('../report/render.js')
-    await this.emit(report, report.exitCode, (as, options) => renderReport(report, as, options), format, outputs, sarifLocation)
+    await this.emit(report, report.exitCode, async () => {
+      const {renderReport} = await import('../report/render.js')
+      return (as, options) => renderReport(report, as, options)
+    }, format, outputs, sarifLocation)
     return report
   }
 
   /** A fleet's report, to the same sinks as one cluster's; its exit code is its worst cluster's. */
   protected async emitFleetReport(checked: FleetReport, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<FleetReport> {
     const fleet = this.withConfig(checked)
-    const {renderFleet} = await import('../report/fleet.js')
-    await this.emit(fleet, fleet.summary.exitCode, (as, options) => renderFleet(fleet, as, options), format, outputs, sarifLocation)
+    await this.emit(fleet, fleet.summary.exitCode, async () => {
+      const {renderFleet} = await import('../report/fleet.js')
+      return (as, options) => renderFleet(fleet, as, options)
+    }, format, outputs, sarifLocation)
     return fleet
   }
 
-  private async emit(result: object, exitCode: number, render: (format: ReportFormat, options: RenderOptions) => string, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<void> {
+  /**
+   * `loadRenderer` brings the renderers' modules (and the rule engine's, which they use): loaded only
+   * when something is rendered, not for the JSON alone.
+   */
+  private async emit(result: object, exitCode: number, loadRenderer: () => Promise<Renderer>, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<void> {
     process.exitCode = exitCode
-    const {appendStepSummary, writeOutputs} = await import('./outputs.js')
     if (!this.jsonEnabled()) {
       if (format === 'json') this.logJson(result)
       else {
         // A terminal gets its width; a pipe or a file gets lines whole, for grep.
         const width = process.stdout.isTTY ? process.stdout.columns : undefined
+        const render = await loadRenderer()
         this.writeStdout(render(format, {color: format === 'text' && colorWanted(process.stdout), sarifLocation, width}))
       }
     }
 
+    const {appendStepSummary, writeOutputs} = await import('./outputs.js')
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
     // verdict's code: a pipeline that reads that file must not go on without it.
     try {
-      const uncolored = (as: ReportFormat) => render(as, {sarifLocation})
+      const uncolored = async (as: ReportFormat) => (await loadRenderer())(as, {sarifLocation})
       await writeOutputs(uncolored, outputs)
       await appendStepSummary(uncolored)
     } catch (error) {

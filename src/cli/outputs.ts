@@ -9,11 +9,11 @@ import type {OutputTarget} from './output-targets.js'
  * Writes every output; one that fails does not stop the others (kube-linter's rule), and the
  * failures are reported together afterwards.
  */
-export async function writeOutputs(render: (format: ReportFormat) => string, targets: readonly OutputTarget[]): Promise<void> {
+export async function writeOutputs(render: (format: ReportFormat) => Promise<string>, targets: readonly OutputTarget[]): Promise<void> {
   const failures: string[] = []
   for (const target of targets) {
     try {
-      await writeFile(target.path, render(target.format))
+      await writeFile(target.path, await render(target.format))
     } catch (error) {
       failures.push(`${target.format}=${target.path}: ${(error as Error).message}`)
     }
@@ -23,11 +23,11 @@ export async function writeOutputs(render: (format: ReportFormat) => string, tar
 }
 
 /** In GitHub Actions, the Markdown report goes on the run's summary page as well. */
-export async function appendStepSummary(render: (format: ReportFormat) => string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function appendStepSummary(render: (format: ReportFormat) => Promise<string>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const path = env.GITHUB_STEP_SUMMARY
   if (!path) return
   try {
-    await appendFile(path, `${render('markdown')}\n`)
+    await appendFile(path, `${await render('markdown')}\n`)
   } catch (error) {
     throw new UsageError(`GITHUB_STEP_SUMMARY ${path}: ${(error as Error).message}`)
   }
