@@ -1,6 +1,6 @@
 import semver from 'semver'
 
-import type {NodePool} from '../contract/report.js'
+import type {NodePool, NodeRow} from '../contract/report.js'
 import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
 import {FactSet, type UnknownFact} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
@@ -9,7 +9,7 @@ import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
 import {describeSetting, type KubeProxyConfig, kubeProxySettings, MAX_CONFIG_LENGTH, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {CONTROL_PLANE_ROLES, nodePoolOf, ROLE_LABEL_PREFIX} from './node-pools.js'
-import {type OsFromImage, parseOsImage} from './os-image.js'
+import {parseOsImage} from './os-image.js'
 import {clusterIPPings} from './service-pings.js'
 import {SnapshotReads} from './snapshot-reads.js'
 
@@ -18,7 +18,8 @@ type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-expl
 /** What the cluster checks evaluate: the cluster, its Linux nodes as the API shows them, Services and components. */
 export interface ClusterModel {
   cluster: FactSet
-  nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; pool?: NodePool; kernelRelease: null | string; osImage: null | string; os: {id: null | string; versionId: null | string}}>
+  /** Nodes alike share their `os` and `pool` objects, as they do their facts' parent: the report writes each once. */
+  nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; pool?: NodePool; kernelRelease: null | string; os: NodeRow['os']}>
   services: Array<{name: string; facts: FactSet}>
   /** The CNIs, as rule subjects and as found. */
   components: Array<{component: Component; facts: FactSet; name: string}>
@@ -88,7 +89,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   deriveServices(cluster, resources)
   // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.
   const shellOnly = new FactSet().unknownAll(SHELL_ONLY_FACTS, 'not-collected', NOT_IN_API)
-  const alike: NodesAlike = new Map()
+  const alike: NodesAlike = {byImage: new Map(), pools: new Map()}
 
   return {
     cluster,
@@ -384,24 +385,27 @@ function componentFacts(cluster: FactSet, component: Component): FactSet {
 /** What nodes alike (a pool: one kernel, one OS image) share: their facts, and the OS their image names. */
 interface SharedNodeFacts {
   facts: FactSet
-  os?: OsFromImage
+  os: NodeRow['os']
 }
 
-/** The shared facts of the nodes seen so far, by kernel and OS image. */
-type NodesAlike = Map<string, SharedNodeFacts>
+/** What the nodes seen so far share: facts by kernel and OS image, and pools by label and name. */
+interface NodesAlike {
+  byImage: Map<string, SharedNodeFacts>
+  pools: Map<string, NodePool>
+}
 
 /** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
 function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet, alike: NodesAlike): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
   const labels = readNodeLabels(node.metadata?.labels)
-  const pool = nodePoolOf(labels)
+  const pool = sharedPool(nodePoolOf(labels), alike.pools)
   const release = typeof info.kernelVersion === 'string' ? info.kernelVersion : undefined
   const osImage = typeof info.osImage === 'string' ? info.osImage : undefined
   // One fact set for nodes alike, under each node's own (its name): the rules see one input for all of them.
   const key = JSON.stringify([release, osImage])
-  let shared = alike.get(key)
-  if (!shared) alike.set(key, (shared = sharedNodeFacts(release, osImage, cluster, kubeProxy, shellOnly)))
+  let shared = alike.byImage.get(key)
+  if (!shared) alike.byImage.set(key, (shared = sharedNodeFacts(release, osImage, cluster, kubeProxy, shellOnly)))
   return {
     name,
     facts: new FactSet(shared.facts).set('node.name', name),
@@ -409,9 +413,18 @@ function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFou
     controlPlane: CONTROL_PLANE_ROLES.some((role) => `${ROLE_LABEL_PREFIX}${role}` in labels),
     ...(pool ? {pool} : {}),
     kernelRelease: release ?? null,
-    osImage: osImage ?? null,
-    os: {id: shared.os?.id ?? null, versionId: shared.os?.versionId ?? null},
+    os: shared.os,
   }
+}
+
+/** The pool object of an earlier node in the same pool, else this one, kept for the next. */
+function sharedPool(pool: NodePool | undefined, pools: Map<string, NodePool>): NodePool | undefined {
+  if (!pool) return undefined
+  const key = `${pool.label}\u0000${pool.name}`
+  const seen = pools.get(key)
+  if (seen) return seen
+  pools.set(key, pool)
+  return pool
 }
 
 /** A node's facts from its kernel and OS image as the API shows them, and the cluster's kube-proxy. */
@@ -442,7 +455,7 @@ function sharedNodeFacts(release: string | undefined, osImage: string | undefine
   const imageUnknown = cluster.whyUnknown('kubeProxy.image')
   if (typeof image === 'string') facts.set('kubeProxy.image', image)
   else if (imageUnknown) facts.unknown('kubeProxy.image', imageUnknown.reason, imageUnknown.detail)
-  return {facts, ...(os ? {os} : {})}
+  return {facts, os: {id: os?.id ?? null, versionId: os?.versionId ?? null, prettyName: osImage ?? null}}
 }
 
 export function isWindowsNode(node: KubeObject): boolean {

@@ -145,7 +145,7 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
     source: 'api',
     origin: snapshot.source.context ?? snapshot.source.server ?? 'snapshot',
     kernelRelease: node.kernelRelease,
-    os: {...node.os, prettyName: node.osImage},
+    os: node.os,
     nftVersion: null,
     reachable: true,
     controlPlane: node.controlPlane,
