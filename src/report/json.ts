@@ -27,21 +27,27 @@ function writeValue(value: unknown, depth: number, pretty: boolean, write: (chun
   const inner = pretty ? `${newline}  ` : ''
   if (Array.isArray(value) && value.length > 0) {
     write('[')
-    for (const [index, item] of value.entries()) {
-      write(`${index === 0 ? '' : ','}${inner}`)
+    let first = true
+    for (const item of value) {
+      write(`${first ? '' : ','}${inner}`)
+      first = false
       writeValue(item, depth + 1, pretty, write, written)
     }
 
     write(`${newline}]`)
   } else if (value !== null && typeof value === 'object' && !Array.isArray(value) && depth <= TAKEN_APART) {
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined)
+    // Plain loops: a 5,000-node report has 60,000 fields here, and entries() and filter() cost half the time.
     write('{')
-    for (const [index, [key, item]] of entries.entries()) {
-      write(`${index === 0 ? '' : ','}${inner}${JSON.stringify(key)}:${pretty ? ' ' : ''}`)
+    let empty = true
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key]
+      if (item === undefined) continue
+      write(`${empty ? '' : ','}${inner}${JSON.stringify(key)}:${pretty ? ' ' : ''}`)
+      empty = false
       writeValue(item, depth + 1, pretty, write, written)
     }
 
-    write(entries.length > 0 ? `${newline}}` : '}')
+    write(empty ? '}' : `${newline}}`)
   } else if (value !== null && typeof value === 'object') {
     // By depth too: the pretty text is indented for where it stands.
     const atDepth = (written[depth] ??= new WeakMap())
