@@ -29,8 +29,13 @@ interface Draft {
 
 export function planWaves(nodes: readonly WaveNode[]): Wave[] {
   const drafts = new Map<string, Draft>()
+  // Nodes of a pool mostly share its object, and nodes alike their checks: each is looked at once.
+  const poolDrafts = new Map<NodePool | undefined, Omit<Draft, 'nodes'>>()
+  const blockers = new Map<WaveNode['checks'], BlockerRules>()
+  const blockersOf = (node: WaveNode) => blockers.get(node.checks) ?? blockers.set(node.checks, blockerRules(node.checks)).get(node.checks)!
   for (const node of nodes) {
-    const draft = draftOf(node)
+    let draft = node.controlPlane ? CONTROL_PLANE_DRAFT : poolDrafts.get(node.pool)
+    if (!draft) poolDrafts.set(node.pool, (draft = poolDraft(node.pool)))
     const known = drafts.get(draft.name)
     if (known) known.nodes.push(node)
     else drafts.set(draft.name, {...draft, nodes: [node]})
@@ -39,15 +44,18 @@ export function planWaves(nodes: readonly WaveNode[]): Wave[] {
   const ordered = [...drafts.values()].toSorted(
     (a, b) => Number(a.controlPlane) - Number(b.controlPlane) || Number(a.term === null) - Number(b.term === null) || readyShare(b) - readyShare(a) || a.nodes.length - b.nodes.length || a.name.localeCompare(b.name),
   )
-  return ordered.map((draft) => waveOf(draft, selectorOf(draft, ordered)))
+  return ordered.map((draft) => waveOf(draft, selectorOf(draft, ordered), blockersOf))
 }
 
-function draftOf(node: WaveNode): Omit<Draft, 'nodes'> {
-  if (node.controlPlane) {
-    return {name: CONTROL_PLANE_WAVE, pool: null, term: null, keys: CONTROL_PLANE_ROLES.map((role) => ROLE_LABEL_PREFIX + role), controlPlane: true}
-  }
+const CONTROL_PLANE_DRAFT: Omit<Draft, 'nodes'> = {
+  name: CONTROL_PLANE_WAVE,
+  pool: null,
+  term: null,
+  keys: CONTROL_PLANE_ROLES.map((role) => ROLE_LABEL_PREFIX + role),
+  controlPlane: true,
+}
 
-  const {pool} = node
+function poolDraft(pool: NodePool | undefined): Omit<Draft, 'nodes'> {
   if (!pool) return {name: 'nodes in no pool', pool: null, term: null, keys: [], controlPlane: false}
   const title = POOL_LABELS.find(({label}) => label === pool.label)?.title
   if (!title) return {name: `role ${pool.name}`, pool, term: pool.label, keys: [pool.label], controlPlane: false}
@@ -92,11 +100,11 @@ function readyShare(draft: Draft): number {
   return draft.nodes.filter((node) => node.verdict === 'go').length / draft.nodes.length
 }
 
-function waveOf(draft: Draft, selector: null | string): Wave {
+function waveOf(draft: Draft, selector: null | string, blockersOf: (node: WaveNode) => BlockerRules): Wave {
   const nodes = draft.nodes.toSorted((a, b) => a.name.localeCompare(b.name))
   const ready = nodes.filter((node) => node.verdict === 'go').map((node) => node.name)
-  const blocked = nodes.filter((node) => node.verdict === 'no-go').map((node) => ({node: node.name, rules: blockerRules(node, 'fail')}))
-  const undecided = nodes.filter((node) => node.verdict === 'incomplete').map((node) => ({node: node.name, rules: blockerRules(node, 'unknown')}))
+  const blocked = nodes.filter((node) => node.verdict === 'no-go').map((node) => ({node: node.name, rules: blockersOf(node).fail}))
+  const undecided = nodes.filter((node) => node.verdict === 'incomplete').map((node) => ({node: node.name, rules: blockersOf(node).unknown}))
   return {
     name: draft.name,
     pool: draft.pool,
@@ -109,9 +117,18 @@ function waveOf(draft: Draft, selector: null | string): Wave {
   }
 }
 
-/** The node's blocker rules with that status, waived ones apart: what its verdict rests on. */
-function blockerRules(node: WaveNode, status: 'fail' | 'unknown'): string[] {
-  return Object.entries(node.checks)
-    .filter(([, check]) => check.status === status && check.severity === 'blocker' && !isWaived(check))
-    .map(([rule]) => rule)
+/** A node's blocker rules that fail and that cannot decide: what its verdict rests on. */
+interface BlockerRules {
+  fail: string[]
+  unknown: string[]
+}
+
+/** The node's unwaived blocker checks that fail or are unknown, by rule. */
+function blockerRules(checks: WaveNode['checks']): BlockerRules {
+  const rules: BlockerRules = {fail: [], unknown: []}
+  for (const [rule, check] of Object.entries(checks)) {
+    if (check.severity === 'blocker' && (check.status === 'fail' || check.status === 'unknown') && !isWaived(check)) rules[check.status].push(rule)
+  }
+
+  return rules
 }
