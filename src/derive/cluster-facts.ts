@@ -255,19 +255,18 @@ export const NFT_COMMENT_LIMIT = 128
 /** The most Services (or other objects) a fact names: past these, only their count (a fact of its own) grows. */
 const SERVICES_LISTED = 100
 
-/** kube-proxy's comment for each port of each Service it writes rules for (not headless, not ExternalName), with its length in bytes. */
-function serviceComments(services: readonly Raw[]): Array<{bytes: number; comment: string}> {
-  const comments: Array<{bytes: number; comment: string}> = []
-  for (const service of services) {
-    if (service.spec?.clusterIP === 'None' || service.spec?.type === 'ExternalName') continue
-    for (const port of (service.spec?.ports ?? []) as Raw[]) {
-      // ServicePortName.String(): an unnamed port adds nothing after the Service's name.
-      const comment = `${service.metadata?.namespace}/${service.metadata?.name}${port.name ? `:${port.name}` : ''}`
-      comments.push({comment, bytes: Buffer.byteLength(comment)})
-    }
+/**
+ * kube-proxy's comment for each port of each Service it writes rules for (not headless, not
+ * ExternalName): `namespace/name:port` (ServicePortName.String(); an unnamed port adds nothing after
+ * the Service's name). Measured in bytes without being written out: only the long ones are kept.
+ */
+function commentsOf(service: Raw, each: (bytes: number, comment: () => string) => void): void {
+  if (service.spec?.clusterIP === 'None' || service.spec?.type === 'ExternalName') return
+  const {namespace, name} = service.metadata ?? {}
+  const serviceBytes = Buffer.byteLength(String(namespace)) + 1 + Buffer.byteLength(String(name))
+  for (const port of (service.spec?.ports ?? []) as Raw[]) {
+    each(port.name ? serviceBytes + 1 + Buffer.byteLength(String(port.name)) : serviceBytes, () => `${namespace}/${name}${port.name ? `:${port.name}` : ''}`)
   }
-
-  return comments
 }
 
 /** kube-proxy metrics that only iptables mode exports (domain sheet §2.11, KEP-3866's kep.yaml). */
@@ -304,34 +303,41 @@ function derivePrometheusRules(cluster: FactSet, resources: SnapshotReads): void
   })
 }
 
+/** What the checks count of the Services: one pass over what can be tens of thousands. */
 function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
   const services = resources.items('services') as Raw[]
-  resources.derive(cluster, ['services'], ['services.externalIPServices'], () =>
-    cluster.set(
-      'services.externalIPServices',
-      services
-        .filter((service) => (service.spec?.externalIPs ?? []).length > 0)
-        .slice(0, SERVICES_LISTED)
-        .map((service) => `${service.metadata?.namespace}/${service.metadata?.name} (${(service.spec.externalIPs as unknown[]).map(String).join(', ')})`),
-    ),
-  )
-  resources.derive(cluster, ['services'], ['services.longestComment', 'services.longComments', 'services.longCommentCount'], () => {
-    const comments = serviceComments(services)
-    const long = comments.filter(({bytes}) => bytes > NFT_COMMENT_LIMIT)
-    let longest = 0
-    for (const {bytes} of comments) longest = Math.max(longest, bytes)
+  const derived = ['services.externalIPServices', 'services.longestComment', 'services.longComments', 'services.longCommentCount', 'services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'] as const
+  resources.derive(cluster, ['services'], derived, () => {
+    const externalIPServices: string[] = []
+    const longComments: string[] = []
+    const count = {loadBalancer: 0, nodePort: 0, healthCheckNodePorts: 0, withExternalIPs: 0, longComments: 0}
+    let longestComment = 0
+    for (const service of services) {
+      const spec = service.spec ?? {}
+      if (spec.type === 'LoadBalancer') count.loadBalancer++
+      if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') count.nodePort++
+      if (spec.healthCheckNodePort) count.healthCheckNodePorts++
+      const externalIPs = (spec.externalIPs ?? []) as unknown[]
+      if (externalIPs.length > 0 && ++count.withExternalIPs <= SERVICES_LISTED) {
+        externalIPServices.push(`${service.metadata?.namespace}/${service.metadata?.name} (${externalIPs.map(String).join(', ')})`)
+      }
+
+      commentsOf(service, (bytes, comment) => {
+        longestComment = Math.max(longestComment, bytes)
+        if (bytes > NFT_COMMENT_LIMIT && ++count.longComments <= SERVICES_LISTED) longComments.push(`${comment()} (${bytes} bytes)`)
+      })
+    }
+
     cluster
-      .set('services.longestComment', longest)
-      .set('services.longComments', long.slice(0, SERVICES_LISTED).map(({comment, bytes}) => `${comment} (${bytes} bytes)`))
-      .set('services.longCommentCount', long.length)
-  })
-  resources.derive(cluster, ['services'], ['services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'], () => {
-    cluster
+      .set('services.externalIPServices', externalIPServices)
+      .set('services.longestComment', longestComment)
+      .set('services.longComments', longComments)
+      .set('services.longCommentCount', count.longComments)
       .set('services.total', services.length)
-      .set('services.loadBalancer', services.filter((service) => service.spec?.type === 'LoadBalancer').length)
-      .set('services.nodePort', services.filter((service) => service.spec?.type === 'NodePort' || service.spec?.type === 'LoadBalancer').length)
-      .set('services.healthCheckNodePorts', services.filter((service) => service.spec?.healthCheckNodePort).length)
-      .set('services.withExternalIPs', services.filter((service) => (service.spec?.externalIPs ?? []).length > 0).length)
+      .set('services.loadBalancer', count.loadBalancer)
+      .set('services.nodePort', count.nodePort)
+      .set('services.healthCheckNodePorts', count.healthCheckNodePorts)
+      .set('services.withExternalIPs', count.withExternalIPs)
   })
   resources.derive(cluster, ['endpointSlices'], ['endpoints.total'], () =>
     cluster.set(
