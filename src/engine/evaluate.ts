@@ -158,6 +158,7 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
   }
 
   const inputKeys = new InputKeys()
+  const siblingsByKind = new Map<string, Siblings[]>()
   const subjectsByKind = new Map<string, Subject[]>()
   for (const subject of subjects) {
     const same = subjectsByKind.get(subject.kind)
@@ -184,25 +185,28 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
     // facts are equal get the same finding: evaluate once for each group of them.
     const declared = [...rule.needs, ...(rule.uses ?? [])]
     const own = subjectsByKind.get(kind) ?? []
+    let siblings = siblingsByKind.get(kind)
+    if (!siblings) siblingsByKind.set(kind, (siblings = siblingSets(own)))
     const groups = new Map<string, Group>()
     const summarised = (options.summarise ?? SUMMARISED_KINDS).has(kind)
     // Where only counts and an example are reported, subjects alike in what the skip stage reads share its
     // skip, however else they differ: 30,000 Services skip an IPVS rule on one look at the cluster's mode.
     const skipReads = summarised ? skipStageReads(rule) : undefined
     const skipStages = new Map<string, Finding | null>()
-    for (const [index, subject] of own.entries()) {
-      const activation = () => ({...activationOf(subject, rule.scope), data})
+    const activation = (subject: Subject) => ({...activationOf(subject, rule.scope), data})
+    for (const members of batchesFor(siblings, declared)) {
+      const subject = own[members[0]]
       if (skipReads) {
         const skipKey = inputKeys.of(subject.facts, skipReads)
         let ended = skipStages.get(skipKey)
-        if (ended === undefined) skipStages.set(skipKey, (ended = ruleRun(rule, subject, activation(), options).skipStage() ?? null))
+        if (ended === undefined) skipStages.set(skipKey, (ended = ruleRun(rule, subject, activation(subject), options).skipStage() ?? null))
         if (ended) {
-          joinGroup(groups, `\u0002${skipKey}`, index, () => ended)
+          joinGroup(groups, `\u0002${skipKey}`, members, () => ended)
           continue
         }
       }
 
-      joinGroup(groups, inputKeys.of(subject.facts, declared), index, () => evaluateRule(rule, subject, activation(), options))
+      joinGroup(groups, inputKeys.of(subject.facts, declared), members, () => evaluateRule(rule, subject, activation(subject), options))
     }
 
     if (options.perSubject?.has(kind)) perSubject.add(rule.id, own, groups.values())
@@ -355,11 +359,46 @@ interface Group {
   members: number[]
 }
 
-/** Puts a subject in the group of its key, evaluating the group's finding when it is the first. */
-function joinGroup(groups: Map<string, Group>, key: string, index: number, evaluate: () => Finding): void {
+/**
+ * Subjects (by index) over one parent fact set that hold the same paths themselves: the nodes of a
+ * pool, each holding its name over the pool's facts. A rule that reads none of `own` has equal
+ * inputs on all of them.
+ */
+interface Siblings {
+  own: ReadonlySet<string>
+  members: readonly number[]
+}
+
+function siblingSets(subjects: readonly Subject[]): Siblings[] {
+  const byParent = new Map<FactSet | undefined, Map<string, {own: ReadonlySet<string>; members: number[]}>>()
+  for (const [index, {facts}] of subjects.entries()) {
+    const own = facts.ownPaths().toSorted()
+    let byOwn = byParent.get(facts.parentSet)
+    if (!byOwn) byParent.set(facts.parentSet, (byOwn = new Map()))
+    const signature = own.join('\u0000')
+    const siblings = byOwn.get(signature)
+    if (siblings) siblings.members.push(index)
+    else byOwn.set(signature, {own: new Set(own), members: [index]})
+  }
+
+  return [...byParent.values()].flatMap((byOwn) => [...byOwn.values()])
+}
+
+/**
+ * The subjects a rule is worked out for together: siblings whole where the rule reads none of the
+ * paths they hold themselves, else one by one; in the order of their first subjects, so that the
+ * groups come in that order too and each group's first member is its first subject.
+ */
+function batchesFor(siblings: readonly Siblings[], declared: readonly string[]): Array<readonly number[]> {
+  const batches = siblings.flatMap(({own, members}) => (declared.some((path) => own.has(path)) ? members.map((index) => [index]) : [members]))
+  return batches.toSorted((a, b) => a[0] - b[0])
+}
+
+/** Puts subjects in the group of their key, evaluating the group's finding when they are the first. */
+function joinGroup(groups: Map<string, Group>, key: string, members: readonly number[], evaluate: () => Finding): void {
   const group = groups.get(key)
-  if (group) group.members.push(index)
-  else groups.set(key, {finding: evaluate(), members: [index]})
+  if (group) for (const index of members) group.members.push(index)
+  else groups.set(key, {finding: evaluate(), members: [...members]})
 }
 
 /** The group's finding, told of one of its subjects. */

@@ -63,6 +63,16 @@ export class FactSet {
     return this.parent?.holderOf(paths) ?? this
   }
 
+  /** The fact set this one falls back on, shared with its siblings. */
+  get parentSet(): FactSet | undefined {
+    return this.parent
+  }
+
+  /** The paths this set answers itself, known or unknown, without its parent's. */
+  ownPaths(): FactPath[] {
+    return [...this.values.keys(), ...this.unknowns.keys()]
+  }
+
   knownPaths(): FactPath[] {
     const own = [...this.values.keys()]
     if (!this.parent) return own

@@ -405,6 +405,24 @@ describe('evaluating a rule over many subjects', () => {
     ])
   })
 
+  it('sums nodes up in their own order when some hold a kernel of their own, one of them the pool\'s, and names the first as the example', () => {
+    const pool = kernel('6.1')
+    const nodes = [
+      {kind: 'Node', name: 'a0', facts: new FactSet(pool).set('node.name', 'a0').set('kernel.version', '4.18')},
+      {kind: 'Node', name: 'a1', facts: new FactSet(pool).set('node.name', 'a1')},
+      {kind: 'Node', name: 'a2', facts: new FactSet(pool).set('node.name', 'a2').set('kernel.version', '6.1')},
+      {kind: 'Node', name: 'a3', facts: new FactSet(pool).set('node.name', 'a3')},
+      {kind: 'Node', name: 'a4', facts: new FactSet(pool).set('node.name', 'a4').set('kernel.version', '6.2')},
+    ]
+    const versioned = rule({outcomes: [{status: 'fail', when: 'kernel.version == "4.18"', message: 'old {{ kernel.version }}'}, {status: 'pass', message: 'fine {{ kernel.version }}'}]})
+    const {findings, bySubject} = evaluateRules([versioned], nodes, {summarise: new Set(['Node']), perSubject: new Set(['Node'])})
+    assert.deepEqual(
+      findings.map(({status, subject, message}) => `${status} ${subject.name}: ${message}`),
+      ['fail a0: old 4.18', 'pass cluster: 4 Node(s) pass (1 reported apart); for example a1: fine 6.1'],
+    )
+    assert.deepEqual(nodes.map(({name}) => bySubject.get(`node/${name}`)!.get('node/probe')!.message), ['old 4.18', 'fine 6.1', 'fine 6.1', 'fine 6.1', 'fine 6.2'])
+  })
+
   it('is unknown about the cluster when the rule\'s subjects could not be listed, unless its skip holds on the cluster', () => {
     const unreadableKinds = new Map([['Node', {reason: 'permission-denied' as const, detail: 'nodes is forbidden'}]])
     const [unknown] = evaluateRules([rule({})], [cluster], {unreadableKinds}).findings
