@@ -6,9 +6,9 @@ import {type ClusterSnapshot, type FailedStatus, type KubeObject, type ResourceO
 import {trimObject} from './trim.js'
 
 /**
- * Reads the API server's version first: it proves the server is reachable and the credentials
- * work, so a bad URL, certificate or token is one clear usage error (exit 2), not a report full
- * of unknowns; in a fleet, that cluster's entry, with the reason.
+ * Reads the API server's version: it proves the server is reachable and the credentials work, so
+ * a bad URL, certificate or token is one clear usage error (exit 2), not a report full of unknowns;
+ * in a fleet, that cluster's entry, with the reason.
  */
 export async function checkConnection(client: KubeClient): Promise<KubeObject> {
   try {
