@@ -466,7 +466,7 @@ function sharedNodeFacts(release: string | undefined, osImage: string | undefine
 
 export function isWindowsNode(node: KubeObject): boolean {
   const raw = node as Raw
-  return raw.status?.nodeInfo?.operatingSystem === 'windows' || readNodeLabels(raw.metadata?.labels)['kubernetes.io/os'] === 'windows'
+  return raw.status?.nodeInfo?.operatingSystem === 'windows' || raw.metadata?.labels?.['kubernetes.io/os'] === 'windows'
 }
 
 function isWindowsOnly(daemonSet: KubeObject): boolean {
