@@ -92,26 +92,33 @@ export function buildReport(input: ReportInput): Report {
  * and the node. Nodes that share their findings (the engine gives them one map) and carry no waiver
  * share their checks too: one object, made once.
  */
+const NO_FINDINGS: ReadonlyMap<string, Finding> = new Map()
+const NO_WAIVERS: ReadonlyMap<string, AppliedWaiver> = new Map()
+
 class NodeChecks {
   private readonly unwaived = new WeakMap<ReadonlyMap<string, Finding>, Pick<NodeReport, 'checks' | 'verdict'>>()
 
   constructor(private readonly matcher: undefined | WaiverMatcher) {}
 
-  of(node: NodeRow, own: ReadonlyMap<string, Finding> = new Map()): NodeReport {
-    const subject = {kind: 'Node', name: node.name}
-    const waivers = new Map<string, AppliedWaiver>()
-    if (this.matcher) {
-      for (const [rule, {status}] of own) {
-        const waiver = this.matcher.waiverOf({rule, status, subject})
-        if (waiver) waivers.set(rule, waiver)
-      }
-    }
-
-    if (waivers.size > 0) return {...node, ...checksOf(own, waivers)}
+  of(node: NodeRow, own: ReadonlyMap<string, Finding> = NO_FINDINGS): NodeReport {
+    const waivers = this.matcher && waiversOf(this.matcher, node, own)
+    if (waivers) return {...node, ...checksOf(own, waivers)}
     let checks = this.unwaived.get(own)
-    if (!checks) this.unwaived.set(own, (checks = checksOf(own, waivers)))
+    if (!checks) this.unwaived.set(own, (checks = checksOf(own, NO_WAIVERS)))
     return {...node, ...checks}
   }
+}
+
+/** The waivers that apply to the node's findings, by rule; undefined when none does. */
+function waiversOf(matcher: WaiverMatcher, node: NodeRow, own: ReadonlyMap<string, Finding>): Map<string, AppliedWaiver> | undefined {
+  const subject = {kind: 'Node', name: node.name}
+  const waivers = new Map<string, AppliedWaiver>()
+  for (const [rule, {status}] of own) {
+    const waiver = matcher.waiverOf({rule, status, subject})
+    if (waiver) waivers.set(rule, waiver)
+  }
+
+  return waivers.size > 0 ? waivers : undefined
 }
 
 function checksOf(own: ReadonlyMap<string, Finding>, waivers: ReadonlyMap<string, AppliedWaiver>): Pick<NodeReport, 'checks' | 'verdict'> {
