@@ -87,14 +87,14 @@ export function buildReport(input: ReportInput): Report {
   }
 }
 
+const NO_FINDINGS: ReadonlyMap<string, Finding> = new Map()
+const NO_WAIVERS: ReadonlyMap<string, AppliedWaiver> = new Map()
+
 /**
  * Each node with its verdict and every node rule's result on it, waived where a waiver names the rule
  * and the node. Nodes that share their findings (the engine gives them one map) and carry no waiver
  * share their checks too: one object, made once.
  */
-const NO_FINDINGS: ReadonlyMap<string, Finding> = new Map()
-const NO_WAIVERS: ReadonlyMap<string, AppliedWaiver> = new Map()
-
 class NodeChecks {
   private readonly unwaived = new WeakMap<ReadonlyMap<string, Finding>, Pick<NodeReport, 'checks' | 'verdict'>>()
 
