@@ -44,6 +44,8 @@ export class ItemArrayCounter {
   private stringStart = 0
   /** The array being counted: its depth within itself, commas at its top, whether it has a value. */
   private counting: undefined | {depth: number; commas: number; empty: boolean}
+  /** Where the chunk being written has its next backslash (-1: none); looked for once a chunk, and again past each. */
+  private nextBackslash = -1
 
   constructor(
     private readonly field: string,
@@ -54,6 +56,7 @@ export class ItemArrayCounter {
 
   write(chunk: Buffer): void {
     this.received += chunk.length
+    this.nextBackslash = chunk.indexOf(BACKSLASH)
     let keepFrom = 0
     for (let index = 0; index < chunk.length; index++) {
       if (this.counting) {
@@ -137,28 +140,35 @@ export class ItemArrayCounter {
     let {depth, commas, empty} = counting
     let inString = this.inString
     let escaped = this.escaped
+    let nextBackslash = this.nextBackslash
     let closed = -1
     let index = from
-    scan: while (index < chunk.length) {
+    const {length} = chunk
+    scan: while (index < length) {
       if (inString) {
-        // Strings are most of these bytes, and short: a loop of their own, with nothing but the
-        // quote that ends them and the backslash that escapes the byte after it, reads them fastest.
         if (escaped) {
           escaped = false
           index++
         }
 
+        // Strings are most of these bytes, and short. Escapes are rare: up to the next backslash a
+        // string ends at its first quote, and a loop that looks for nothing else reads it fastest.
+        if (nextBackslash !== -1 && nextBackslash < index) nextBackslash = chunk.indexOf(BACKSLASH, index)
         for (;;) {
-          if (index >= chunk.length) break scan
-          const code = chunk[index++]
-          if (code === QUOTE) break
-          if (code === BACKSLASH) {
-            if (index === chunk.length) {
-              escaped = true
-              break scan
-            }
+          const stop = nextBackslash === -1 ? length : nextBackslash
+          while (index < stop && chunk[index] !== QUOTE) index++
+          if (index < stop) {
+            index++ // past the closing quote
+            break
+          }
 
-            index++
+          if (stop === length) break scan // the chunk ends inside the string
+          // The backslash and the byte it escapes, which may be in the next chunk.
+          index = stop + 2
+          nextBackslash = chunk.indexOf(BACKSLASH, index)
+          if (index > length) {
+            escaped = true
+            break scan
           }
         }
 
@@ -182,6 +192,7 @@ export class ItemArrayCounter {
     Object.assign(counting, {depth, commas, empty})
     this.inString = inString
     this.escaped = escaped
+    this.nextBackslash = nextBackslash
     return closed
   }
 

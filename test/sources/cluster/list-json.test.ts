@@ -67,4 +67,9 @@ describe('counting the items’ arrays in a list’s JSON (ItemArrayCounter)', (
       assert.throws(() => counted(json.slice(0, end), [64]), SyntaxError)
     }
   })
+
+  it('counts on past a backslash outside a string, which no JSON has, however the bytes are cut', () => {
+    const json = String.raw`{"items":[{"endpoints":[\{"a":"b\"c"},\\,"d\\"],"x":1}]}`
+    for (const sizes of [[1], [2], [3], [json.length]]) assert.deepEqual(counted(json, sizes), {items: [{endpointCount: 3, x: 1}]}, `chunks of ${sizes}`)
+  })
 })
