@@ -14,7 +14,7 @@
  * node either way: the WebSocket, the 40 KB script out, the bundle in, parsing and deriving its facts.
  * The API server, its recorded answers and the real collector runs share the 2 cores with kpx-check.
  */
-import {type ChildProcess, spawn} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -23,6 +23,7 @@ import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {imageToolsFolder} from '../helpers/apiserver-exec.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {startKubeProxyStandIn} from '../helpers/kube-proxy-stand-in.js'
 import {FIXTURES, RUN_JS} from '../helpers/paths.js'
 import {BENCH_SIZE, benchCluster} from './big-cluster.js'
 import {measure, type Measurement, median} from './measure.js'
@@ -79,7 +80,7 @@ async function row(server: ApiServer, kubeconfig: string, what: string, args: st
 }
 
 // The collector finds kube-proxy's process in its container; a stand-in runs meanwhile, as in the exec tests.
-const kubeProxy: ChildProcess = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {argv0: 'kube-proxy', stdio: 'ignore'})
+const kubeProxy = await startKubeProxyStandIn([])
 const recorded = await recordCollectorOutput()
 const metricsPage = readFileSync(join(FIXTURES, 'kube-proxy-metrics', 'iptables-localhost-nodeports-unused.prom'), 'utf8')
 const server = await startApiServer({

@@ -4,7 +4,6 @@
  * one shows: 403, nothing listening (503), no answer, a page that is no Prometheus text, one too large.
  */
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -14,6 +13,7 @@ import {parseAllDocuments} from 'yaml'
 import type {Report} from '../../src/contract/report.js'
 import {type ApiServerOptions, DEFAULT_USER, type PodHttp, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
+import {startKubeProxyStandIn} from '../helpers/kube-proxy-stand-in.js'
 import {FIXTURES} from '../helpers/paths.js'
 import {validateReport} from '../helpers/schemas.js'
 
@@ -147,7 +147,7 @@ describe('cluster --kube-proxy-metrics', () => {
 
   it('with --node-probe exec, whose image has no HTTP client, the pod proxy decides what the collector could not read', async () => {
     // The collector, run in the simulated kube-proxy container, finds kube-proxy's process as it would there.
-    const kubeProxy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {argv0: 'kube-proxy', stdio: 'ignore'})
+    const kubeProxy = await startKubeProxyStandIn([])
     try {
       const {report} = await check({scenario: 'eks-old-vpc-cni', podHttp: served('iptables-localhost-nodeports-used')}, ['--node-probe', 'exec'])
       for (const [name, pod] of Object.entries(EKS_PODS)) {

@@ -207,10 +207,3 @@ export class ExecEndpoint {
     })
   }
 }
-
-/** A process named kube-proxy, with the flag a node's has, running on this machine as one runs on a node; kill it when done. */
-export async function startKubeProxyStandIn(): Promise<ChildProcess> {
-  const standIn = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '--config=/var/lib/kube-proxy/config.conf'], {argv0: 'kube-proxy', stdio: 'ignore'})
-  await new Promise((resolve) => setTimeout(resolve, 200))
-  return standIn
-}

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before} from 'node:test'
 
-import {startKubeProxyStandIn} from './apiserver-exec.js'
+import {startKubeProxyStandIn} from './kube-proxy-stand-in.js'
 
 /**
  * What a test file of node probes by exec or pod shares: a kube-proxy stand-in running on this machine

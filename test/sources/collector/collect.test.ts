@@ -18,6 +18,7 @@ import {after, before, describe, it} from 'node:test'
 import {type Bundle, parseBundle} from '../../../src/facts/bundle.js'
 import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
 import {skipOutsideCi} from '../../helpers/ci.js'
+import {startKubeProxyStandIn} from '../../helpers/kube-proxy-stand-in.js'
 
 /** Every section of bundle format v1, in the order the collector prints them. */
 const SECTIONS = [
@@ -501,29 +502,10 @@ describe('collector with fake node commands', () => {
   before(async () => {
     // A process whose argv[0] is kube-proxy, with a secret among its flags and the
     // kernel-check override in its environment.
-    proxy = spawn(
-      process.execPath,
-      [
-        '-e',
-        'setInterval(() => {}, 1000)',
-        '--',
-        '--proxy-mode=iptables',
-        '--config',
-        '/var/lib/kube-proxy/config.conf',
-        '--token=SECRET-TOKEN',
-        '--kubeconfig=/etc/kubernetes/kubeconfig',
-        '--masquerade-all',
-        '--kube-proxy-arg=token=SECRET-TOKEN-2',
-      ],
-      {
-        argv0: 'kube-proxy',
-        env: {...process.env, KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK: '1', API_TOKEN: 'SECRET-ENV'},
-        stdio: 'ignore',
-      },
+    proxy = await startKubeProxyStandIn(
+      ['--proxy-mode=iptables', '--config', '/var/lib/kube-proxy/config.conf', '--token=SECRET-TOKEN', '--kubeconfig=/etc/kubernetes/kubeconfig', '--masquerade-all', '--kube-proxy-arg=token=SECRET-TOKEN-2'],
+      {...process.env, KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK: '1', API_TOKEN: 'SECRET-ENV'},
     )
-    await new Promise((resolve) => {
-      setTimeout(resolve, 200)
-    })
     dashRun = await runCollector([requireDash()], {pathFront: [fakeBin]})
   })
 

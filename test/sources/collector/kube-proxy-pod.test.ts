@@ -15,6 +15,7 @@ import {after, before, describe, it} from 'node:test'
 import {type Bundle, parseBundle} from '../../../src/facts/bundle.js'
 import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
 import {imageToolsFolder} from '../../helpers/apiserver-exec.js'
+import {startKubeProxyStandIn} from '../../helpers/kube-proxy-stand-in.js'
 
 const SCRIPT = readFileSync(COLLECTOR_SCRIPT)
 const IS_ROOT = process.getuid?.() === 0
@@ -65,8 +66,7 @@ describe('collector in the kube-proxy image (sh -s kube-proxy-pod)', () => {
     tools = await imageToolsFolder()
     scratch = await mkdtemp(join(tmpdir(), 'kpx-pod-scratch-'))
     // The container's own kube-proxy, as the collector finds it in the pod's PID namespace.
-    proxy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node-1'], {argv0: 'kube-proxy', stdio: 'ignore'})
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    proxy = await startKubeProxyStandIn(['--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node-1'])
     ;[pod, host] = await Promise.all([runInImage(tools.dir, scratch), runOnHost()])
   })
 
