@@ -32,7 +32,12 @@ export function planWaves(nodes: readonly WaveNode[]): Wave[] {
   // Nodes of a pool mostly share its object, and nodes alike their checks: each is looked at once.
   const poolDrafts = new Map<NodePool | undefined, Omit<Draft, 'nodes'>>()
   const blockers = new Map<WaveNode['checks'], BlockerRules>()
-  const blockersOf = (node: WaveNode) => blockers.get(node.checks) ?? blockers.set(node.checks, blockerRules(node.checks)).get(node.checks)!
+  const blockersOf = (node: WaveNode) => {
+    let rules = blockers.get(node.checks)
+    if (!rules) blockers.set(node.checks, (rules = blockerRules(node.checks)))
+    return rules
+  }
+
   for (const node of nodes) {
     let draft = node.controlPlane ? CONTROL_PLANE_DRAFT : poolDrafts.get(node.pool)
     if (!draft) poolDrafts.set(node.pool, (draft = poolDraft(node.pool)))
