@@ -49,6 +49,8 @@ export type NodeFactSpec = FactSpec & {
 
 /** The kernel's nf_tables support is read from its config and from the module lists together. */
 const KERNEL_SECTIONS = ['kernel-config', 'modules', 'modules-builtin', 'modules-available'] as const
+/** What shows the mode kube-proxy runs in: its answers, its process, the tables and interface it makes, the rules it writes. */
+const RUNNING_MODE_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics', 'kube-proxy-process', 'nft-tables', 'kube-ipvs0', 'iptables-rules'] as const
 
 /**
  * List bounds, with room to spare: the collector asks about five host services; the kernel has 14 IPVS
@@ -103,6 +105,14 @@ export const NODE_FACTS = [
   {path: 'addresses.ipv6Global', type: 'list<string>', maxItems: 64, description: 'Global-scope IPv6 addresses (CIDR) on the node.', sections: ['addresses']},
 
   {path: 'kubeProxy.mode', type: 'string', description: 'Mode kube-proxy reports on 127.0.0.1:10249/proxyMode (iptables, ipvs, nftables).', sections: ['kube-proxy-mode'], api: 'kube-proxy'},
+  {
+    path: 'kubeProxy.runningMode',
+    type: 'string',
+    description:
+      'The mode kube-proxy on the node runs in, as the node shows it (never its configuration): iptables, ipvs, nftables, or none when no kube-proxy process runs and /proxyMode does not answer.',
+    sections: [...RUNNING_MODE_SECTIONS],
+  },
+  {path: 'kubeProxy.runningModeEvidence', type: 'string', maxLength: 200, description: 'What showed kubeProxy.runningMode: /proxyMode, the metric families, the process\'s flags, the nft tables it owns.', sections: [...RUNNING_MODE_SECTIONS]},
   {path: 'kubeProxy.runtime', type: 'string', description: 'How kube-proxy runs: container, host, k3s, rke2 or none.', sections: ['kube-proxy-process'], api: 'kube-proxy'},
   {path: 'kubeProxy.skipKernelCheck', type: 'bool', description: 'KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is set in kube-proxy\'s environment.', sections: ['kube-proxy-process'], api: 'kube-proxy'},
   {path: 'kubeProxy.nftVersion', type: 'string', description: 'The nft kube-proxy runs, normalised: its image\'s, read in its pod (--node-probe exec); the host\'s when kube-proxy runs on the host.', sections: ['kube-proxy-nft-version', 'nft-version', 'kube-proxy-process']},

@@ -10,7 +10,7 @@
  */
 import type {UnknownReason} from '../contract/finding.js'
 import {type Bundle, describeCut} from './bundle.js'
-import {factsOfSection, NODE_FACT_PATHS} from './catalog.js'
+import {factsOfSection, NODE_FACT_PATHS, type NodeFactPath} from './catalog.js'
 import {FactSet, type UnknownFact} from './fact-set.js'
 import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
 import {parseCollectorInfo, parseHostname} from './parsers/collector.js'
@@ -19,13 +19,14 @@ import {parseKubeIpvs0, parseProcIpVs} from './parsers/ipvs.js'
 import {parseKernelConfig} from './parsers/kernel-config.js'
 import {assessKernelSupport, type KernelEvidence} from './parsers/kernel-features.js'
 import {parseKernelRelease, parseKernelVersion} from './parsers/kernel.js'
-import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode} from './parsers/kube-proxy.js'
+import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode, type ProxyMode} from './parsers/kube-proxy.js'
 import {parseModulePaths, parseProcModules} from './parsers/modules.js'
 import {parseDropPolicyChains, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
 import {parseOsRelease} from './parsers/os-release.js'
 import {activeServices, parseServices} from './parsers/services.js'
 import {parseSysctl, sysctlInt} from './parsers/sysctl.js'
 import {parseIptablesVersion, parseNftVersion} from './parsers/versions.js'
+import {MODE_METRIC_FAMILIES, type ModeEvidence, setRunningMode} from './running-mode.js'
 
 type Read = {ok: true; text: string} | {ok: false; why: UnknownFact}
 
@@ -76,6 +77,7 @@ export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
     deriveAddresses,
     deriveKubeProxy,
     deriveKubeProxyNft,
+    deriveRunningMode,
   ]
   for (const derive of derivations) derive(facts, sections, fallbackName)
 
@@ -402,7 +404,7 @@ const METRICS = [
 ] as const
 
 /** The metric families the node facts read, as kube-proxy names them. */
-export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set(METRICS.map(([name]) => name))
+export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set([...METRICS.map(([name]) => name), ...MODE_METRIC_FAMILIES])
 
 /** The bundle sections that are kube-proxy's own HTTP answers (`/proxyMode`, `/metrics`), read on the node or through the API server. */
 export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics'] as const
@@ -413,7 +415,9 @@ export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metr
  */
 export function deriveKubeProxyEndpointFacts(sections: Pick<Bundle, 'sections' | 'unavailable'>): FactSet {
   const facts = new FactSet()
-  deriveKubeProxyEndpoint(facts, new Sections(sections))
+  const read = new Sections(sections)
+  deriveKubeProxyEndpoint(facts, read)
+  deriveRunningMode(facts, read)
   return facts
 }
 
@@ -451,4 +455,59 @@ function deriveKubeProxyEndpoint(facts: FactSet, sections: Sections): void {
       else facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
     }
   })
+}
+
+/**
+ * kube-proxy's running mode from what the other derivations found (its answers, the tables, kube-ipvs0)
+ * and the metric families and process flags of the bundle. Runs last.
+ */
+function deriveRunningMode(facts: FactSet, sections: Sections): void {
+  const tables = facts.get('netfilter.tables')
+  const kubeIpvs0 = facts.get('ipvs.kubeIpvs0')
+  // Set only from /proxyMode's answer, which parseProxyMode checked.
+  const mode = facts.get('kubeProxy.mode') as ProxyMode | undefined
+  setRunningMode(facts, {
+    proxyMode: mode ?? whyUnknown(facts, 'kubeProxy.mode'),
+    metricFamilies: metricFamilies(sections),
+    process: kubeProxyProcesses(sections),
+    kubeProxyTables: Array.isArray(tables) ? tables.some((table) => table === 'ip kube-proxy' || table === 'ip6 kube-proxy') : whyUnknown(facts, 'netfilter.tables'),
+    kubeIpvs0: typeof kubeIpvs0 === 'boolean' ? kubeIpvs0 : whyUnknown(facts, 'ipvs.kubeIpvs0'),
+    iptablesKubeRules: iptablesKubeRules(facts),
+  })
+}
+
+function whyUnknown(facts: FactSet, path: NodeFactPath): UnknownFact {
+  return facts.whyUnknown(path) ?? {reason: 'not-collected', detail: `no source reported ${path}`}
+}
+
+/** KUBE- rules of both iptables backends; a backend the node does not have holds none. */
+function iptablesKubeRules(facts: FactSet): number | UnknownFact {
+  let total = 0
+  for (const path of ['iptables.legacyKubeRules', 'iptables.nftKubeRules'] as const) {
+    const count = facts.get(path)
+    const why = whyUnknown(facts, path)
+    if (typeof count === 'number') total += count
+    else if (why.reason !== 'not-installed') return why
+  }
+
+  return total
+}
+
+function metricFamilies(sections: Sections): ModeEvidence['metricFamilies'] {
+  const read = sections.read('kube-proxy-metrics')
+  if (!read.ok) return read.why
+  const metrics = parsePrometheusText(read.text)
+  return metrics ? new Set(metrics.keys()) : {reason: 'unparseable', detail: 'kube-proxy-metrics is not Prometheus text'}
+}
+
+function kubeProxyProcesses(sections: Sections): ModeEvidence['process'] {
+  const read = sections.read('kube-proxy-process')
+  if (!read.ok) return read.why
+  const info = parseKubeProxyProcess(read.text)
+  if (!info) return {reason: 'unparseable', detail: 'kube-proxy-process holds other lines'}
+  if (info.processes.length === 0) return {running: false}
+  // --proxy-mode counts only without --config, which overrides it; k3s passes it as --kube-proxy-arg.
+  const modes = new Set(info.processes.map((process) => (/(?:^|\s)--config[= ]/.test(process.args) ? undefined : parseProxyMode(/(?:^|\s)--(?:kube-proxy-arg=-?-?)?proxy-mode=(\S+)/.exec(process.args)?.[1] ?? ''))))
+  const [flagMode] = modes
+  return modes.size === 1 && flagMode ? {running: true, flagMode} : {running: true}
 }
