@@ -126,8 +126,8 @@ export abstract class KpxCommand extends Command {
   }
 
   /**
-   * `loadRenderer` brings the renderers' modules (and the rule engine's, which they use): loaded only
-   * when something is rendered, not for the JSON alone.
+   * `loadRenderer` brings the renderers' modules: loaded only when something is rendered, not for the
+   * JSON alone.
    */
   private async emit(result: object, exitCode: number, loadRenderer: () => Promise<Renderer>, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<void> {
     process.exitCode = exitCode

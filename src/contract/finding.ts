@@ -103,3 +103,52 @@ export interface GatedFinding extends Finding {
   /** With --baseline: whether this failed or unknown finding was already there (existing) or is new. */
   baseline?: 'existing' | 'new'
 }
+
+/** An active waiver accepts the finding: it is reported but not counted. An expired one counts again. */
+export function isWaived(finding: {waiver?: AppliedWaiver}): boolean {
+  return finding.waiver !== undefined && !finding.waiver.expired
+}
+
+/** Findings by rule id, in the order they come. */
+export function groupByRule<T extends {rule: string}>(findings: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>()
+  for (const finding of findings) {
+    const group = groups.get(finding.rule)
+    if (group) group.push(finding)
+    else groups.set(finding.rule, [finding])
+  }
+
+  return groups
+}
+
+declare const SHARED: unique symbol
+
+/**
+ * One subject's own finding per rule, by rule id. Subjects whose findings agree on every rule (most
+ * nodes of a pool) are given one and the same map, never a copy: what is made of it (a node's
+ * checks, their JSON) may be made once and kept by the map's identity. Only the engine makes them.
+ */
+export type SharedFindings = ReadonlyMap<string, Finding> & {readonly [SHARED]: true}
+
+/** What a rule is, as a finding repeats it: enough to speak of a rule with no finding of its own to copy. */
+export type RuleHeader = Pick<Finding, 'confidence' | 'references' | 'rule' | 'severity' | 'title'>
+
+/**
+ * A rule's results on subjects of a kind that can number in the tens of thousands, as the engine
+ * gives them: subjects whose inputs were equal in one group, with the one finding they share (told
+ * of the group's first subject). The planner lists the failures and unknowns one by one and sums up
+ * the rest.
+ */
+export interface GroupedResults {
+  rule: RuleHeader
+  kind: string
+  /** The rule's subjects, in the order they were evaluated. */
+  subjects: readonly SubjectRef[]
+  /** Subjects alike (by index in `subjects`) with the finding they share, in the order of their first members. */
+  groups: ReadonlyArray<{finding: Finding; members: readonly number[]}>
+}
+
+/** A finding a group of subjects share, told of one of them. */
+export function toldOf(finding: Finding, subject: SubjectRef): Finding {
+  return finding.subject.name === subject.name && finding.subject.kind === subject.kind ? finding : {...finding, subject: {kind: subject.kind, name: subject.name}}
+}

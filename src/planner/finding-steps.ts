@@ -1,7 +1,6 @@
 /** The steps the findings call for: a fix per failed rule, a way to find out per undecided one. */
-import type {GatedFinding} from '../contract/finding.js'
+import {type GatedFinding, groupByRule} from '../contract/finding.js'
 import type {NodeGroup, PlanStep, PlanSubject} from '../contract/report.js'
-import {groupByRule} from '../engine/evaluate.js'
 import type {UnknownFact} from '../facts/fact-set.js'
 import type {RulePlan} from './plan-input.js'
 

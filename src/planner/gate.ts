@@ -2,11 +2,12 @@
  * The gate: findings with waivers and baseline marks, the counts, the verdict, the exit code and the
  * plan, in the one Report every output renders.
  */
-import type {AppliedWaiver, Finding, GatedFinding, Severity} from '../contract/finding.js'
+import type {AppliedWaiver, GatedFinding, GroupedResults, Severity, SharedFindings, UnknownReason} from '../contract/finding.js'
 import {type BaselineSummary, type NodeCheck, type NodeReport, type NodeRow, type Report, REPORT_SCHEMA_VERSION, type WaiverSummary} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
 import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
 import {type Baseline, compareWithBaseline} from './baseline.js'
+import {foldGroups} from './fold.js'
 import {type ClusterPlanInput, type RulePlan} from './plan-input.js'
 import {buildPlan} from './plan.js'
 import {countFindings, exitCodeOf, type GatePolicy, verdictOf} from './verdict.js'
@@ -14,9 +15,14 @@ import {applyWaivers, type Waiver, WaiverMatcher} from './waivers.js'
 
 export interface ReportInput {
   nodes: NodeRow[]
+  /** The engine's findings, one per rule and subject. */
   findings: GatedFinding[]
+  /** The engine's results on the kinds it groups (Services; a cluster run's nodes): listed and summed up here. */
+  grouped?: readonly GroupedResults[]
+  /** Unknown reasons summed up in one finding about the cluster among grouped results, as the same on every subject. */
+  foldUnknown?: ReadonlySet<UnknownReason>
   /** Each subject's own finding per rule, by subject path (the engine's `bySubject`): the nodes' are read. */
-  bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>
+  bySubject: ReadonlyMap<string, SharedFindings>
   evaluatedRules: number
   skippedRules: readonly string[]
   severityOverrides: ReadonlyMap<string, Severity>
@@ -53,7 +59,7 @@ function sortFindings(findings: readonly GatedFinding[]): GatedFinding[] {
  */
 export function buildReport(input: ReportInput): Report {
   const now = input.now ?? new Date()
-  let findings = input.findings
+  let findings = reportedFindings(input)
   let waivers: undefined | WaiverSummary
   let baseline: BaselineSummary | undefined
   const matcher = input.waivers && new WaiverMatcher(input.waivers.entries, now)
@@ -87,7 +93,18 @@ export function buildReport(input: ReportInput): Report {
   }
 }
 
-const NO_FINDINGS: ReadonlyMap<string, Finding> = new Map()
+/**
+ * The engine's findings with its grouped results listed and summed up, rule by rule in the rules'
+ * order (the plan's steps follow it), then the unknowns summed up across subjects.
+ */
+function reportedFindings(input: ReportInput): GatedFinding[] {
+  if (!input.grouped) return input.findings
+  const {listed, folded} = foldGroups(input.grouped, input.foldUnknown)
+  const order = new Map([...input.rulePlans.keys()].map((rule, index) => [rule, index]))
+  return [...[...input.findings, ...listed].toSorted((a, b) => order.get(a.rule)! - order.get(b.rule)!), ...folded]
+}
+
+const NO_FINDINGS = new Map() as unknown as SharedFindings
 const NO_WAIVERS: ReadonlyMap<string, AppliedWaiver> = new Map()
 
 /**
@@ -96,11 +113,11 @@ const NO_WAIVERS: ReadonlyMap<string, AppliedWaiver> = new Map()
  * share their checks too: one object, made once.
  */
 class NodeChecks {
-  private readonly unwaived = new WeakMap<ReadonlyMap<string, Finding>, Pick<NodeReport, 'checks' | 'verdict'>>()
+  private readonly unwaived = new WeakMap<SharedFindings, Pick<NodeReport, 'checks' | 'verdict'>>()
 
   constructor(private readonly matcher: undefined | WaiverMatcher) {}
 
-  of(node: NodeRow, own: ReadonlyMap<string, Finding> = NO_FINDINGS): NodeReport {
+  of(node: NodeRow, own: SharedFindings = NO_FINDINGS): NodeReport {
     const waivers = this.matcher && waiversOf(this.matcher, node, own)
     if (waivers) return {...node, ...checksOf(own, waivers)}
     let checks = this.unwaived.get(own)
@@ -110,7 +127,7 @@ class NodeChecks {
 }
 
 /** The waivers that apply to the node's findings, by rule; undefined when none does. */
-function waiversOf(matcher: WaiverMatcher, node: NodeRow, own: ReadonlyMap<string, Finding>): Map<string, AppliedWaiver> | undefined {
+function waiversOf(matcher: WaiverMatcher, node: NodeRow, own: SharedFindings): Map<string, AppliedWaiver> | undefined {
   const subject = {kind: 'Node', name: node.name}
   const waivers = new Map<string, AppliedWaiver>()
   for (const [rule, {status}] of own) {
@@ -121,7 +138,7 @@ function waiversOf(matcher: WaiverMatcher, node: NodeRow, own: ReadonlyMap<strin
   return waivers.size > 0 ? waivers : undefined
 }
 
-function checksOf(own: ReadonlyMap<string, Finding>, waivers: ReadonlyMap<string, AppliedWaiver>): Pick<NodeReport, 'checks' | 'verdict'> {
+function checksOf(own: SharedFindings, waivers: ReadonlyMap<string, AppliedWaiver>): Pick<NodeReport, 'checks' | 'verdict'> {
   const checks: Record<string, NodeCheck> = {}
   for (const [rule, {message, reason, severity, status}] of [...own].toSorted(([a], [b]) => a.localeCompare(b))) {
     const waiver = waivers.get(rule)

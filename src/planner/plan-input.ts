@@ -1,12 +1,11 @@
 /** What the plan is made from. */
-import type {GatedFinding} from '../contract/finding.js'
+import {type GatedFinding, isWaived} from '../contract/finding.js'
 import type {ClusterSummary, NodeReport} from '../contract/report.js'
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import type {RuleDefinition} from '../engine/rule-schema.js'
 import type {UnknownFact} from '../facts/fact-set.js'
 import type {PlatformRecipe} from './recipes.js'
-import {isWaived} from './verdict.js'
 
 export type RulePhase = NonNullable<RuleDefinition['phase']>
 

@@ -1,6 +1,6 @@
+import {groupByRule} from '../contract/finding.js'
 import {PLAN_PHASES} from '../contract/phases.js'
 import type {ClusterSummary, Plan, PlanStep} from '../contract/report.js'
-import {groupByRule} from '../engine/evaluate.js'
 import {deadline} from './deadline.js'
 import {stepsForFindings} from './finding-steps.js'
 import {groupNodes} from './node-groups.js'

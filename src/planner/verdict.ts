@@ -1,5 +1,5 @@
 import {EXIT_CODES} from '../contract/exit-codes.js'
-import type {GatedFinding} from '../contract/finding.js'
+import {type GatedFinding, isWaived} from '../contract/finding.js'
 import type {Summary, Verdict} from '../contract/report.js'
 
 export interface GatePolicy {
@@ -10,11 +10,6 @@ export interface GatePolicy {
 
 /** What the counts read of a finding, or of a node's check. */
 type Counted = Pick<GatedFinding, 'severity' | 'status' | 'waiver'>
-
-/** An active waiver accepts the finding: it is reported but not counted. An expired one counts again. */
-export function isWaived(finding: Pick<GatedFinding, 'waiver'>): boolean {
-  return finding.waiver !== undefined && !finding.waiver.expired
-}
 
 export function countFindings(findings: readonly Counted[]): Summary {
   const summary: Summary = {blockers: 0, warnings: 0, info: 0, unknown: 0, unknownBlockers: 0, passed: 0, skipped: 0, waived: 0}

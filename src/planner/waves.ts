@@ -3,9 +3,9 @@
  * configuration), each with a canary and, node by node, what blocks the switch there. Control-plane
  * nodes come last; nodes no label places in a pool go together.
  */
+import {isWaived} from '../contract/finding.js'
 import type {NodePool, NodeReport, Wave} from '../contract/report.js'
 import {CONTROL_PLANE_ROLES, POOL_LABELS, ROLE_LABEL_PREFIX} from '../derive/node-pools.js'
-import {isWaived} from './verdict.js'
 
 /** What a selector may hold so that it is safe between single quotes in a shell: Kubernetes' own label syntax. */
 const LABEL_KEY = /^(?:[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/

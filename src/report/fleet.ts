@@ -1,9 +1,8 @@
 import {Chalk} from 'chalk'
 
+import {groupByRule, isWaived} from '../contract/finding.js'
 import type {FleetCluster, FleetReport} from '../contract/fleet.js'
 import type {Report, Verdict} from '../contract/report.js'
-import {groupByRule} from '../engine/evaluate.js'
-import {isWaived} from '../planner/verdict.js'
 import type {ReportFormat} from './formats.js'
 import {jsonText} from './json.js'
 import {findingCase, junitDocument, reportProperties, type TestSuite} from './junit.js'

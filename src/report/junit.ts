@@ -1,8 +1,6 @@
-import type {GatedFinding} from '../contract/finding.js'
+import {type GatedFinding, groupByRule, isWaived} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
-import {groupByRule} from '../engine/evaluate.js'
-import {isWaived} from '../planner/verdict.js'
 import {messageOf, statusWithReason, waiverNote} from './finding-notes.js'
 
 // JUnit XML as the Jenkins xUnit plugin's junit-10.xsd has it, which GitLab and the GitHub test-report

@@ -1,6 +1,5 @@
-import type {GatedFinding, SubjectRef} from '../contract/finding.js'
+import {type GatedFinding, isWaived, type SubjectRef} from '../contract/finding.js'
 import type {PlanStep, Report} from '../contract/report.js'
-import {isWaived} from '../planner/verdict.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import {code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
 

@@ -1,10 +1,8 @@
 import {Chalk, type ChalkInstance} from 'chalk'
 import {stripVTControlCharacters} from 'node:util'
 
-import type {GatedFinding} from '../contract/finding.js'
+import {type GatedFinding, groupByRule, isWaived} from '../contract/finding.js'
 import type {NodeCheck, Report} from '../contract/report.js'
-import {groupByRule} from '../engine/evaluate.js'
-import {isWaived} from '../planner/verdict.js'
 import {leftBehindSentence} from '../util/errors.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import {printableReport} from './printable.js'

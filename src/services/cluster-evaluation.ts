@@ -60,20 +60,21 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
   // With nothing to migrate, only the rules that say so run (`evaluate: always`).
   const active = nothingToMigrate ? rules.filter((rule) => rule.evaluate === 'always') : rules
   const skip = new Set(options.skip)
-  const {findings, bySubject} = evaluateRules(active, clusterSubjects(model), {
+  const {findings, grouped, bySubject} = evaluateRules(active, clusterSubjects(model), {
     skip,
     severity: options.severity,
     kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined,
-    // A cluster can have thousands of nodes: their passes are summed up, their problems listed one
-    // by one, except what only a node shell could tell (not-collected): the same on every node.
-    summarise: new Set(['Service', 'Node']),
-    summariseUnknown: new Set(['not-collected']),
+    grouped: new Set(['Service', 'Node']),
     unreadableKinds: model.unreadableKinds,
     perSubject: PER_NODE,
   })
   return buildReport({
     nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes)),
     findings,
+    // A cluster can have thousands of nodes: their passes are summed up, their problems listed one
+    // by one, except what only a node shell could tell (not-collected): the same on every node.
+    grouped,
+    foldUnknown: new Set(['not-collected']),
     bySubject,
     evaluatedRules: active.filter((rule) => !skip.has(rule.id)).length,
     skippedRules: options.skip,

@@ -58,10 +58,11 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
   )
 
   const skip = new Set(options.skip)
-  const {findings, bySubject} = evaluateRules(run.rules, nodeSubjects(run.probed), {skip, severity: options.severity, perSubject: PER_NODE})
+  const {findings, grouped, bySubject} = evaluateRules(run.rules, nodeSubjects(run.probed), {skip, severity: options.severity, perSubject: PER_NODE})
   return buildReport({
     nodes: run.probed.map((node) => probedNodeReport(node)),
     findings,
+    grouped,
     bySubject,
     evaluatedRules: run.rules.filter((rule) => !skip.has(rule.id)).length,
     skippedRules: options.skip,

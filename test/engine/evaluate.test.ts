@@ -2,13 +2,14 @@ import assert from 'node:assert/strict'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
-import {UNKNOWN_REASONS} from '../../src/contract/finding.js'
-import {evaluateRules, groupByRule} from '../../src/engine/evaluate.js'
+import {groupByRule, UNKNOWN_REASONS} from '../../src/contract/finding.js'
+import {evaluateRules} from '../../src/engine/evaluate.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import {FactSet} from '../../src/facts/fact-set.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {loadRules} from '../../src/services/rule-loading.js'
+import {reported} from '../helpers/evaluation.js'
 import {FIXTURES} from '../helpers/paths.js'
 
 const rules = await loadRuleCatalog([])
@@ -122,7 +123,7 @@ describe('skips that only the cluster decides (summed-up subjects)', () => {
   }
 
   it('sums up every Service as not applying when the cluster’s mode skips the rule, whatever the Services hold', () => {
-    const {findings} = evaluateRules(hijack, services('iptables'))
+    const findings = reported(evaluateRules(hijack, services('iptables')))
     assert.deepEqual(
       findings.map(({message, status, subject}) => ({status, subject: subject.name, message})),
       [{status: 'skip', subject: 'cluster', message: '3 Service(s) do not apply; for example default/a: kube-proxy runs in iptables mode, which does not bind load-balancer addresses to the node.'}],
@@ -130,7 +131,7 @@ describe('skips that only the cluster decides (summed-up subjects)', () => {
   })
 
   it('still decides each Service on its own facts when the rule applies', () => {
-    const {findings} = evaluateRules(hijack, services('ipvs'))
+    const findings = reported(evaluateRules(hijack, services('ipvs')))
     assert.deepEqual(
       findings.map(({status, subject}) => `${status} ${subject.name}`),
       ['fail default/b', 'pass cluster'],
@@ -149,12 +150,12 @@ describe('skips decided by each summed-up node’s own facts', () => {
       {kind: 'Node', name: 'a', facts: kernel('4.18').set('os.id', 'flatcar')},
       {kind: 'Node', name: 'b', facts: kernel('4.18').set('os.id', 'ubuntu')},
     ]
-    const {findings} = evaluateRules([versioned], nodes, {summarise: new Set(['Node']), kubernetesVersion: '1.33.0'})
+    const findings = reported(evaluateRules([versioned], nodes, {grouped: new Set(['Node']), kubernetesVersion: '1.33.0'}))
     assert.deepEqual(findings.map(({status, subject}) => `${status} ${subject.name}`), ['fail b', 'skip cluster'])
   })
 
   it('skips only the nodes whose own facts say so, and fails the others one by one', () => {
-    const {findings} = evaluateRules(bypass, [node('a', 'none'), node('b', 'daemonset'), node('c', 'none')], {summarise: new Set(['Node'])})
+    const findings = reported(evaluateRules(bypass, [node('a', 'none'), node('b', 'daemonset'), node('c', 'none')], {grouped: new Set(['Node'])}))
     assert.deepEqual(
       findings.map(({status, subject}) => `${status} ${subject.name}`),
       ['fail b', 'skip cluster'],
@@ -307,35 +308,35 @@ describe('evaluating a rule over many subjects', () => {
   const cluster = {kind: 'Cluster', name: 'cluster', facts: new FactSet()}
 
   it('lists a Service\'s failures and unknowns and sums up its passes and skips about the cluster', () => {
-    const {findings} = evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP'), service('b', 'NodePort'), service('c', 'ClusterIP'), service('d'), service('e', 'ExternalName')])
+    const findings = reported(evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP'), service('b', 'NodePort'), service('c', 'ClusterIP'), service('d'), service('e', 'ExternalName')]))
     assert.deepEqual(findings.map(({status, subject, message}) => [status, `${subject.kind}/${subject.name}`, message]), [
       ['fail', 'Service/b', 'nodeport'],
       ['unknown', 'Service/d', 'no service.type (permission-denied)'],
       ['pass', 'Cluster/cluster', '3 Service(s) pass (2 reported apart); for example a: fine'],
     ])
     assert.deepEqual([findings[2].remediation, findings[2].reason], [[], undefined])
-    const interleaved = evaluateRules([serviceRule], [cluster, service('b', 'NodePort'), service('d'), service('f', 'NodePort')]).findings
+    const interleaved = reported(evaluateRules([serviceRule], [cluster, service('b', 'NodePort'), service('d'), service('f', 'NodePort')]))
     assert.deepEqual(interleaved.map(({subject}) => subject.name), ['b', 'd', 'f'], 'in the order of the subjects, not of their groups')
   })
 
   it('says when every Service is skipped, and when there is none', () => {
-    const skipped = evaluateRules([serviceRule], [cluster, service('a', 'ExternalName')]).findings
+    const skipped = reported(evaluateRules([serviceRule], [cluster, service('a', 'ExternalName')]))
     assert.deepEqual(skipped.map(({status, reason, message}) => [status, reason, message]), [['skip', 'not-applicable', '1 Service(s) do not apply; for example a: no proxy']])
-    const none = evaluateRules([serviceRule], [cluster]).findings
+    const none = reported(evaluateRules([serviceRule], [cluster]))
     assert.deepEqual(none.map(({status, subject, message}) => [status, subject.name, message]), [['skip', 'cluster', 'No Service in the cluster is concerned.']])
-    const [summary] = evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP')], {severity: new Map([['cluster/probe', 'blocker' as const]])}).findings
+    const [summary] = reported(evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP')], {severity: new Map([['cluster/probe', 'blocker' as const]])}))
     assert.deepEqual([summary.severity, summary.confidence, summary.references], ['blocker', 'verified', serviceRule.references])
-    const failing = evaluateRules([serviceRule], [cluster, service('b', 'NodePort')]).findings
+    const failing = reported(evaluateRules([serviceRule], [cluster, service('b', 'NodePort')]))
     assert.deepEqual(failing.map(({status}) => status), ['fail'], 'no summary when nothing passed')
   })
 
   it('folds unknowns of the given reasons into one finding after the others, counting them', () => {
-    const {findings} = evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP'), service('d'), service('f')], {summariseUnknown: new Set(['permission-denied'])})
+    const findings = reported(evaluateRules([serviceRule], [cluster, service('a', 'ClusterIP'), service('d'), service('f')]), new Set(['permission-denied']))
     assert.deepEqual(findings.map(({status, subject, message}) => [status, `${subject.kind}/${subject.name}`, message]), [
       ['pass', 'Cluster/cluster', '1 Service(s) pass (2 reported apart); for example a: fine'],
       ['unknown', 'Cluster/cluster', '2 service(s), e.g. d: no service.type (permission-denied)'],
     ])
-    const onlyFolded = evaluateRules([serviceRule], [cluster, service('d')], {summariseUnknown: new Set(['permission-denied'])}).findings
+    const onlyFolded = reported(evaluateRules([serviceRule], [cluster, service('d')]), new Set(['permission-denied']))
     assert.deepEqual(onlyFolded.map(({status}) => status), ['unknown'], 'no summary when nothing passed')
   })
 
@@ -358,7 +359,7 @@ describe('evaluating a rule over many subjects', () => {
 
   it('lists each Node when Nodes are not summed up, and keeps each subject\'s finding apart when asked', () => {
     const nodes = ['n1', 'n2'].map((name) => ({kind: 'Node', name, facts: kernel('4.18')}))
-    const {findings, bySubject} = evaluateRules([rule({})], nodes, {summarise: new Set(), perSubject: new Set(['Node'])})
+    const {findings, bySubject} = evaluateRules([rule({})], nodes, {grouped: new Set(), perSubject: new Set(['Node'])})
     assert.deepEqual(findings.map(({subject}) => subject.name), ['n1', 'n2'])
     assert.deepEqual([...bySubject.keys()], ['node/n1', 'node/n2'])
     assert.equal(bySubject.get('node/n2')?.get('node/probe')?.message, 'old 4.18')
@@ -415,7 +416,9 @@ describe('evaluating a rule over many subjects', () => {
       {kind: 'Node', name: 'a4', facts: new FactSet(pool).set('node.name', 'a4').set('kernel.version', '6.2')},
     ]
     const versioned = rule({outcomes: [{status: 'fail', when: 'kernel.version == "4.18"', message: 'old {{ kernel.version }}'}, {status: 'pass', message: 'fine {{ kernel.version }}'}]})
-    const {findings, bySubject} = evaluateRules([versioned], nodes, {summarise: new Set(['Node']), perSubject: new Set(['Node'])})
+    const evaluation = evaluateRules([versioned], nodes, {grouped: new Set(['Node']), perSubject: new Set(['Node'])})
+    const {bySubject} = evaluation
+    const findings = reported(evaluation)
     assert.deepEqual(
       findings.map(({status, subject, message}) => `${status} ${subject.name}: ${message}`),
       ['fail a0: old 4.18', 'pass cluster: 4 Node(s) pass (1 reported apart); for example a1: fine 6.1'],

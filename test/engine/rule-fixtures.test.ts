@@ -5,6 +5,7 @@ import {describe, it} from 'node:test'
 
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {reported} from '../helpers/evaluation.js'
 import {fixtureExtension, RULE_FIXTURES, ruleFixtures, ruleName, telling} from '../helpers/rule-fixtures.js'
 import {FIXTURE_EXPECTATIONS} from './rule-fixture-expectations.js'
 
@@ -34,7 +35,7 @@ describe('rule fixtures', () => {
 
       for (const {expected, file, subjects} of fixtures) {
         it(`is ${expected} on ${file}`, () => {
-          const finding = telling(evaluateRules([rule], subjects).findings)
+          const finding = telling(reported(evaluateRules([rule], subjects)))
           assert.equal(finding.status, expected, `${file}: ${finding.message} (${finding.reason ?? ''})`)
           assert.ok(finding.message.length > 0 && !finding.message.includes('{{'), `message rendered: ${finding.message}`)
           const expectation = FIXTURE_EXPECTATIONS[`${name}/${file}`]

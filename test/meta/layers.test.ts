@@ -98,6 +98,13 @@ describe('layers of src/', () => {
     assert.deepEqual(wrongWay, [], `order: ${LAYERS.join(' → ')}`)
   })
 
+  it('renderers import only the contract and utilities: printing a report loads no rule engine and no planner', () => {
+    const beyond = [...graph].flatMap(([file, targets]) =>
+      layerOf(file) === 'report' ? targets.filter((target) => !['contract', 'util', 'report'].includes(layerOf(target))).map((target) => `${file} → ${target}`) : [],
+    )
+    assert.deepEqual(beyond, [])
+  })
+
   it('no import cycle among folders', () => {
     const folders = new Map<string, Set<string>>()
     for (const [file, targets] of graph) {

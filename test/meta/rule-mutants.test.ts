@@ -13,6 +13,7 @@ import {describe, it} from 'node:test'
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {reported} from '../helpers/evaluation.js'
 import {astNodes, bumpVersion, type ComparisonOperator, isComparison, isVersionLiteral, ruleConditions, type RuleFixture, ruleFixtures, telling} from '../helpers/rule-fixtures.js'
 
 const FLIPPED: Record<ComparisonOperator, ComparisonOperator> = {'<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=', '!=': '=='}
@@ -54,7 +55,7 @@ function mutantsOf(rule: LoadedRule): Mutant[] {
 
 /** What a user reads of a rule's findings on one fixture: the golden reports record it for every fixture. */
 function outcomeOf(rule: LoadedRule, subjects: RuleFixture['subjects']): string {
-  return JSON.stringify(evaluateRules([rule], subjects).findings.map(({severity, status, message, subject}) => [subject.kind, subject.name, status, severity, message]))
+  return JSON.stringify(reported(evaluateRules([rule], subjects)).map(({severity, status, message, subject}) => [subject.kind, subject.name, status, severity, message]))
 }
 
 /**
@@ -65,7 +66,7 @@ function survivorsOf(rule: LoadedRule, fixtures: readonly RuleFixture[]): string
   const outcomes = fixtures.map(({subjects}) => outcomeOf(rule, subjects))
   return mutantsOf(rule)
     .filter(({rule: mutant}) =>
-      fixtures.every(({expected, subjects}, index) => telling(evaluateRules([mutant], subjects).findings).status === expected && outcomeOf(mutant, subjects) === outcomes[index]),
+      fixtures.every(({expected, subjects}, index) => telling(reported(evaluateRules([mutant], subjects))).status === expected && outcomeOf(mutant, subjects) === outcomes[index]),
     )
     .map(({name}) => name)
 }
