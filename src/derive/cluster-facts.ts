@@ -78,6 +78,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
     cluster.set('cluster.components', [
       ...components.filter((component) => component.role === 'addon').map((component) => component.name),
       ...components.filter((component) => component.name === 'kube-router' && component.replacesKubeProxy).map(() => 'kube-router-service-proxy'),
+      ...components.filter((component) => component.ipvsBalancing === true).map((component) => `${component.name}-ipvs`),
     ]),
   )
 

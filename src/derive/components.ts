@@ -27,6 +27,8 @@ export interface Component {
   replacesKubeProxy: boolean
   /** The AWS VPC CNI: its network policy agent enforces policies (aws-eks-nodeagent --enable-network-policy=true). */
   networkPolicy?: boolean
+  /** It balances with IPVS virtual servers, which every start of a kube-proxy in nftables mode flushes: kube-vip with lb_enable, lvscare. */
+  ipvsBalancing?: boolean
   /** Settings its configuration would show, when that configuration could not be read (a 403 on its ConfigMap), and why. */
   unread?: Partial<Record<'dataplane' | 'replacesKubeProxy', UnknownFact>>
 }
@@ -84,6 +86,7 @@ const DETECTORS: Detector[] = [
   {name: 'kindnet', role: 'cni', matches: (name) => name === 'kindnet'},
   {name: 'metallb', role: 'addon', matches: (name, images) => byImage(/metallb\/speaker/)(name, images) || name === 'metallb-speaker'},
   {name: 'kube-vip', role: 'addon', matches: (name, images) => byImage(/kube-vip/)(name, images)},
+  {name: 'lvscare', role: 'addon', matches: (name, images) => byImage(/\/lvscare:/)(name, images)},
   {name: 'node-local-dns', role: 'addon', matches: (name) => name === 'node-local-dns'},
   {name: 'istio', role: 'addon', matches: (name) => name === 'istio-cni-node'},
 ]
@@ -177,6 +180,17 @@ function refine(component: Component, containers: Container[], reads: SnapshotRe
 
     case 'aws-vpc-cni': {
       component.networkPolicy = containers.some((container) => container.flags.get('enable-network-policy') === 'true')
+      break
+    }
+
+    case 'kube-vip': {
+      // Only the control-plane load balancer (lb_enable) makes IPVS virtual servers; ARP or BGP announcing alone makes none.
+      component.ipvsBalancing = env.get('lb_enable') === 'true'
+      break
+    }
+
+    case 'lvscare': {
+      component.ipvsBalancing = true
       break
     }
 

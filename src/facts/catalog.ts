@@ -134,7 +134,7 @@ export const CLUSTER_FACTS = [
   {path: 'cluster.multiAddressNodes', type: 'list<string>', ...NODE_NAMES, description: 'Nodes with more than one InternalIP or ExternalIP of a family.'},
   {path: 'cluster.bottlerocketNodes', type: 'list<string>', ...NODE_NAMES, description: 'Nodes whose osImage is Bottlerocket.'},
   {path: 'cluster.awsNetworkPolicy', type: 'bool', description: 'The AWS VPC CNI\'s network policy agent enforces policies (aws-eks-nodeagent --enable-network-policy=true).'},
-  {path: 'cluster.components', type: 'list<string>', maxItems: 32, description: 'Networking components found: metallb, kube-vip, node-local-dns, istio, kube-router-service-proxy, …'},
+  {path: 'cluster.components', type: 'list<string>', maxItems: 32, description: 'Networking components found: metallb, kube-vip, node-local-dns, istio, lvscare, kube-router-service-proxy, and the IPVS balancers among them as kube-vip-ipvs (kube-vip with lb_enable=true) and lvscare-ipvs, …'},
 
   {path: 'kubeProxy.present', type: 'bool', description: 'kube-proxy runs in the cluster (DaemonSet, static pods or embedded in k3s).'},
   {path: 'kubeProxy.replacedBy', type: 'string', description: 'What implements Services instead of kube-proxy (cilium-kube-proxy-replacement, gke-dataplane-v2, ovn-kubernetes, calico-ebpf, antrea-proxy-all, kube-router).'},

@@ -328,7 +328,7 @@ describe('kpx-check cluster --target-version', () => {
     const pin = report.plan.steps.find((step) => step.id === 'prerequisites/cluster-kube-proxy-mode-implicit')
     assert.ok(pin, report.plan.steps.map((step) => step.id).join(', '))
     assert.ok(pin.actions.some((action) => action.includes('Before kube-proxy is upgraded to 1.40, write the mode into ConfigMap kube-system/kube-proxy')), pin.actions.join('\n'))
-    assert.match(report.plan.deadline ?? '', /^kube-proxy's mode is unset, and an unset mode is nftables from 1\.40: upgrading to Kubernetes 1\.40 switches every node/)
+    assert.match(report.plan.deadline ?? '', /^kube-proxy's mode is unset, and KEP-5343 plans an unset mode to be nftables from 1\.40: upgrading to Kubernetes 1\.40 switches every node/)
   })
 
   it('no target, the mode unset on kube-proxy 1.34: the implicit mode passes as iptables, and no step pins it', async () => {

@@ -95,7 +95,7 @@ describe('kpx-check node', () => {
 
   it('exits 4 on warnings only with --fail-on warning', async () => {
     const file = ruleFixture('nodeport-addresses', 'fail.two-nics.facts')
-    const onlyThese = ['--severity', 'node/kernel-version=info', '--severity', 'node/nft-version=info', '--severity', 'node/nf-tables-kernel=info', '--severity', 'node/localhost-nodeports=info']
+    const onlyThese = ['--severity', 'node/kernel-version=info', '--severity', 'node/nft-version=info', '--severity', 'node/nf-tables-kernel=info', '--severity', 'node/localhost-nodeports=info', '--severity', 'node/ipvs-other-users=info']
     const lenient = await runCli(['node', '--facts', file, ...onlyThese])
     assert.equal(lenient.code, 0, lenient.stdout)
     const strict = await runCli(['node', '--facts', file, '--fail-on', 'warning', ...onlyThese])

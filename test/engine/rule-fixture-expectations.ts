@@ -56,7 +56,9 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'ipvs-deprecation/fail.ipvs-on-1.42.9-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'until 1.43 removes IPVS mode'},
   'ipvs-deprecation/fail.ipvs-on-1.43.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'until 1.43 removes IPVS mode'},
   'ipvs-deprecation/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
-  'ipvs-flush-users/fail.kube-router-service-proxy.json': {severity: 'warning', subject: 'Cluster/cluster'},
+  'ipvs-flush-users/fail.kube-router-service-proxy.json': {severity: 'blocker', subject: 'Cluster/cluster'},
+  // kube-vip with lb_enable=true balances the control plane in IPVS; its ARP-only twin (pass) has no lb_enable.
+  'ipvs-flush-users/fail.kube-vip-lb-enable.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'without lb_enable'},
   'ipvs-flush-users/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
   'ipvs-lb-hijack/fail.shared-with-ingress.json': {severity: 'warning', subject: 'Service/web/shop', remediation: 'kubernetes.io/elb.pass-through: "true"'},
   'ipvs-lb-hijack/unknown.ingresses-forbidden.json': {reason: 'permission-denied'},
@@ -146,9 +148,9 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'ipvs-leftovers/fail.kube-ipvs0-after-switch.facts': {severity: 'warning', subject: 'Node/fail.kube-ipvs0-after-switch.facts', remediation: 'ip link delete kube-ipvs0'},
   'ipvs-leftovers/unknown.metrics-unreachable.facts': {reason: 'unreachable'},
   'ipvs-leftovers/unknown.no-section.facts': {reason: 'not-collected'},
-  'ipvs-other-users/fail.keepalived-lvs.facts': {severity: 'warning', subject: 'Node/fail.keepalived-lvs.facts', remediation: 'ipvsadm -Ln'},
+  'ipvs-other-users/fail.keepalived-lvs.facts': {severity: 'blocker', subject: 'Node/fail.keepalived-lvs.facts', remediation: 'ipvsadm -Ln'},
   'ipvs-other-users/fail.kube-vip-ipvs-with-iptables-kube-proxy.facts': {
-    severity: 'warning',
+    severity: 'blocker',
     subject: 'Node/fail.kube-vip-ipvs-with-iptables-kube-proxy.facts',
     remediation: 'ipvsadm -Ln',
   },

@@ -161,7 +161,7 @@ describe('renderJunit', () => {
       'node/nftables-kernel-features node/aks-nodepool1-31718369-vmss000002 blocker',
       'node/host-firewall node/rhel8-worker-07.corp.example warning',
       'node/host-firewall node/worker-bookworm-1 warning',
-      'node/ipvs-other-users node/ip-10-0-1-23 warning',
+      'node/ipvs-other-users node/ip-10-0-1-23 blocker',
       'node/nodeport-addresses node/ip-10-0-1-23 warning',
       'node/nodeport-addresses node/worker-bookworm-1 warning',
       'node/os-distro node/ip-10-0-1-23 warning',

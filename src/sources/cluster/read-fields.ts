@@ -70,8 +70,11 @@ export function flagArgs(flags: ReadonlyMap<string, string>): string[] {
   return [...flags].map(([name, value]) => (value === 'true' ? `--${name}` : `--${name}=${value}`))
 }
 
-/** Environment variables a check reads: kube-proxy's kernel-check bypass, Calico's dataplane. No other is kept, not even its name. */
-const READ_ENV = new Set(['KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK', 'FELIX_BPFENABLED', 'FELIX_NFTABLESMODE'])
+/**
+ * Environment variables a check reads: kube-proxy's kernel-check bypass, Calico's dataplane, kube-vip's IPVS load
+ * balancing (lb_enable). No other is kept, not even its name.
+ */
+const READ_ENV = new Set(['KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK', 'FELIX_BPFENABLED', 'FELIX_NFTABLESMODE', 'lb_enable'])
 
 /** The variables a check reads that a container sets to a value (not from a Secret or a field). */
 export function readEnv(env: unknown): Map<string, string> {
