@@ -190,6 +190,9 @@ export abstract class KpxCommand extends Command {
       else process.stdout.write(text)
     } catch (error) {
       this.stdoutFailed = true
+      // oclif's last flush writes '' to stdout once more, which a full device refuses too, and oclif rethrows that
+      // (a stack trace, exit 1); Node never really closes stdout, so later writes are dropped here instead.
+      process.stdout.write = () => true
       process.stderr.write(`kpx-check: cannot write to standard output: ${(error as Error).message}\n`)
       process.exitCode = EXIT_CODES.usageError
     }

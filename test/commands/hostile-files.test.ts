@@ -1,7 +1,7 @@
 /** Files a user points kpx-check at, made to exhaust it: each ends in exit 2 naming the file, never exit 1. */
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -75,5 +75,18 @@ describe('a reader that goes away', () => {
     assert.ok(full.stdout.length > 1 << 20, 'the report is larger than a pipe holds')
     assert.equal(code, full.code)
     assert.doesNotMatch(stderr, /EPIPE|at .*\.js:\d+/)
+  })
+
+  it('stdout on a full disk (/dev/full), in every format and with --json: one line on stderr, exit 2, no stack trace', async () => {
+    for (const args of [['--format', 'text'], ['--format', 'junit'], ['--format', 'json'], ['--json']]) {
+      const full = openSync('/dev/full', 'w')
+      const child = spawn(process.execPath, [RUN_JS, 'node', '--facts', join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), ...args], {stdio: ['ignore', full, 'pipe'], env: {...process.env, NO_COLOR: '1'}})
+      closeSync(full)
+      let stderr = ''
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      const code = await new Promise<null | number>((resolve) => child.on('close', resolve))
+      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`)
+      assert.deepEqual(stderr.split('\n').filter((line) => line.startsWith('kpx-check') || /Error|^\s+at /.test(line)), ['kpx-check: cannot write to standard output: ENOSPC: no space left on device, write'])
+    }
   })
 })
