@@ -13,14 +13,11 @@ import {SEVERITIES} from '../contract/finding.js'
 import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {REPORT_FORMATS} from '../report/formats.js'
 import {UsageError} from '../util/errors.js'
-import {readUserFileSync} from '../util/user-file.js'
+import {MAX_FILE_BYTES, readUserFileSync} from '../util/user-file.js'
 import {fileSchemaValidator, formatProblem, parseYamlFile, type ValidYamlFile} from '../util/yaml-file.js'
 import {checkFlags} from './check-flags.js'
 
 export const DEFAULT_CONFIG_FILE = '.kpx-check.yaml'
-
-/** A configuration is a few dozen lines; anything far larger is a mistake, refused before it is parsed. */
-const MAX_CONFIG_BYTES = 256 * 1024
 
 export const configFlags = {
   config: Flags.string({
@@ -214,7 +211,7 @@ type ConfigDocument = Record<string, unknown>
  * Undefined when there is no .kpx-check.yaml.
  */
 export async function readConfigFile(choice: {explicit: boolean; path: string}, loadCommands: () => Promise<ConfiguredCommand[]>): Promise<ConfigFile | undefined> {
-  const text = readUserFileSync(choice.explicit ? '--config' : 'configuration file', choice.path, {optional: !choice.explicit, maxBytes: MAX_CONFIG_BYTES})
+  const text = readUserFileSync(choice.explicit ? '--config' : 'configuration file', choice.path, {optional: !choice.explicit, maxBytes: MAX_FILE_BYTES.config})
   if (text === undefined) return undefined
   // Only a file that is there costs loading every command that reads it (their flags make the schema).
   const commands = await loadCommands()

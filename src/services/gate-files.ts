@@ -10,7 +10,7 @@ import type {LoadedRule} from '../engine/rule-lint.js'
 import {type Baseline, openResults} from '../planner/baseline.js'
 import type {ReportInput} from '../planner/gate.js'
 import {UsageError} from '../util/errors.js'
-import {readUserJson} from '../util/user-file.js'
+import {MAX_FILE_BYTES, readUserJson} from '../util/user-file.js'
 
 /** --waivers and --baseline, as given on the command line. */
 export interface GateFiles {
@@ -32,7 +32,7 @@ export async function readGateFiles(rules: readonly LoadedRule[], files: GateFil
 const BASELINE_HINT = ['Pass a report written earlier with --json or --output json=FILE.']
 
 export async function readBaseline(path: string, run: RunKind): Promise<Baseline> {
-  const report = (await readUserJson('--baseline', path, BASELINE_HINT)) as Partial<Report>
+  const report = (await readUserJson('--baseline', path, {maxBytes: MAX_FILE_BYTES.baseline, suggestions: BASELINE_HINT})) as Partial<Report>
   if ((report as {schemaVersion?: unknown}).schemaVersion === FLEET_SCHEMA_VERSION) {
     throw new UsageError(`--baseline ${path}: a fleet's report, and a baseline is one cluster's`, ['Take that cluster\'s report out of it: jq \'.clusters[] | select(.context == "NAME") | .report\' FILE > baseline.json'])
   }

@@ -2,16 +2,16 @@
  * Rule files read and linted (YAML, the schema, CEL): loaded only when a rule file must be checked,
  * since the built-in rules come linted by the build.
  */
-import {readFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 
 import {lintRule, type LoadedRule, RuleLoadError} from '../engine/rule-lint.js'
+import {MAX_FILE_BYTES, readUserFileSync} from '../util/user-file.js'
 import type {FileProblem} from '../util/yaml-file.js'
 import {ruleFiles} from './rule-files.js'
 
 /** Lints one rule file. */
 export function lintRuleFile(file: string, displayName = file): ReturnType<typeof lintRule> {
-  return lintRule(readFileSync(file, 'utf8'), file, displayName)
+  return lintRule(readUserFileSync('rule file', file, {maxBytes: MAX_FILE_BYTES.rule})!, file, displayName)
 }
 
 /** Loads every rule under the given paths; any problem in any file fails the whole load. */

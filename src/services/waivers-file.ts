@@ -2,7 +2,7 @@
 import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {MIN_WAIVER_REASON_LENGTH, type Waiver} from '../planner/waivers.js'
 import {UsageError} from '../util/errors.js'
-import {readUserFile} from '../util/user-file.js'
+import {MAX_FILE_BYTES, readUserFileSync} from '../util/user-file.js'
 import {fileSchemaValidator, formatProblem, parseYamlFile} from '../util/yaml-file.js'
 
 // Reading a --waivers file: YAML and a JSON Schema, loaded only when the flag is given.
@@ -42,7 +42,7 @@ interface WaiverEntry {
 
 /** Reads a waivers file; any mistake (unknown rule, bad date, unknown field) is a usage error naming FILE:LINE. */
 export async function readWaivers(path: string, ruleIds: ReadonlySet<string>): Promise<Waiver[]> {
-  const text = await readUserFile('--waivers', path)
+  const text = readUserFileSync('--waivers', path, {maxBytes: MAX_FILE_BYTES.waivers})!
   const parsed = parseYamlFile<{waivers: WaiverEntry[]}>(text, path, validateWaiversFile(), 'waivers file')
   const problems = [...parsed.problems]
   const waivers: Waiver[] = []

@@ -195,7 +195,7 @@ describe('kpx-check cluster: a kubeconfig that cannot be used', () => {
     const file = kubeconfig('files', {user: {token: undefined, 'client-certificate': 'missing.crt', 'client-key': 'missing.key'}})
     await expectUsageError(['--kubeconfig', file], `kubeconfig ${file}: user "u" (of context "c"): client-certificate ${dir}/missing.crt: no such file`, [entryLine])
     const ca = kubeconfig('ca-folder', {cluster: {'certificate-authority': dir}})
-    await expectUsageError(['--kubeconfig', ca], `kubeconfig ${ca}: cluster "c" (of context "c"): certificate-authority ${dir}: a folder, not a file`)
+    await expectUsageError(['--kubeconfig', ca], `kubeconfig ${ca}: cluster "c" (of context "c"): certificate-authority ${dir}: not a regular file (a folder); kpx-check reads only files`)
   })
 
   it('*-data that is not base64, or not PEM once decoded: the field and the context are named', async () => {

@@ -1,5 +1,5 @@
 import {createPrivateKey, X509Certificate} from 'node:crypto'
-import {readFileSync, statSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import {isIPv6} from 'node:net'
 import {homedir} from 'node:os'
 import {delimiter, dirname, isAbsolute, join, sep} from 'node:path'
@@ -8,6 +8,7 @@ import {LineCounter, parseDocument} from 'yaml'
 
 import {UsageError} from '../../util/errors.js'
 import {isObject} from '../../util/json-value.js'
+import {MAX_FILE_BYTES, readRegularFile} from '../../util/user-file.js'
 
 /**
  * The kubeconfig, found and merged as kubectl does, and checked here, so that every mistake in it is
@@ -120,7 +121,7 @@ function readKubeconfig(explicit: string | undefined): Kubeconfig {
 function addFile(config: Kubeconfig, file: string, where: string, optional: boolean): void {
   let text: string
   try {
-    text = readFileSync(file, 'utf8')
+    text = readRegularFile(file, MAX_FILE_BYTES.kubeconfig).toString('utf8')
   } catch (error) {
     const why = systemReason(error)
     if (optional && (error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -313,7 +314,7 @@ function readBytes(part: Part, field: string): Buffer | undefined {
   const path = optionalString(part, field)
   if (!path) return undefined
   try {
-    return readFileSync(path)
+    return readRegularFile(path, MAX_FILE_BYTES.kubeconfigFile)
   } catch (error) {
     throw credentialError(part, `${field} ${path}: ${systemReason(error)}`)
   }
@@ -355,10 +356,6 @@ function systemReason(error: unknown): string {
 
     case 'EACCES': {
       return 'permission denied'
-    }
-
-    case 'EISDIR': {
-      return 'a folder, not a file'
     }
 
     default: {

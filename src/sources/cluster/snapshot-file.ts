@@ -1,6 +1,6 @@
 import {UsageError} from '../../util/errors.js'
 import {isObject} from '../../util/json-value.js'
-import {readUserJson} from '../../util/user-file.js'
+import {MAX_FILE_BYTES, readUserJson} from '../../util/user-file.js'
 import {RESOURCES} from './resources.js'
 import {type ClusterSnapshot, SNAPSHOT_API_VERSION} from './snapshot.js'
 
@@ -13,7 +13,7 @@ const FAILED_STATUSES = new Set(['error', 'forbidden', 'malformed', 'unauthorize
  * a hand-edited or truncated file must not pass for an empty cluster.
  */
 export async function readSnapshot(path: string): Promise<ClusterSnapshot> {
-  const parsed = (await readUserJson('--snapshot', path, SNAPSHOT_HINT)) as Partial<ClusterSnapshot>
+  const parsed = (await readUserJson('--snapshot', path, {maxBytes: MAX_FILE_BYTES.snapshot, suggestions: SNAPSHOT_HINT})) as Partial<ClusterSnapshot>
   if (!isObject(parsed) || parsed.apiVersion !== SNAPSHOT_API_VERSION || !isObject(parsed.resources)) {
     throw new UsageError(`--snapshot ${path}: not a kpx-check snapshot (expected apiVersion "${SNAPSHOT_API_VERSION}")`, SNAPSHOT_HINT)
   }

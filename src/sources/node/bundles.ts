@@ -1,16 +1,17 @@
 /** `--facts`: facts bundles from files, folders of them, or standard input; each is one node. */
-import {readdir, readFile, stat} from 'node:fs/promises'
+import {readdir, stat} from 'node:fs/promises'
 import {basename, extname, join, resolve} from 'node:path'
 
 import {BundleError} from '../../facts/bundle.js'
 import {UsageError} from '../../util/errors.js'
+import {MAX_FILE_BYTES, quotingNothingOf, readStandardInput, readUserFileSync} from '../../util/user-file.js'
 import {bundledNode, type ProbedNode} from './node-probes.js'
 
 /**
  * The nodes of every bundle named, in order: `-` is standard input, a folder gives its files sorted.
  * A file named twice (itself and in its folder) is read once.
  */
-export async function readFactsBundles(paths: readonly string[], readStdin: () => Promise<string> = readStandardInput): Promise<ProbedNode[]> {
+export async function readFactsBundles(paths: readonly string[], readStdin: () => Promise<string> = () => readStandardInput('--facts', MAX_FILE_BYTES.bundle)): Promise<ProbedNode[]> {
   const files: string[] = []
   const nodes: ProbedNode[] = []
   for (const path of paths) {
@@ -36,13 +37,7 @@ export async function readFactsBundles(paths: readonly string[], readStdin: () =
 
   const seen = new Set<string>()
   const distinct = files.filter((file) => !seen.has(resolve(file)) && seen.add(resolve(file)))
-  const texts = await Promise.all(
-    distinct.map((file) =>
-      readFile(file, 'utf8').catch((error: Error) => {
-        throw new UsageError(`--facts ${file}: cannot read it: ${error.message}`)
-      }),
-    ),
-  )
+  const texts = distinct.map((file) => readUserFileSync('--facts', file, {maxBytes: MAX_FILE_BYTES.bundle})!)
   return [...nodes, ...distinct.map((file, index) => nodeOfFile(file, basename(file, extname(file)), texts[index]))]
 }
 
@@ -51,15 +46,9 @@ function nodeOfFile(origin: string, fallbackName: string, text: string): ProbedN
     return bundledNode('facts', origin, fallbackName, text)
   } catch (error) {
     if (!(error instanceof BundleError)) throw error
-    throw new UsageError(`${origin}:${error.line}: not a kpx-check facts bundle: ${error.message}`, [
+    throw quotingNothingOf(text, new UsageError(`${origin}:${error.line}: not a kpx-check facts bundle: ${error.message}`, [
       'Write bundles with the collector: kpx-check collect | ssh NODE sh > NODE.facts',
       'Or see "Facts bundle format" in the README.',
-    ])
+    ]), (quoted) => quoted.startsWith('### ') || quoted.startsWith('# kpx-check'))
   }
-}
-
-async function readStandardInput(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
 }

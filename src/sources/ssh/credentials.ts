@@ -8,12 +8,12 @@
  * An encrypted key is opened with the passphrase in $KPX_SSH_PASSPHRASE, never one from a flag
  * (flags show up in process lists and shell history).
  */
-import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import ssh2, {type AnyAuthMethod, type ParsedKey} from 'ssh2'
 
 import {UsageError} from '../../util/errors.js'
+import {MAX_FILE_BYTES, readRegularFile, RefusedFileError} from '../../util/user-file.js'
 import {describeKey} from './known-hosts.js'
 import {PASSPHRASE_ENV} from './options.js'
 
@@ -85,9 +85,10 @@ export class Credentials {
 function readKey(file: string, passphrase: string | undefined): LoadedKey | undefined {
   let data: Buffer
   try {
-    data = readFileSync(file)
+    data = readRegularFile(file, MAX_FILE_BYTES.identity)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
+    if (error instanceof RefusedFileError) return {ok: false, problem: error.message}
     return code === 'ENOENT' ? undefined : {ok: false, problem: `cannot read it (${code ?? (error as Error).message})`}
   }
 

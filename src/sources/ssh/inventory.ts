@@ -17,7 +17,7 @@ import {extname} from 'node:path'
 import {isMap, isScalar, LineCounter, type Node, parseDocument, type YAMLMap} from 'yaml'
 
 import {UsageError} from '../../util/errors.js'
-import {readUserFileSync} from '../../util/user-file.js'
+import {MAX_FILE_BYTES, quotingNothingOf, readUserFileSync} from '../../util/user-file.js'
 import {checkHost, checkPort, checkUser, splitTargetSpec, type SshTarget} from './target.js'
 
 interface Located {
@@ -43,9 +43,12 @@ interface InventoryGroup {
 const ALIASES: Record<string, string> = {ansible_ssh_host: 'ansible_host', ansible_ssh_user: 'ansible_user', ansible_ssh_port: 'ansible_port'}
 
 export function readInventory(file: string): SshTarget[] {
-  const text = readUserFileSync('--inventory', file)!
-
-  return parseInventory(text, file)
+  const text = readUserFileSync('--inventory', file, {maxBytes: MAX_FILE_BYTES.inventory})!
+  try {
+    return parseInventory(text, file)
+  } catch (error) {
+    throw quotingNothingOf(text, error)
+  }
 }
 
 export function parseInventory(text: string, file: string): SshTarget[] {

@@ -6,10 +6,12 @@
  * accepted, and a host that only such a line vouches for is refused with that reason.
  */
 import {createHash, createHmac} from 'node:crypto'
-import {appendFileSync, mkdirSync, readFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
 import type {ServerHostKeyAlgorithm} from 'ssh2'
 
+import {UsageError} from '../../util/errors.js'
+import {MAX_FILE_BYTES, readRegularFile} from '../../util/user-file.js'
 import {hostPatternMatcher} from './host-patterns.js'
 import {DEFAULT_SSH_PORT} from './target.js'
 
@@ -43,10 +45,10 @@ export class KnownHosts {
     for (const file of files) {
       let text: string
       try {
-        text = readFileSync(file, 'utf8')
+        text = readRegularFile(file, MAX_FILE_BYTES.knownHosts).toString('utf8')
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
-        throw error
+        throw new UsageError(`known_hosts file ${file}: ${(error as Error).message}`, ['Name a known_hosts file with --known-hosts.'])
       }
 
       for (const [index, line] of text.split(/\r?\n/).entries()) {

@@ -8,7 +8,7 @@
  */
 import {homedir, userInfo} from 'node:os'
 
-import {readUserFileSync} from '../../util/user-file.js'
+import {MAX_FILE_BYTES, readUserFileSync} from '../../util/user-file.js'
 import {hostPatternMatcher} from './host-patterns.js'
 import {checkHost, checkPort, checkUser, parseTargetSpec, type SshTarget} from './target.js'
 
@@ -46,7 +46,7 @@ export class SshConfig {
 
   /** Reads a config file; a missing file is an empty configuration unless `required`. */
   static load(file: string, required: boolean): SshConfig {
-    const text = readUserFileSync('--ssh-config', file, {optional: !required})
+    const text = readUserFileSync('--ssh-config', file, {maxBytes: MAX_FILE_BYTES.sshConfig, optional: !required})
     if (text === undefined) return SshConfig.EMPTY
 
     return new SshConfig(file, parseBlocks(text))
