@@ -1,7 +1,11 @@
-/** Files a user points kpx-check at, made to exhaust it: each ends in exit 2 naming the file, never exit 1. */
+/**
+ * Files a user points kpx-check at, made to exhaust it: each ends in exit 2 naming the file, never exit 1. Every file
+ * kpx-check reads, given something that never ends (/dev/zero, a FIFO nobody writes to, a symlink to either) or a
+ * credential file given by mistake: exit 2 naming the flag, quickly, and not one line of the file quoted.
+ */
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn} from 'node:child_process'
+import {closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -16,6 +20,24 @@ const ALIAS_BOMB = [
   'waivers: [*f]',
   '',
 ].join('\n')
+
+const BUNDLE = join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts')
+
+/** Each file flag (and the two places kpx-check finds files itself) with a command that reads it first. */
+const READERS: Array<[what: string, args: (file: string) => string[], env?: (file: string) => NodeJS.ProcessEnv]> = [
+  ['--config', (file) => ['node', '--facts', BUNDLE, '--config', file]],
+  ['--rules', (file) => ['node', '--facts', BUNDLE, '--rules', file]],
+  ['--waivers', (file) => ['node', '--facts', BUNDLE, '--waivers', file]],
+  ['--baseline', (file) => ['node', '--facts', BUNDLE, '--baseline', file]],
+  ['--facts', (file) => ['node', '--facts', file]],
+  ['--inventory', (file) => ['node', '--inventory', file]],
+  ['--ssh-config', (file) => ['node', '--ssh', '127.0.0.1', '--timeout', '5', '--ssh-config', file]],
+  ['--identity', (file) => ['node', '--ssh', '127.0.0.1', '--timeout', '5', '--ssh-config', 'none', '--identity', file]],
+  ['--known-hosts', (file) => ['node', '--ssh', '127.0.0.1', '--timeout', '5', '--ssh-config', 'none', '--known-hosts', file]],
+  ['--kubeconfig', (file) => ['cluster', '--kubeconfig', file]],
+  ['KUBECONFIG', () => ['cluster'], (file) => ({KUBECONFIG: file})],
+  ['--snapshot', (file) => ['cluster', '--snapshot', file]],
+]
 
 let dir: string
 before(() => {
@@ -80,13 +102,87 @@ describe('a reader that goes away', () => {
   it('stdout on a full disk (/dev/full), in every format and with --json: one line on stderr, exit 2, no stack trace', async () => {
     for (const args of [['--format', 'text'], ['--format', 'junit'], ['--format', 'json'], ['--json']]) {
       const full = openSync('/dev/full', 'w')
-      const child = spawn(process.execPath, [RUN_JS, 'node', '--facts', join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts'), ...args], {stdio: ['ignore', full, 'pipe'], env: {...process.env, NO_COLOR: '1'}})
+      const child = spawn(process.execPath, [RUN_JS, 'node', '--facts', BUNDLE, ...args], {stdio: ['ignore', full, 'pipe'], env: {...process.env, NO_COLOR: '1'}})
       closeSync(full)
       let stderr = ''
       child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
       const code = await new Promise<null | number>((resolve) => child.on('close', resolve))
       assert.equal(code, 2, `${args.join(' ')}: ${stderr}`)
       assert.deepEqual(stderr.split('\n').filter((line) => line.startsWith('kpx-check') || /Error|^\s+at /.test(line)), ['kpx-check: cannot write to standard output: ENOSPC: no space left on device, write'])
+    }
+  })
+})
+
+describe('files that never end', () => {
+  it('/dev/zero for every file flag, a symlink to it and a FIFO nobody writes to for some: exit 2 at once, "not a regular file"', async () => {
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const link = join(dir, 'zero.yaml')
+    symlinkSync('/dev/zero', link)
+    const runs = [
+      ...READERS.map((reader) => [reader, '/dev/zero'] as const),
+      ...READERS.filter(([what]) => ['--config', '--facts', '--kubeconfig'].includes(what)).flatMap((reader) => [[reader, link] as const, [reader, fifo] as const]),
+    ]
+    for (const [[what, args, env], file] of runs) {
+      const started = performance.now()
+      const {code, stderr} = await runCli(args(file), {env: {HOME: dir, ...env?.(file)}})
+      const took = performance.now() - started
+      assert.equal(code, 2, `${what} ${file}: ${stderr}`)
+      assert.match(stderr, /not a regular file \((a device|a FIFO)\)/, `${what} ${file}`)
+      // Reading /dev/zero took gigabytes and minutes before; start-up alone is about a second on a loaded machine.
+      assert.ok(took < 8000, `${what} ${file}: ${took} ms`)
+    }
+  })
+
+  it('a .kpx-check.yaml in the working directory that is a symlink to /dev/zero: exit 2 naming it', async () => {
+    const checkout = join(dir, 'checkout')
+    mkdirSync(checkout)
+    symlinkSync('/dev/zero', join(checkout, '.kpx-check.yaml'))
+    const {code, stderr} = await runCli(['node', '--facts', BUNDLE], {cwd: checkout})
+    assert.equal(code, 2, stderr)
+    assert.match(stderr, /configuration file \.kpx-check\.yaml: not a regular file \(a device\)/)
+  })
+
+  it('--facts - fed /dev/zero: refused at 16 MiB, exit 2', async () => {
+    const zero = openSync('/dev/zero', 'r')
+    const child = spawn(process.execPath, [RUN_JS, 'node', '--facts', '-'], {stdio: [zero, 'ignore', 'pipe']})
+    closeSync(zero)
+    let stderr = ''
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const code = await new Promise<null | number>((resolve) => child.on('close', resolve))
+    assert.equal(code, 2, stderr)
+    assert.match(stderr, /--facts -: standard input is larger than 16 MiB/)
+  })
+
+  it('a regular file over its cap (a 2 MiB rule file): exit 2, "larger than 1 MiB"', async () => {
+    const big = join(dir, 'big.yaml')
+    writeFileSync(big, `# ${'x'.repeat(2 * 1024 * 1024)}\n`)
+    const {code, stderr} = await runCli(['node', '--facts', BUNDLE, '--rules', big])
+    assert.equal(code, 2, stderr)
+    assert.match(stderr, /big\.yaml: larger than 1 MiB/)
+  })
+})
+
+describe('a credential file given to a file flag', () => {
+  // What .env, .git-credentials and /proc/self/environ look like: one secret a line, or NUL-separated.
+  const SECRETS = ['DB_PASSWORD=hunter2 sesame', 'https://deploy:ghp_s3cr3tT0ken@github.com', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG']
+  const shapes: Array<[name: string, text: string, flags: string[]]> = [
+    ['environ', `${SECRETS.join('\0')}\0`, READERS.map(([what]) => what)],
+    ['.env', `${SECRETS.join('\n')}\n`, ['--inventory', '--facts', '--baseline', '--snapshot']],
+    ['.git-credentials', `${SECRETS[1]}\n`, ['--inventory', '--facts']],
+  ]
+
+  it('never has a line quoted in the error, whichever flag it is given to', async () => {
+    for (const [name, text, flags] of shapes) {
+      const file = join(dir, name)
+      writeFileSync(file, text)
+      for (const [what, args, env] of READERS.filter(([flag]) => flags.includes(flag))) {
+        const {code, stdout, stderr} = await runCli(args(file), {env: {HOME: dir, ...env?.(file)}})
+        assert.notEqual(code, 0, `${what} ${name}`)
+        for (const secret of ['hunter2', 'ghp_s3cr3tT0ken', 'wJalrXUtnFEMI', 'sesame']) {
+          assert.ok(!stderr.includes(secret) && !stdout.includes(secret), `${what} ${name} shows ${secret}:\n${stderr}${stdout}`)
+        }
+      }
     }
   })
 })
