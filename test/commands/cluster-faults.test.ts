@@ -129,6 +129,53 @@ describe('a read of one named ConfigMap refused (403) makes unknown only what is
   })
 })
 
+describe('a 404 is a fact only for an optional API group', () => {
+  const notFound = (path: string): Fault => ({path, kind: 'reject', status: 404, message: 'the server could not find the requested resource'})
+
+  it('404 on /api/v1/nodes (a gateway in between): every node rule unknown (failed), the list named unreadable, never zero nodes', async () => {
+    const {report} = await checkWith([notFound('/api/v1/nodes')])
+    assert.equal(unknownRules(report, 'failed').filter((rule) => rule.startsWith('node/')).length, NODE_RULES)
+    assert.match(report.cluster?.unreadable.join('\n') ?? '', /nodes: .*404 for a list every API server serves/)
+  })
+
+  it('404 on /apis/apps/v1/daemonsets: kube-proxy is unknown, not "no kube-proxy"', async () => {
+    const {report} = await checkWith([notFound('/apis/apps/v1/daemonsets')], {scenario: 'ipvs-metallb'})
+    assert.deepEqual(statusOf(report, 'cluster/kube-proxy-mode'), ['unknown'])
+    assert.ok(unknownRules(report, 'failed').includes('cluster/kube-proxy-mode'))
+    assert.match(report.cluster?.unreadable.join('\n') ?? '', /daemonSets: .*404/)
+  })
+
+  it('404 on a CRD group (monitoring.coreos.com): nothing installs it, which is a fact, not an unreadable list', async () => {
+    const {report} = await checkWith([notFound('/apis/monitoring.coreos.com/v1/prometheusrules')], {scenario: 'ipvs-metallb'})
+    assert.ok(!(report.cluster?.unreadable ?? []).some((line) => line.startsWith('prometheusRules')), JSON.stringify(report.cluster?.unreadable))
+  })
+})
+
+describe('a 200 that is not the object asked for is no answer', () => {
+  const KUBE_PROXY = '/api/v1/namespaces/kube-system/configmaps/kube-proxy'
+  for (const [what, body] of [
+    ['a Status body', '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}'],
+    ['an empty object', '{}'],
+    ['another kind of the same name', '{"kind":"Secret","apiVersion":"v1","metadata":{"name":"kube-proxy","namespace":"kube-system"}}'],
+    ['a ConfigMap of another name', '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"coredns","namespace":"kube-system"},"data":{"config.conf":"mode: nftables"}}'],
+    ['a ConfigMap of the name in another namespace', '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"kube-proxy","namespace":"tenant"},"data":{"config.conf":"mode: nftables"}}'],
+    ['a ConfigMap without metadata', '{"kind":"ConfigMap","apiVersion":"v1","data":{"config.conf":"mode: nftables"}}'],
+  ] as const) {
+    it(`configmaps/kube-proxy answered with ${what}: kube-proxy's mode unknown (malformed-response), never go`, async () => {
+      const {report} = await checkWith([{path: KUBE_PROXY, kind: 'body', body}], {scenario: 'ipvs-metallb'})
+      assert.ok(unknownRules(report, 'malformed-response').includes('cluster/kube-proxy-mode'), JSON.stringify(report.cluster?.unreadable))
+      assert.equal(report.cluster?.proxyMode, 'unknown')
+      assert.match(report.cluster?.unreadable.join('\n') ?? '', /configMaps kube-system\/kube-proxy: .*expected the ConfigMap kube-system\/kube-proxy, found/)
+    })
+  }
+
+  it('a PodList for /api/v1/nodes: every node rule unknown (malformed-response)', async () => {
+    const {report} = await checkWith([{path: '/api/v1/nodes', kind: 'body', body: '{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"p"}}]}'}])
+    assert.equal(unknownRules(report, 'malformed-response').filter((rule) => rule.startsWith('node/')).length, NODE_RULES)
+    assert.match(report.cluster?.unreadable.join('\n') ?? '', /nodes: .*expected a NodeList, found kind "PodList"/)
+  })
+})
+
 describe('kpx-check cluster --snapshot with contents no read could give', () => {
   const snapshot = JSON.parse(readFileSync(join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json'), 'utf8')) as {resources: Record<string, unknown>}
 
@@ -188,6 +235,42 @@ describe('text from the cluster, shown', () => {
       // The Markdown escapes the brackets and backslashes of the escapes: a reader sees them as the terminal shows them.
       const seen = format === 'markdown' ? shown(parseMarkdown(stdout)) : stdout
       assert.ok(seen.includes(String.raw`Ubuntu\x1B]0;owned\x07\x1B[2J 22.04\nfake row`), format)
+    }
+  })
+})
+
+describe('invisible and reordering characters from the cluster, in every format', () => {
+  // C1 CSI, the bidi override and isolate, zero-width space and joiner, word joiner, soft hyphen, a tag character,
+  // the line separator: each hides, reorders or breaks text where it is shown raw.
+  const HIDDEN = ['\u009B', '\u202E', '\u2066', '\u200B', '\u200D', '\u2060', '\u00AD', '\u{E0041}', '\u2028']
+  const RAW = /[\p{Cc}\p{Cf}\u2028\u2029]/gu
+
+  it('text, Markdown, JSON, JUnit and SARIF show them as escapes; the JSON still parses to the same strings', async () => {
+    const snapshot = JSON.parse(readFileSync(join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json'), 'utf8')) as {
+      resources: {nodes: {items: Array<{status: {nodeInfo: {kernelVersion: string; osImage: string}}}>}}
+      source: {context?: string}
+    }
+    const osImage = `Ubuntu ${HIDDEN.join('x')} 22.04`
+    for (const node of snapshot.resources.nodes.items) {
+      node.status.nodeInfo.osImage = osImage
+      node.status.nodeInfo.kernelVersion = `3.10.0${HIDDEN.join('')}`
+    }
+
+    snapshot.source.context = `prod${HIDDEN.join('')}`
+    const file = join(workdir, 'invisible-characters.snapshot.json')
+    writeFileSync(file, JSON.stringify(snapshot))
+    for (const format of ['text', 'markdown', 'json', 'junit', 'sarif']) {
+      const {code, stdout} = await runCli(['cluster', '--snapshot', file, '--format', format])
+      assert.ok(code === 3 || code === 5, `${format}: exit ${code}`)
+      const raw = [...stdout.matchAll(RAW)].map(([char]) => char).filter((char) => char !== '\n' && !(char === '\r' && format === 'junit'))
+      assert.deepEqual(raw, [], `${format}: ${raw.map((char) => char.codePointAt(0)!.toString(16)).join(', ')} got through`)
+      if (format === 'json') {
+        const report = JSON.parse(stdout) as Report
+        assert.equal(report.nodes[0].os?.prettyName, osImage, 'the data is intact, only written escaped')
+        assert.equal(report.cluster?.context, snapshot.source.context)
+      } else if (format !== 'sarif') {
+        assert.ok(stdout.includes(String.raw`\u202E`) && stdout.includes(String.raw`\x9B`) && stdout.includes(String.raw`\u{E0041}`), format)
+      }
     }
   })
 })

@@ -1,7 +1,8 @@
 import type {ClusterAccessReason} from '../../contract/fleet.js'
 import {ClusterAccessError} from '../../util/errors.js'
-import {ApiError, type KubeClient} from './kube-client.js'
-import {type GetResource, objectPermission, permissionOf, type Resource, RESOURCES} from './resources.js'
+import {isObject} from '../../util/json-value.js'
+import {ApiError, kindOf, type KubeClient, malformed} from './kube-client.js'
+import {type GetResource, type NamedObject, objectPermission, permissionOf, type Resource, RESOURCES} from './resources.js'
 import {type ClusterSnapshot, type FailedStatus, type KubeObject, type ResourceOutcome, SNAPSHOT_API_VERSION, type UnreadableObject} from './snapshot.js'
 import {trimObject} from './trim.js'
 
@@ -44,10 +45,14 @@ export async function collectResource(client: KubeClient, resource: Resource): P
       for (const item of page) items.push(trimObject(resource.name, item))
     }
 
-    await client.list(resource.path, query, trim, resource.countOnly)
+    await client.list(resource.path, query, trim, {countOnly: resource.countOnly, kind: resource.objectKind})
     return {status: 'ok', items}
   } catch (error) {
-    if (error instanceof ApiError && error.code === 404) return {status: 'ok', items: []} // the API group is not served
+    if (error instanceof ApiError && error.code === 404) {
+      if (resource.optional) return {status: 'ok', items: []} // the API group is not served: nothing installs it here
+      return {status: 'error', message: `${error.message} (404 for a list every API server serves: a proxy or gateway between kpx-check and the API server?)`}
+    }
+
     return failure(error, permissionOf(resource))
   }
 }
@@ -59,7 +64,7 @@ async function collectNamed(client: KubeClient, resource: GetResource): Promise<
   for (const object of resource.objects) {
     try {
       const found = await getIfPresent(client, object.path)
-      if (found) items.push(trimObject(resource.name, found))
+      if (found) items.push(trimObject(resource.name, theObjectAsked(found, object, resource.objectKind)))
     } catch (error) {
       unreadable.push({name: object.name, ...(object.namespace ? {namespace: object.namespace} : {}), ...failure(error, objectPermission(resource, object))})
     }
@@ -75,6 +80,23 @@ function failure(error: unknown, permission: string): {message: string; status: 
   if (error.code === 401) return {status: 'unauthorized', message: error.message}
   if (error.reason === 'MalformedResponse') return {status: 'malformed', message: error.message}
   return {status: 'error', message: error.message}
+}
+
+/**
+ * The answer, when it is the object asked for: its kind, name and namespace. A 200 that is a Status, `{}`, another
+ * kind or another object (a proxy's, a gateway's, a misrouted request's) is a malformed answer, not that object.
+ */
+function theObjectAsked(answer: Record<string, unknown>, asked: NamedObject, kind: string | undefined): Record<string, unknown> {
+  if (kind === undefined) return answer
+  const metadata = isObject(answer.metadata) ? answer.metadata : {}
+  const wanted = `${kind} ${asked.namespace ? `${asked.namespace}/` : ''}${asked.name}`
+  if (answer.kind !== kind) throw malformed(asked.path, `expected the ${wanted}, found ${kindOf(answer)}`)
+  if (metadata.name !== asked.name || (metadata.namespace ?? undefined) !== asked.namespace) {
+    const name = typeof metadata.name === 'string' ? JSON.stringify(metadata.name.slice(0, 253)) : 'no name'
+    throw malformed(asked.path, `expected the ${wanted}, found ${kind} ${name}${typeof metadata.namespace === 'string' ? ` in namespace ${JSON.stringify(metadata.namespace.slice(0, 63))}` : ''}`)
+  }
+
+  return answer
 }
 
 async function getIfPresent(client: KubeClient, path: string): Promise<Record<string, unknown> | undefined> {

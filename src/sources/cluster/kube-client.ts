@@ -123,17 +123,18 @@ export class KubeClient {
 
   /**
    * Every item of a list, page by page (limit + continue); `each` sees each page's items as they come.
-   * With `countOnly`, each item's array under that field comes as its length (list-json.ts).
+   * With `countOnly`, each item's array under that field comes as its length (list-json.ts). With `kind`, a page
+   * of another kind (a PodList for the Nodes, from a proxy or gateway in between) is a malformed answer.
    */
-  async list(path: string, query: Record<string, string>, each: (items: Array<Record<string, unknown>>) => void, countOnly?: CountedField): Promise<void> {
+  async list(path: string, query: Record<string, string>, each: (items: Array<Record<string, unknown>>) => void, options: {countOnly?: CountedField; kind?: string} = {}): Promise<void> {
     let continueToken = ''
     const tokens = new Set<string>()
     const length: PagedLength = {received: 0, parsed: 0}
     let items = 0
     for (let pages = 1; ; pages++) {
       const params = new URLSearchParams({...query, limit: String(nextPageLimit(length, items)), ...(continueToken ? {continue: continueToken} : {})})
-      const page = await this.getParsed<unknown>(`${path}?${params}`, countOnly)
-      const checked = listPage(page.value, path)
+      const page = await this.getParsed<unknown>(`${path}?${params}`, options.countOnly)
+      const checked = listPage(page.value, path, options.kind)
       each(checked.items)
       length.received += page.length.received
       length.parsed += page.length.parsed
@@ -228,14 +229,16 @@ type Method = 'DELETE' | 'GET' | 'POST'
 export const LIST_CAP = {items: 1_000_000, pages: 5000} as const
 
 /** An answer that is not what the API promises: the resource is unreadable, as a 403 makes it. */
-function malformed(path: string, why: string): ApiError {
+export function malformed(path: string, why: string): ApiError {
   return new ApiError(0, `${path}: malformed answer: ${why}`, 'MalformedResponse')
 }
 
-/** A list page as the API defines it: an object, its `items` an array of objects with `metadata`, `metadata.continue` a string when set. */
-function listPage(value: unknown, path: string): {continueToken: string; items: Array<Record<string, unknown>>} {
+/** A list page as the API defines it: an object, its `items` an array of objects with `metadata`, `metadata.continue` a string when set; of `kind` when given. */
+function listPage(value: unknown, path: string, kind?: string): {continueToken: string; items: Array<Record<string, unknown>>} {
   if (!isObject(value)) throw malformed(path, `expected a list object, found ${describeJson(value)}`)
   const {items, metadata} = value
+  // A server names a list `<Kind>List`; clients and proxies that merge lists say `List`.
+  if (kind !== undefined && value.kind !== `${kind}List` && value.kind !== 'List') throw malformed(path, `expected a ${kind}List, found ${kindOf(value)}`)
   if (!Array.isArray(items)) throw malformed(path, `"items" is ${describeJson(items)}, not an array`)
   for (const [index, item] of items.entries()) {
     if (!isObject(item) || !isObject(item.metadata)) throw malformed(path, `items[${index}] is not an object with metadata`)
@@ -245,6 +248,11 @@ function listPage(value: unknown, path: string): {continueToken: string; items: 
   const token = metadata?.continue
   if (token !== undefined && typeof token !== 'string') throw malformed(path, `"metadata.continue" is ${describeJson(token)}, not a string`)
   return {items: items as Array<Record<string, unknown>>, continueToken: token ?? ''}
+}
+
+/** An answer's kind as a message shows it: `kind "PodList"`, or what stands there instead. */
+export function kindOf(value: Record<string, unknown>): string {
+  return typeof value.kind === 'string' ? `kind ${JSON.stringify(value.kind.slice(0, 64))}` : `no kind (${describeJson(value.kind)})`
 }
 
 /** Where the API server is and how to authenticate, however the kubeconfig was read. */
