@@ -1,3 +1,5 @@
+import {jsonVisible} from './printable.js'
+
 /**
  * Writes a value as JSON in pieces: a 5,000-node report holds tens of thousands of findings, and
  * one string of all of it would take hundreds of megabytes on top of the report itself. `pretty`
@@ -55,7 +57,7 @@ function writeValue(value: unknown, depth: number, writer: Writer): void {
       if (item === undefined) continue
       let text = keys.get(key)
       if (!text) {
-        const first = `${pretty ? `${newline}  ` : ''}${JSON.stringify(key)}:${pretty ? ' ' : ''}`
+        const first = `${pretty ? `${newline}  ` : ''}${stringified(key)}:${pretty ? ' ' : ''}`
         keys.set(key, (text = {first, next: `,${first}`}))
       }
 
@@ -69,9 +71,19 @@ function writeValue(value: unknown, depth: number, writer: Writer): void {
     // By depth too: the pretty text is indented for where it stands.
     const atDepth = (writer.written[depth] ??= new WeakMap())
     let text = atDepth.get(value)
-    if (text === undefined) atDepth.set(value, (text = pretty ? JSON.stringify(value, null, 2).replaceAll('\n', newline) : JSON.stringify(value)))
+    if (text === undefined) atDepth.set(value, (text = pretty ? stringified(value, 2).replaceAll('\n', newline) : stringified(value)))
     write(text)
   } else {
-    write(JSON.stringify(value) ?? 'null')
+    write(stringified(value))
   }
+}
+
+/**
+ * JSON.stringify, with controls and invisible characters from a cluster or a node written as escapes (printable.ts).
+ * Escaped where each text is made, so that a text written many times (the checks nodes alike share) is looked at once.
+ */
+function stringified(value: unknown, indent?: number): string {
+  // JSON.stringify gives undefined for undefined and functions, whatever its type says.
+  const text = JSON.stringify(value, null, indent) as string | undefined
+  return text === undefined ? 'null' : jsonVisible(text)
 }

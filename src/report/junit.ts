@@ -2,6 +2,7 @@ import {type GatedFinding, groupByRule, isWaived} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
 import {messageOf, statusWithReason, waiverNote} from './finding-notes.js'
+import {printableLines} from './printable.js'
 
 // JUnit XML as the Jenkins xUnit plugin's junit-10.xsd has it, which GitLab and the GitHub test-report
 // actions read too: a test suite per rule, a test case per finding (rule × subject). That schema has
@@ -136,14 +137,18 @@ function details(finding: GatedFinding): string {
   ].join('\n')
 }
 
-/** XML 1.0 forbids these characters even as references (C0 controls but tab and newlines, lone surrogates, U+FFFE/F). */
-const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
+/**
+ * XML 1.0 forbids U+FFFE and U+FFFF even as references; every other character it forbids (C0 controls, lone
+ * surrogates) is a control that printable() has written as a visible escape already, as it has the C1 controls
+ * and the bidi and zero-width characters XML allows.
+ */
+const NOT_XML = /[\uFFFE\uFFFF]/gu
 
 function text(value: string): string {
-  return value.replaceAll(NOT_XML, '\uFFFD').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('\r', '&#13;')
+  return printableLines(value).replaceAll(NOT_XML, '\uFFFD').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
 }
 
-/** Attribute values also lose their line breaks and tabs to whitespace normalisation, unless written as references. */
+/** Attribute values also lose their line breaks to whitespace normalisation, unless written as references. */
 function attribute(value: string): string {
-  return text(value).replaceAll('"', '&quot;').replaceAll('\n', '&#10;').replaceAll('\t', '&#9;')
+  return text(value).replaceAll('"', '&quot;').replaceAll("'", '&apos;').replaceAll('\n', '&#10;')
 }

@@ -2,12 +2,13 @@ import type {Report} from '../contract/report.js'
 
 /**
  * Text from a cluster, a node or a file, made safe to show on a terminal or in a document: control
- * characters (C0, DEL, C1) and the Unicode controls that reorder or hide text become visible escapes
- * (`\x1B`, `\u202E`, `\n`), so nothing read can move the cursor, retitle a window, clear a screen, break a
- * table row or hide a word. One pass over each string: linear in its length.
+ * characters (C0, DEL, C1: Unicode's Cc), every format character (Cf: the bidi overrides and isolates that
+ * reorder text, the zero-width spaces and joiners, the soft hyphen and the tag characters that hide it), the
+ * line and paragraph separators and lone surrogates become visible escapes (`\x1B`, `\u202E`, `\n`), so nothing
+ * read can move the cursor, retitle a window, clear a screen, break a table row or hide a word. One pass over
+ * each string: linear in its length.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/gu
+const CONTROL = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu
 
 /** The controls that have a short name everyone reads. */
 const NAMED: Record<string, string> = {'\n': String.raw`\n`, '\r': String.raw`\r`, '\t': String.raw`\t`}
@@ -17,7 +18,31 @@ export function printable(text: string): string {
     const named = NAMED[char]
     if (named) return named
     const code = char.codePointAt(0)!
-    return code <= 0xFF ? String.raw`\x${code.toString(16).toUpperCase().padStart(2, '0')}` : String.raw`\u${code.toString(16).toUpperCase().padStart(4, '0')}`
+    if (code <= 0xFF) return String.raw`\x${code.toString(16).toUpperCase().padStart(2, '0')}`
+    return code <= 0xFF_FF ? String.raw`\u${hex4(code)}` : String.raw`\u{${code.toString(16).toUpperCase()}}`
+  })
+}
+
+function hex4(code: number): string {
+  return code.toString(16).toUpperCase().padStart(4, '0')
+}
+
+/** CONTROL but the blanks JSON is laid out with, which JSON.stringify escapes in strings itself. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const HIDDEN_IN_JSON = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\p{Cf}\p{Cs}\u007F-\u009F\u2028\u2029]/gu
+
+/**
+ * JSON text with the characters printable() escapes written as `\uXXXX`, as JSON.stringify writes ESC (`\u001B`): the
+ * data is the same once parsed, and whoever reads the file (a terminal, a diff, a review) sees them. They stand only
+ * inside strings, so the whole text can be rewritten at once.
+ */
+export function jsonVisible(json: string): string {
+  return json.replaceAll(HIDDEN_IN_JSON, (char) => {
+    let escaped = ''
+    // JSON escapes UTF-16 code units: a character beyond U+FFFF is its two surrogates.
+    // eslint-disable-next-line unicorn/prefer-code-point -- the code units are what is wanted
+    for (let index = 0; index < char.length; index++) escaped += String.raw`\u${hex4(char.charCodeAt(index))}`
+    return escaped
   })
 }
 

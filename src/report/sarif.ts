@@ -4,6 +4,7 @@ import {findingKey, subjectPath} from '../contract/subject.js'
 import {TOOL_HOMEPAGE} from '../util/version.js'
 import {messageOf, statusWithReason} from './finding-notes.js'
 import {link, md} from './markdown-safe.js'
+import {jsonVisible} from './printable.js'
 
 // SARIF 2.1.0, OASIS Standard with Errata 01; the § numbers below are its sections.
 
@@ -22,7 +23,7 @@ export function renderSarif(report: Report, location?: string): string {
 
 /** A SARIF log of these runs (§3.13). */
 export function sarifLog(runs: object[]): string {
-  return JSON.stringify({$schema: SARIF_SCHEMA, version: '2.1.0', runs}, null, 2)
+  return jsonVisible(JSON.stringify({$schema: SARIF_SCHEMA, version: '2.1.0', runs}, null, 2))
 }
 
 /** The tool that made the runs (§3.18), with the rules that have results in one of them. */
