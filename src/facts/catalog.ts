@@ -80,6 +80,8 @@ export const NODE_FACTS = [
   {path: 'iptables.legacyKubeRules', type: 'int', description: 'Legacy rules that mention a KUBE- chain.', sections: ['iptables-rules']},
   {path: 'iptables.nftRules', type: 'int', description: 'Rules in iptables-nft-save output.', sections: ['iptables-rules']},
   {path: 'iptables.nftKubeRules', type: 'int', description: 'iptables-nft rules that mention a KUBE- chain.', sections: ['iptables-rules']},
+  {path: 'iptables.serviceChainRules', type: 'int', description: 'Rules and chains of kube-proxy\'s Service chains (KUBE-SERVICES, KUBE-NODEPORTS, KUBE-SVC-*, KUBE-SEP-*, …) in every iptables backend and family the node has: iptables mode\'s rules, leftovers after a switch to nftables. KUBE-FIREWALL and the canary chains, which stay, are not counted.', sections: ['iptables-rules']},
+  {path: 'iptables.serviceChainBackends', type: 'list<string>', maxItems: 2, description: 'The iptables backends (legacy, nft) whose saves hold kube-proxy\'s Service chains.', sections: ['iptables-rules']},
   {path: 'iptables.inputPolicy', type: 'string', description: 'Policy of the filter INPUT chain (ACCEPT, DROP).', sections: ['iptables-policies']},
   {path: 'iptables.forwardPolicy', type: 'string', description: 'Policy of the filter FORWARD chain (ACCEPT, DROP).', sections: ['iptables-policies']},
 
@@ -88,6 +90,7 @@ export const NODE_FACTS = [
   {path: 'netfilter.checkPassed', type: 'bool', description: 'nft -c accepted a kube-proxy-like ruleset in a scratch table (root only).', sections: ['nft-check']},
   {path: 'netfilter.checkOutput', type: 'string', maxLength: 4096, description: 'What nft -c printed when it rejected the sample ruleset.', sections: ['nft-check']},
   {path: 'netfilter.tables', type: 'list<string>', maxItems: 64, description: 'nftables tables on the host, as "family name".', sections: ['nft-tables']},
+  {path: 'netfilter.kubeProxyObjects', type: 'list<string>', maxItems: 32, description: 'The sets and maps of kube-proxy\'s own nftables tables, as "family name" (ip service-ips, ip6 cluster-ips); per-endpoint sets (with a / in their name) left out.', sections: ['nft-chains']},
   {path: 'netfilter.dropPolicyChains', type: 'list<string>', maxItems: 64, description: 'nftables base chains on input/forward hooks with policy drop, as "family table chain".', sections: ['nft-chains']},
 
   {path: 'ipvs.virtualServers', type: 'int', description: 'IPVS virtual servers in /proc/net/ip_vs (0 when IPVS is not loaded).', sections: ['ipvs']},
@@ -120,6 +123,12 @@ export const NODE_FACTS = [
   {path: 'kubeProxy.localhostNodePortsAccepted', type: 'int', description: 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.ctInvalidDropped', type: 'int', description: 'kubeproxy_iptables_ct_state_invalid_dropped_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.nftablesSyncFailures', type: 'int', description: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.syncFailures', type: 'int', description: 'nftables syncs that failed since kube-proxy started (kubeproxy_sync_proxy_rules_nftables_sync_failures_total, all IP families); 0 when its metrics have no such series, which appears at the first failure.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.cleanupFailures', type: 'int', description: 'Failed deletions of stale nftables chains (kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total, all IP families); 0 when there is no such series.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.iptablesRestoreFailures', type: 'int', description: 'Failed iptables-restore runs of iptables and IPVS mode (kubeproxy_sync_proxy_rules_iptables_restore_failures_total); 0 when there is no such series.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.iptablesMetrics', type: 'bool', description: 'kube-proxy exports kubeproxy_sync_proxy_rules_iptables_total, which only iptables mode sets.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.syncedFamilies', type: 'list<string>', maxItems: 2, description: 'IP families (IPv4, IPv6) kube-proxy has completed a sync of, by kubeproxy_sync_proxy_rules_last_timestamp_seconds.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.pendingSyncSeconds', type: 'int', description: 'Seconds the oldest requested sync of an IP family had waited, unfinished, when the metrics were read (last_queued_timestamp later than last_timestamp); 0 when every requested sync had completed.', sections: ['kube-proxy-metrics']},
 ] as const satisfies readonly NodeFactSpec[]
 
 /** Facts about the whole cluster, from the Kubernetes API. Every cluster rule can read them. */
@@ -189,8 +198,9 @@ export const CLUSTER_FACTS = [
 /** What a cluster rule can be about: the cluster, each LoadBalancer Service, each networking DaemonSet. */
 export const CLUSTER_SUBJECT_KINDS = ['Cluster', 'Service', 'DaemonSet'] as const
 
-export function factSpecs(scope: 'cluster' | 'node'): readonly FactSpec[] {
-  return scope === 'node' ? NODE_FACTS : CLUSTER_FACTS
+/** The facts rules of a scope read: verify rules, like node rules, read a node's facts. */
+export function factSpecs(scope: 'cluster' | 'node' | 'verify'): readonly FactSpec[] {
+  return scope === 'cluster' ? CLUSTER_FACTS : NODE_FACTS
 }
 
 /** A fact path is `group.name` (no fact is deeper): `kernel.release` → `kernel`, `release`. */

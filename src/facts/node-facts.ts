@@ -14,14 +14,14 @@ import {factsOfSection, NODE_FACT_PATHS, type NodeFactPath} from './catalog.js'
 import {FactSet, type UnknownFact} from './fact-set.js'
 import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
 import {parseCollectorInfo, parseHostname} from './parsers/collector.js'
-import {parseIptablesPolicies, parseIptablesRuleCounts} from './parsers/iptables.js'
+import {type IptablesRuleCounts, parseIptablesPolicies, parseIptablesRuleCounts} from './parsers/iptables.js'
 import {parseKubeIpvs0, parseProcIpVs} from './parsers/ipvs.js'
 import {parseKernelConfig} from './parsers/kernel-config.js'
 import {assessKernelSupport, type KernelEvidence} from './parsers/kernel-features.js'
 import {parseKernelRelease, parseKernelVersion} from './parsers/kernel.js'
-import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode, type ProxyMode} from './parsers/kube-proxy.js'
+import {kubeProxyRuntime, type MetricSample, metricTotals, parseKubeProxyProcess, parseMetricSamples, parseProxyMode, type ProxyMode} from './parsers/kube-proxy.js'
 import {parseModulePaths, parseProcModules} from './parsers/modules.js'
-import {parseDropPolicyChains, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
+import {parseDropPolicyChains, parseKubeProxyNftObjects, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
 import {parseOsRelease} from './parsers/os-release.js'
 import {activeServices, parseServices} from './parsers/services.js'
 import {parseSysctl, sysctlInt} from './parsers/sysctl.js'
@@ -240,6 +240,8 @@ function deriveIptables(facts: FactSet, sections: Sections): void {
       if (count) facts.set(total, count.total).set(kube, count.kube)
       else facts.unknownAll([total, kube], 'not-installed', `the node has no ${command}`)
     }
+
+    deriveServiceChains(facts, counts)
   })
 
   fromSection(facts, sections, 'iptables-policies', (text) => {
@@ -254,6 +256,21 @@ function deriveIptables(facts: FactSet, sections: Sections): void {
       else facts.unknown(path, 'not-present', `iptables-policies: no policy line for the filter ${chain} chain`)
     }
   })
+}
+
+/** kube-proxy's Service chains over the backends the node has; unknown when a backend's save gave no count of them. */
+function deriveServiceChains(facts: FactSet, counts: IptablesRuleCounts): void {
+  const backends = (['legacy', 'nft'] as const).filter((backend) => counts[backend])
+  const uncounted = backends.filter((backend) => counts[backend]?.service === undefined)
+  if (backends.length === 0) {
+    facts.unknownAll(['iptables.serviceChainRules', 'iptables.serviceChainBackends'], 'not-installed', 'the node has no iptables-legacy-save or iptables-nft-save')
+  } else if (uncounted.length > 0) {
+    const detail = `iptables-rules: no count of kube-proxy's Service chains for ${uncounted.join(' and ')} (its ip6tables save failed, or the collector predates the count)`
+    facts.unknownAll(['iptables.serviceChainRules', 'iptables.serviceChainBackends'], 'not-collected', detail)
+  } else {
+    facts.set('iptables.serviceChainRules', backends.reduce((sum, backend) => sum + (counts[backend]?.service ?? 0), 0))
+    facts.set('iptables.serviceChainBackends', backends.filter((backend) => (counts[backend]?.service ?? 0) > 0))
+  }
 }
 
 const KERNEL_SOURCES = ['kernel-config', 'modules', 'modules-builtin', 'modules-available'] as const
@@ -331,8 +348,15 @@ function deriveNftState(facts: FactSet, sections: Sections): void {
 
   fromSection(facts, sections, 'nft-chains', (text) => {
     const chains = parseDropPolicyChains(text)
-    if (!chains) return `expected nft list ruleset table/chain lines, found ${quote(text)}`
+    const objects = parseKubeProxyNftObjects(text)
+    if (!chains || !objects) return `expected nft list ruleset table/chain lines, found ${quote(text)}`
     facts.set('netfilter.dropPolicyChains', chains)
+    // kube-proxy makes its sets and maps with its table, in one transaction: a kube-proxy table without
+    // a set or map line anywhere is a bundle whose collector kept no such lines.
+    const stable = objects.filter((object) => !object.includes('/'))
+    if (objects.length === 0 && /^\s*table\s+ip6?\s+kube-proxy\b/m.test(text) && !/^\s*(?:set|map)\s/m.test(text)) {
+      facts.unknown('netfilter.kubeProxyObjects', 'not-collected', "nft-chains: no set or map lines (the collector predates them): collect the node's facts again")
+    } else facts.set('netfilter.kubeProxyObjects', stable)
   })
 }
 
@@ -403,8 +427,25 @@ const METRICS = [
   ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'kubeProxy.nftablesSyncFailures', 'nftables mode only'],
 ] as const
 
+const SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total'
+const CLEANUP_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total'
+const RESTORE_FAILURES = 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total'
+/** A gauge only iptables mode sets, on every sync: its presence tells iptables mode (domain-2026-12b §A.2). */
+const IPTABLES_ONLY = 'kubeproxy_sync_proxy_rules_iptables_total'
+const LAST_SYNC = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'
+const LAST_QUEUED = 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds'
+
 /** The metric families the node facts read, as kube-proxy names them. */
-export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set([...METRICS.map(([name]) => name), ...MODE_METRIC_FAMILIES])
+export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set([
+  ...METRICS.map(([name]) => name),
+  SYNC_FAILURES,
+  CLEANUP_FAILURES,
+  RESTORE_FAILURES,
+  IPTABLES_ONLY,
+  LAST_SYNC,
+  LAST_QUEUED,
+  ...MODE_METRIC_FAMILIES,
+])
 
 /** The bundle sections that are kube-proxy's own HTTP answers (`/proxyMode`, `/metrics`), read on the node or through the API server. */
 export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics'] as const
@@ -413,16 +454,16 @@ export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metr
  * The facts of kube-proxy's own answers alone, from those two sections (text, or unavailable with
  * why), derived as a collector's bundle would have them: for answers read another way (the pod proxy).
  */
-export function deriveKubeProxyEndpointFacts(sections: Pick<Bundle, 'sections' | 'unavailable'>): FactSet {
+export function deriveKubeProxyEndpointFacts(sections: Pick<Bundle, 'sections' | 'unavailable'>, readAt: Date): FactSet {
   const facts = new FactSet()
   const read = new Sections(sections)
-  deriveKubeProxyEndpoint(facts, read)
+  deriveKubeProxyEndpoint(facts, read, readAt)
   deriveRunningMode(facts, read)
   return facts
 }
 
 function deriveKubeProxy(facts: FactSet, sections: Sections): void {
-  deriveKubeProxyEndpoint(facts, sections)
+  deriveKubeProxyEndpoint(facts, sections, collectedAt(sections))
 
   fromSection(facts, sections, 'kube-proxy-process', (text) => {
     const info = parseKubeProxyProcess(text)
@@ -438,7 +479,16 @@ function deriveKubeProxy(facts: FactSet, sections: Sections): void {
   })
 }
 
-function deriveKubeProxyEndpoint(facts: FactSet, sections: Sections): void {
+/** When the collector ran, by its own clock (the node's, which kube-proxy's timestamps are on too). */
+function collectedAt(sections: Sections): Date | undefined {
+  const read = sections.read('collector')
+  const time = read.ok ? parseCollectorInfo(read.text)?.time : undefined
+  const date = time === undefined ? undefined : new Date(time)
+  return date && Number.isFinite(date.getTime()) ? date : undefined
+}
+
+/** `readAt`: when the metrics were read (the collector's start, for a bundle); undefined when not known. */
+function deriveKubeProxyEndpoint(facts: FactSet, sections: Sections, readAt: Date | undefined): void {
   fromSection(facts, sections, 'kube-proxy-mode', (text) => {
     const mode = parseProxyMode(text)
     if (!mode) return `expected iptables, ipvs or nftables, found ${quote(text)}`
@@ -446,14 +496,29 @@ function deriveKubeProxyEndpoint(facts: FactSet, sections: Sections): void {
   })
 
   fromSection(facts, sections, 'kube-proxy-metrics', (text) => {
-    const metrics = parsePrometheusText(text)
-    if (!metrics) return `expected Prometheus text lines, found ${quote(text)}`
+    const samples = parseMetricSamples(text)
+    if (!samples) return `expected Prometheus text lines, found ${quote(text)}`
+    const metrics = metricTotals(samples)
     for (const [name, path, exported] of METRICS) {
       const value = metrics.get(name)
       if (value === undefined) facts.unknown(path, 'not-present', `kube-proxy does not export ${name} (${exported})`)
       else if (Number.isFinite(value)) facts.set(path, Math.round(value))
       else facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
     }
+
+    // Labelled counters appear at their first increment: no series is no failure yet.
+    for (const [name, path] of [
+      [SYNC_FAILURES, 'kubeProxy.syncFailures'],
+      [CLEANUP_FAILURES, 'kubeProxy.cleanupFailures'],
+      [RESTORE_FAILURES, 'kubeProxy.iptablesRestoreFailures'],
+    ] as const) {
+      const value = metrics.get(name) ?? 0
+      if (Number.isFinite(value)) facts.set(path, Math.round(value))
+      else facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
+    }
+
+    facts.set('kubeProxy.iptablesMetrics', metrics.has(IPTABLES_ONLY))
+    deriveSyncProgress(facts, samples, readAt)
   })
 }
 
@@ -496,8 +561,8 @@ function iptablesKubeRules(facts: FactSet): number | UnknownFact {
 function metricFamilies(sections: Sections): ModeEvidence['metricFamilies'] {
   const read = sections.read('kube-proxy-metrics')
   if (!read.ok) return read.why
-  const metrics = parsePrometheusText(read.text)
-  return metrics ? new Set(metrics.keys()) : {reason: 'unparseable', detail: 'kube-proxy-metrics is not Prometheus text'}
+  const samples = parseMetricSamples(read.text)
+  return samples ? new Set(metricTotals(samples).keys()) : {reason: 'unparseable', detail: 'kube-proxy-metrics is not Prometheus text'}
 }
 
 function kubeProxyProcesses(sections: Sections): ModeEvidence['process'] {
@@ -510,4 +575,37 @@ function kubeProxyProcesses(sections: Sections): ModeEvidence['process'] {
   const modes = new Set(info.processes.map((process) => (/(?:^|\s)--config[= ]/.test(process.args) ? undefined : parseProxyMode(/(?:^|\s)--(?:kube-proxy-arg=-?-?)?proxy-mode=(\S+)/.exec(process.args)?.[1] ?? ''))))
   const [flagMode] = modes
   return modes.size === 1 && flagMode ? {running: true, flagMode} : {running: true}
+}
+
+/**
+ * Which IP families kube-proxy has synced, and how long a requested sync has waited unfinished: per
+ * family, a last_queued later than the last success is a sync not done yet (the test /healthz makes).
+ */
+function deriveSyncProgress(facts: FactSet, samples: readonly MetricSample[], readAt: Date | undefined): void {
+  const synced = new Map<string, number>()
+  const queued = new Map<string, number>()
+  for (const sample of samples) {
+    if (sample.name === LAST_SYNC) synced.set(sample.ipFamily ?? '', sample.value)
+    else if (sample.name === LAST_QUEUED) queued.set(sample.ipFamily ?? '', sample.value)
+  }
+
+  if (synced.size === 0 && queued.size === 0) {
+    const detail = `kube-proxy's metrics as read have no ${LAST_SYNC} or ${LAST_QUEUED}: it has not synced yet, or the collector that wrote the bundle did not keep them (collect again)`
+    facts.unknownAll(['kubeProxy.syncedFamilies', 'kubeProxy.pendingSyncSeconds'], 'not-present', detail)
+    return
+  }
+
+  facts.set('kubeProxy.syncedFamilies', [...synced.keys()].filter((family) => family !== '').toSorted())
+  if (!readAt) {
+    facts.unknown('kubeProxy.pendingSyncSeconds', 'not-collected', 'the bundle does not say when it was collected (no time= in its collector section)')
+    return
+  }
+
+  let pending = 0
+  for (const [family, requested] of queued) {
+    const done = synced.get(family)
+    if (done === undefined || requested > done) pending = Math.max(pending, readAt.getTime() / 1000 - requested)
+  }
+
+  facts.set('kubeProxy.pendingSyncSeconds', Math.max(0, Math.round(pending)))
 }

@@ -6,7 +6,12 @@ import {parseCollectorInfo, parseHostname} from '../../src/facts/parsers/collect
 import {parseIptablesPolicies, parseIptablesRuleCounts} from '../../src/facts/parsers/iptables.js'
 import {parseKubeIpvs0, parseProcIpVs} from '../../src/facts/parsers/ipvs.js'
 import {parseKernelConfig} from '../../src/facts/parsers/kernel-config.js'
-import {kubeProxyRuntime, parseKubeProxyProcess, parsePrometheusText, parseProxyMode, selectMetricFamilies} from '../../src/facts/parsers/kube-proxy.js'
+import {kubeProxyRuntime, metricTotals, parseKubeProxyProcess, parseMetricSamples, parseProxyMode, selectMetricFamilies} from '../../src/facts/parsers/kube-proxy.js'
+
+const parsePrometheusText = (text: string) => {
+  const samples = parseMetricSamples(text)
+  return samples && metricTotals(samples)
+}
 import {parseDropPolicyChains, parseNftCheck, parseNftTables} from '../../src/facts/parsers/nft-ruleset.js'
 import {activeServices, parseServices} from '../../src/facts/parsers/services.js'
 import {parseSysctl, sysctlInt} from '../../src/facts/parsers/sysctl.js'

@@ -73,7 +73,7 @@ describe("the mode kube-proxy runs in, from the node's own evidence (real 1.36.2
       deriveKubeProxyEndpointFacts({
         sections: new Map([...(mode ? [['kube-proxy-mode', mode] as const] : []), ['kube-proxy-metrics', metrics]]),
         unavailable: new Map(mode ? [] : [['kube-proxy-mode', {reason: 'failed', detail: 'HTTP 404'}]]),
-      })
+      }, new Date())
     assert.deepEqual(running(endpoint('nftables', '')), ['nftables', '/proxyMode answered nftables'])
     assert.equal(running(endpoint(undefined, capturedMetrics('capture-1-iptables', KEPT)))[0], 'iptables')
     // Metrics alone cannot tell nftables from IPVS: the tables are not read through the pod proxy.

@@ -9,21 +9,34 @@ export function parseProxyMode(text: string): ProxyMode | undefined {
   return (PROXY_MODES as readonly string[]).includes(mode) ? (mode as ProxyMode) : undefined
 }
 
-/**
- * Prometheus text exposition → metric name → value summed over all its label sets (counters such
- * as `kubeproxy_sync_proxy_rules_nftables_sync_failures_total` may carry labels). `# HELP`,
- * `# TYPE` and comment lines are skipped. Undefined when a sample line cannot be read.
- */
-export function parsePrometheusText(text: string): Map<string, number> | undefined {
-  const totals = new Map<string, number>()
+/** One sample line: the metric's name, its `ip_family` label (kube-proxy ≥ 1.33 labels per-sync series with it), its value. */
+export interface MetricSample {
+  name: string
+  ipFamily?: string
+  value: number
+}
+
+/** Prometheus text exposition → its samples, in order; `# HELP`, `# TYPE` and comment lines skipped. Undefined when a sample line cannot be read. */
+export function parseMetricSamples(text: string): MetricSample[] | undefined {
+  const samples: MetricSample[] = []
   for (const rawLine of text.split('\n')) {
     const line = rawLine.trim()
     if (line === '' || line.startsWith('#')) continue
     const sample = parseSample(line)
     if (!sample) return undefined
-    totals.set(sample.name, (totals.get(sample.name) ?? 0) + sample.value)
+    samples.push(sample)
   }
 
+  return samples
+}
+
+/**
+ * Metric name → value summed over all its label sets (counters such as
+ * `kubeproxy_sync_proxy_rules_nftables_sync_failures_total` carry one per IP family).
+ */
+export function metricTotals(samples: readonly MetricSample[]): Map<string, number> {
+  const totals = new Map<string, number>()
+  for (const sample of samples) totals.set(sample.name, (totals.get(sample.name) ?? 0) + sample.value)
   return totals
 }
 
@@ -51,20 +64,26 @@ export function selectMetricFamilies(text: string, families: ReadonlySet<string>
   return kept.join('\n')
 }
 
-function parseSample(line: string): {name: string; value: number} | undefined {
+/** kube-proxy writes `ip_family="IPv4"` or `"IPv6"`; a value with an escape is not one of those. */
+const IP_FAMILY_LABEL = /(?:^|,)\s*ip_family\s*=\s*"([^"\\]*)"/
+
+function parseSample(line: string): MetricSample | undefined {
   const name = /^[A-Za-z_:][A-Za-z0-9_:]*/.exec(line)?.[0]
   if (!name) return undefined
   let rest = line.slice(name.length)
+  let ipFamily: string | undefined
   if (rest.startsWith('{')) {
     const end = labelsEnd(rest)
     if (end === undefined) return undefined
+    ipFamily = IP_FAMILY_LABEL.exec(rest.slice(1, end))?.[1]
     rest = rest.slice(end + 1)
   }
 
   const fields = rest.trim().split(/\s+/)
   if (fields.length === 0 || fields.length > 2 || fields[0] === '') return undefined
   const value = sampleValue(fields[0])
-  return value === undefined ? undefined : {name, value}
+  if (value === undefined) return undefined
+  return ipFamily === undefined ? {name, value} : {name, ipFamily, value}
 }
 
 /** Index of the `}` closing a label set, skipping quoted values with escapes. */

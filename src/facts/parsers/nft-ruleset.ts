@@ -69,3 +69,28 @@ export function parseNftCheck(text: string): NftCheck | undefined {
 function unquote(name: string): string {
   return name.replace(/^"(.*)"$/, '$1')
 }
+
+/**
+ * The sets and maps of kube-proxy's own tables (`table ip kube-proxy`, `table ip6 kube-proxy`), as
+ * `family name` (`ip service-ips`), from the `table …`, `set …` and `map …` lines of `nft list ruleset`
+ * (other lines are ignored). Undefined when the text has lines but no table line.
+ */
+export function parseKubeProxyNftObjects(text: string): string[] | undefined {
+  const objects: string[] = []
+  let family: string | undefined
+  let sawTable = false
+  for (const line of text.split('\n')) {
+    const tableMatch = TABLE.exec(line)
+    if (tableMatch) {
+      sawTable = true
+      family = unquote(tableMatch[2]) === 'kube-proxy' ? tableMatch[1] : undefined
+      continue
+    }
+
+    const object = /^\s*(?:set|map)\s+("[^"]+"|\S+?)(?:\s*\{.*)?\s*$/.exec(line)
+    if (object && family) objects.push(`${family} ${unquote(object[1])}`)
+  }
+
+  if (!sawTable && text.trim() !== '') return undefined
+  return objects
+}

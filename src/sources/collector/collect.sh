@@ -849,6 +849,10 @@ else
 fi
 
 # --- iptables-rules (root): rule counts per backend
+# svc= counts the rules and chains of kube-proxy's Service chains (left over after a switch to nftables,
+# rebuilt after a rollback); KUBE-FIREWALL and the canary chains are the kubelet's and stay. The IPv6
+# count comes first, on a line of its own; when ip6tables-*-save fails, the IPv4 line has no svc=.
+SVC_CHAINS='^(:|-A ).*KUBE-(SERVICES|EXTERNAL-SERVICES|NODEPORTS|SVC-|SEP-|EXT-|FW-|SVL-|XLB-)'
 header iptables-rules
 _lines=0
 _failed=
@@ -858,11 +862,22 @@ for _backend in legacy nft; do
   have "$_cmd" || continue
   _tried=$((_tried + 1))
   [ "$IS_ROOT" = yes ] || continue
+  _svc6=0
+  if have "ip6tables-$_backend-save"; then
+    run "$OUT" "$ERR" "ip6tables-$_backend-save"
+    if [ "$RC" = 0 ]; then
+      _svc6=$(grep -c -E "$SVC_CHAINS" "$OUT" 2>/dev/null)
+      printf '%s6 svc=%s\n' "$_backend" "${_svc6:-0}"
+    else
+      _svc6=
+    fi
+  fi
   run "$OUT" "$ERR" "$_cmd"
   if [ "$RC" = 0 ]; then
     _total=$(grep -c '^-A' "$OUT" 2>/dev/null)
     _kube=$(grep '^-A' "$OUT" 2>/dev/null | grep -c 'KUBE-')
-    printf '%s total=%s kube=%s\n' "$_backend" "${_total:-0}" "${_kube:-0}"
+    _svc=$(grep -c -E "$SVC_CHAINS" "$OUT" 2>/dev/null)
+    printf '%s total=%s kube=%s%s\n' "$_backend" "${_total:-0}" "${_kube:-0}" "${_svc6:+ svc=${_svc:-0}}"
     _lines=$((_lines + 1))
   else
     printf '# %s failed exit=%s\n' "$_backend" "$RC"
@@ -895,7 +910,7 @@ header nft-chains
 if nft_as_root nft-chains; then
   run "$TMPF" "$ERR" nft list ruleset
   if [ "$RC" = 0 ]; then
-    grep -E '^table |^[[:space:]]+chain |^[[:space:]]+type [a-z]+ hook ' "$TMPF" >"$OUT" 2>/dev/null
+    grep -E '^table |^[[:space:]]+(chain|map|set) |^[[:space:]]+type [a-z]+ hook ' "$TMPF" >"$OUT" 2>/dev/null
     body "$OUT"
   else
     fail nft-chains "$RC" "$ERR"
@@ -978,7 +993,7 @@ elif [ "$_mode_reason" = timeout ] || [ "$_mode_reason" = unreachable ]; then
 else
   http_get http://127.0.0.1:10249/metrics
   if [ -z "$HREASON" ]; then
-    grep -E '^kubeproxy_(iptables_ct_state_invalid_dropped_packets_total|iptables_localhost_nodeports_accepted_packets_total|sync_proxy_rules_nftables_sync_failures_total|sync_proxy_rules_nftables_cleanup_failures_total|sync_proxy_rules_iptables_total|sync_proxy_rules_last_timestamp_seconds)' "$OUT" >"$TMPF" 2>/dev/null
+    grep -E '^kubeproxy_(iptables_ct_state_invalid_dropped_packets_total|iptables_localhost_nodeports_accepted_packets_total|sync_proxy_rules_nftables_sync_failures_total|sync_proxy_rules_nftables_cleanup_failures_total|sync_proxy_rules_iptables_restore_failures_total|sync_proxy_rules_iptables_total|sync_proxy_rules_last_timestamp_seconds|sync_proxy_rules_last_queued_timestamp_seconds)([{ ]|$)' "$OUT" >"$TMPF" 2>/dev/null
     body "$TMPF"
   else
     unavailable kube-proxy-metrics "$HREASON" "$HDETAIL"

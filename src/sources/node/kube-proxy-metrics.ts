@@ -65,7 +65,7 @@ function unread(origin: string, why: UnknownFact): KubeProxyEndpointRead {
     ['kube-proxy-mode', why],
     ['kube-proxy-metrics', why],
   ])
-  return {origin, facts: deriveKubeProxyEndpointFacts({sections: new Map(), unavailable}), reason: why.detail}
+  return {origin, facts: deriveKubeProxyEndpointFacts({sections: new Map(), unavailable}, new Date()), reason: why.detail}
 }
 
 async function readPod(client: KubeClient, pod: KubeProxyPod, port: number): Promise<KubeProxyEndpointRead> {
@@ -78,15 +78,17 @@ async function readPod(client: KubeClient, pod: KubeProxyPod, port: number): Pro
   else unavailable.set('kube-proxy-mode', mode)
   if (typeof mode !== 'string' && SAME_SERVER_FAILURES.has(mode.reason)) {
     unavailable.set('kube-proxy-metrics', {reason: mode.reason, detail: `${mode.detail} (asking /proxyMode, the same server)`})
-    return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable}), reason: mode.detail}
+    return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable}, new Date()), reason: mode.detail}
   }
 
   const metrics = await answer(client, `${proxy}/metrics`, PROMETHEUS_TEXT, METRICS_BYTES, origin)
+  // kube-proxy's sync timestamps are by the node's clock, compared with this one: skew adds to a pending sync's wait.
+  const readAt = new Date()
   const selected = typeof metrics === 'string' ? selectMetricFamilies(metrics, KUBE_PROXY_METRIC_FAMILIES) : undefined
   if (selected !== undefined) sections.set('kube-proxy-metrics', selected)
   else if (typeof metrics === 'string') unavailable.set('kube-proxy-metrics', {reason: 'unparseable', detail: `${origin}/metrics: not the Prometheus text format: ${firstLine(metrics)}`})
   else unavailable.set('kube-proxy-metrics', metrics)
-  return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable})}
+  return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable}, readAt)}
 }
 
 /** One answer through the pod proxy, or why there is none. */
