@@ -2,7 +2,7 @@ import {EXIT_CODES} from './exit-codes.js'
 import {CONFIDENCES, ENGINE_UNKNOWN_REASONS, REFERENCES_SCHEMA, SEVERITIES, UNKNOWN_REASONS} from './finding.js'
 import {JSON_SCHEMA_DRAFT_07} from './json-schema.js'
 import {PLAN_PHASES} from './phases.js'
-import {REPORT_SCHEMA_VERSION} from './report.js'
+import {REPORT_SCHEMA_VERSION, VERIFY_STATES} from './report.js'
 
 const nullableString = {type: ['string', 'null']}
 const count = {type: 'integer', minimum: 0}
@@ -147,8 +147,8 @@ export const REPORT_SCHEMA = {
           verdict: {...verdictSchema, description: "This node's own, from its checks: no-go if a blocker fails on it, incomplete if one is unknown (waived ones apart)."},
           checks: {
             type: 'object',
-            description: 'Every node rule evaluated on this node, by rule id, in node and cluster runs alike.',
-            propertyNames: {pattern: '^node/'},
+            description: 'Every node rule evaluated on this node, by rule id, in node and cluster runs alike; in `kpx-check verify`, every verify rule.',
+            propertyNames: {pattern: '^(node|verify)/'},
             additionalProperties: {
               type: 'object',
               required: ['status', 'severity', 'message'],
@@ -160,8 +160,14 @@ export const REPORT_SCHEMA = {
                 reason: reasonSchema,
                 waiver: waiverSchema,
                 baseline: {enum: ['new', 'existing'], description: 'With --baseline: whether the baseline report had this failed or unknown check on this node.'},
+                evidence: {type: 'object', description: '`kpx-check verify`: the facts the check read, as collected.'},
               },
             },
+          },
+          state: {
+            enum: [...VERIFY_STATES],
+            description:
+              '`kpx-check verify`: verified (runs the expected mode, every blocker check passes), failed (a blocker check failed), not-switched (still runs the mode it was to leave), unknown (a blocker check could not be decided).',
           },
         },
       },
@@ -236,6 +242,23 @@ export const REPORT_SCHEMA = {
             additionalProperties: false,
             properties: {rule: {type: 'string'}, subject: subjectSchema, was: {enum: ['fail', 'unknown']}},
           },
+        },
+      },
+    },
+    verify: {
+      type: 'object',
+      description: '`kpx-check verify` reports: what was verified, and the nodes counted per state.',
+      required: ['direction', 'expectedModes', 'allowNotSwitched', 'states'],
+      additionalProperties: false,
+      properties: {
+        direction: {enum: ['switch', 'rollback'], description: 'switch: to nftables; rollback: back to iptables or IPVS (--rollback).'},
+        expectedModes: stringList,
+        allowNotSwitched: {type: 'boolean', description: '--allow-not-switched: nodes still on the old mode do not fail the run.'},
+        states: {
+          type: 'object',
+          required: [...VERIFY_STATES],
+          additionalProperties: false,
+          properties: Object.fromEntries(VERIFY_STATES.map((state) => [state, count])),
         },
       },
     },

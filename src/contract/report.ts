@@ -1,4 +1,4 @@
-import type {AppliedWaiver, Confidence, GatedFinding, RuleReference, Severity, Status} from './finding.js'
+import type {AppliedWaiver, Confidence, FactValue, GatedFinding, RuleReference, Severity, Status} from './finding.js'
 import type {PlanPhase} from './phases.js'
 
 export const REPORT_SCHEMA_VERSION = 'kpx-check/v1'
@@ -69,14 +69,36 @@ export interface NodeCheck {
   waiver?: AppliedWaiver
   /** With --baseline: whether the baseline report had this failed or unknown check on this node. */
   baseline?: 'existing' | 'new'
+  /** `kpx-check verify`: the facts the check read, as collected: its proof. */
+  evidence?: Record<string, FactValue>
 }
 
 /** A node in the report: its row, its verdict of its own, and every node rule's result on it. */
 export interface NodeReport extends NodeRow {
   /** From its checks alone, as the report's verdict is from all findings: can this node switch now? */
   verdict: Verdict
-  /** By node rule id. */
+  /** By node rule id (by verify rule id in `kpx-check verify`). */
   checks: Record<string, NodeCheck>
+  /** `kpx-check verify`: whether the node switched cleanly (or rolled back cleanly, with --rollback). */
+  state?: VerifyState
+}
+
+/**
+ * A node after the switch: `verified` (it runs the expected mode and every check passes), `failed` (a check
+ * failed), `not-switched` (it still runs the mode it was to leave), `unknown` (its state could not be seen).
+ */
+export const VERIFY_STATES = ['verified', 'failed', 'not-switched', 'unknown'] as const
+export type VerifyState = (typeof VERIFY_STATES)[number]
+
+/** What `kpx-check verify` verified, and the nodes counted per state: a rollout's progress at a glance. */
+export interface VerifySummary {
+  /** switch: iptables or IPVS → nftables; rollback: back from nftables (--rollback). */
+  direction: 'rollback' | 'switch'
+  /** The mode(s) a node must run to be verified. */
+  expectedModes: string[]
+  /** --allow-not-switched: nodes still on the old mode do not fail the run (mid-rollout). */
+  allowNotSwitched: boolean
+  states: Record<VerifyState, number>
 }
 
 /** What a step applies to: a node group (nodes alike in OS and kernel), a DaemonSet, a Service, the cluster. */
@@ -215,5 +237,7 @@ export interface Report {
   findings: GatedFinding[]
   waivers?: WaiverSummary
   baseline?: BaselineSummary
+  /** `kpx-check verify` reports: what was verified, and how many nodes are in each state. */
+  verify?: VerifySummary
   plan: Plan
 }

@@ -17,6 +17,8 @@ import type {ASTNode} from '@marcbachmann/cel-js'
 
 import {FACT_STRING_LENGTH, factSpecs, groupAndName} from '../facts/catalog.js'
 
+type FactScope = Parameters<typeof factSpecs>[0]
+
 /**
  * Most a rule may cost on one subject, all the expressions it evaluates together: Kubernetes'
  * per-expression limit, 0.1-0.3 s here. Linted rules stay under it with the catalogue's sizes (the
@@ -119,13 +121,13 @@ function treeExtent(tree: ExtentTree): Extent {
 const lintRootsByScope = new Map<string, Extent>()
 
 /** The variables of a rule of this scope as `rules lint` prices them: facts at the catalogue's bounds, the rule's own data as written. */
-export function lintVariables(scope: 'cluster' | 'node', data: unknown): Variables {
+export function lintVariables(scope: FactScope, data: unknown): Variables {
   const roots = lintRoots(scope)
   const dataExtent = extentOf(data)
   return (name) => (name === 'data' ? dataExtent : roots.field?.(name))
 }
 
-function lintRoots(scope: 'cluster' | 'node'): Extent {
+function lintRoots(scope: FactScope): Extent {
   let roots = lintRootsByScope.get(scope)
   if (!roots) {
     const tree: ExtentTree = new Map([['missing', new Map(['fact', 'reason', 'detail'].map((field) => [field, text(FACT_STRING_LENGTH)]))]])

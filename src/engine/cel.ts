@@ -4,8 +4,9 @@ import type {FactValue} from '../contract/finding.js'
 import {type FactSpec, factSpecs, groupAndName} from '../facts/catalog.js'
 import type {FactSet} from '../facts/fact-set.js'
 import {compareVersions} from '../facts/parsers/versions.js'
+import type {RuleScope} from './rule-schema.js'
 
-export type Scope = 'cluster' | 'node'
+export type Scope = RuleScope
 
 /**
  * The functions rules may call besides CEL's standard library. Kept small and named as in

@@ -40,7 +40,9 @@ export function lintRule(text: string, file: string, displayName = file): {cost?
   }
 
   if (!rule.id.startsWith(`${rule.scope}/`)) report(['id'], `rule id "${rule.id}" must start with its scope "${rule.scope}/"`)
-  if (rule.subject !== undefined && rule.scope !== 'cluster') report(['subject'], 'only cluster rules have a subject; node rules are about nodes')
+  if (rule.subject !== undefined && rule.scope !== 'cluster') report(['subject'], 'only cluster rules have a subject; node and verify rules are about nodes')
+  if (rule.scope === 'verify' && rule.verifies === undefined) report(['scope'], 'a verify rule says what it verifies: verifies: [switch], [rollback] or both')
+  if (rule.scope !== 'verify' && rule.verifies !== undefined) report(['verifies'], 'only verify rules have verifies')
 
   const knownFacts = new Set(factSpecs(rule.scope).map((spec) => spec.path))
   for (const key of ['needs', 'uses'] as const) {

@@ -7,6 +7,13 @@ const template = {type: 'string', minLength: 1, description: 'Text; {{ cel-expre
 const celExpression = {type: 'string', minLength: 1, description: 'A CEL expression over the facts.'}
 
 
+export const RULE_SCOPES = ['node', 'cluster', 'verify'] as const
+export type RuleScope = (typeof RULE_SCOPES)[number]
+
+/** What a verify rule proves: the switch to nftables, or the rollback from it. */
+export const VERIFY_DIRECTIONS = ['switch', 'rollback'] as const
+export type VerifyDirection = (typeof VERIFY_DIRECTIONS)[number]
+
 /** JSON Schema of one rule file in rules/ (YAML). `kpx-check schema --rule` prints it. */
 export const RULE_FILE_SCHEMA = {
   $schema: JSON_SCHEMA_DRAFT_07,
@@ -22,10 +29,20 @@ export const RULE_FILE_SCHEMA = {
   properties: {
     id: {
       type: 'string',
-      pattern: '^(node|cluster)/[a-z0-9]+(-[a-z0-9]+)*$',
+      pattern: '^(node|cluster|verify)/[a-z0-9]+(-[a-z0-9]+)*$',
       description: 'Stable id, <scope>/<kebab-name>. Never renamed once published.',
     },
-    scope: {enum: ['node', 'cluster']},
+    scope: {
+      enum: [...RULE_SCOPES],
+      description: 'node and cluster: checks before the switch; verify: checks of a node after it (kpx-check verify), on its node facts.',
+    },
+    verifies: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: {enum: [...VERIFY_DIRECTIONS]},
+      description: 'Verify rules only: what they prove: the switch to nftables (switch), the way back to iptables or IPVS (rollback, verify --rollback), or both.',
+    },
     subject: {
       enum: [...CLUSTER_SUBJECT_KINDS],
       default: 'Cluster',
@@ -126,7 +143,9 @@ export interface RuleOutcome {
 /** A rule file as written, after schema validation. */
 export interface RuleDefinition {
   id: string
-  scope: 'cluster' | 'node'
+  scope: RuleScope
+  /** Verify rules: the switch they prove (to nftables, back from it, or both). */
+  verifies?: VerifyDirection[]
   subject?: (typeof CLUSTER_SUBJECT_KINDS)[number]
   severity: Severity
   /** Whether the rule runs when there is nothing to migrate (default when-migrating). */

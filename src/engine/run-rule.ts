@@ -107,7 +107,7 @@ export function activationFor(rule: LoadedRule, subject: Subject): Activation {
 
 /** The kind of subject a rule is evaluated for. */
 export function subjectKindOf(rule: LoadedRule): string {
-  return rule.scope === 'node' ? 'Node' : (rule.subject ?? 'Cluster')
+  return rule.scope === 'cluster' ? (rule.subject ?? 'Cluster') : 'Node'
 }
 
 /** A rule's finding on one subject, evaluated alone: what batching must give each subject too. */

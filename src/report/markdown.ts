@@ -2,6 +2,7 @@ import {type GatedFinding, isWaived, type SubjectRef} from '../contract/finding.
 import type {PlanStep, Report} from '../contract/report.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import {code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
+import {verifyHeadline} from './verify-headline.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
@@ -19,9 +20,11 @@ export function renderMarkdown(report: Report): string {
   const note = planConfidenceNote(report.plan)
   const waived = summary.waived > 0 ? md` · ${summary.waived} waived` : md``
   const failed = (severity: GatedFinding['severity']) => report.findings.filter((finding) => finding.status === 'fail' && finding.severity === severity && !isWaived(finding))
+  const headline = report.verify && verifyHeadline(report, report.verify)
   const out: Markdown[] = [
-    md`# kpx-check: ${verdict} for kube-proxy nftables mode`,
+    headline ? md`# kpx-check verify: ${headline.word}` : md`# kpx-check: ${verdict} for kube-proxy nftables mode`,
     md``,
+    ...(headline ? [md`${headline.sentence} ${headline.counts}.`, md``] : []),
     md`**${verdict}** (exit ${report.exitCode}) · ${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ${summary.passed} passed${waived} · ${report.nodes.length} node(s) · ${report.tool.name} ${report.tool.version}, ${report.generatedAt}`,
     ...clusterLines(report),
     ...(report.plan.deadline ? [md``, md`> **Deadline:** ${report.plan.deadline}`] : []),

@@ -7,6 +7,7 @@ import {leftBehindSentence} from '../util/errors.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import {printableReport} from './printable.js'
 import {renderTable} from './table.js'
+import {verifyHeadline} from './verify-headline.js'
 
 /** How many subjects of one rule to list before summarising the rest (fleets have hundreds). */
 const SUBJECTS_SHOWN = 5
@@ -28,7 +29,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
   // Lines a reader copies or reads by column stay whole, however wide: commands and the node table.
   const verbatim = new Set<string>()
   const nodeTable = renderTable(
-    ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
+    ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', report.verify ? 'STATE' : 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
     report.nodes.slice(0, NODES_SHOWN).map((node) => {
       // From the node's own checks: a cluster run's findings sum passing and not-collected nodes up.
       const counted = Object.values(node.checks).filter((check) => !isWaived(check))
@@ -39,7 +40,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
         node.kernelRelease ?? '?',
         node.os.prettyName ?? node.os.id ?? '?',
         node.nftVersion ?? (node.kubeProxyNftVersion === undefined ? '-' : `${node.kubeProxyNftVersion} (image)`),
-        node.verdict,
+        node.state ?? node.verdict,
         count((check) => check.status === 'fail' && check.severity === 'blocker'),
         count((check) => check.status === 'fail' && check.severity === 'warning'),
         count((check) => check.status === 'unknown'),
@@ -48,8 +49,10 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
     '  ',
   )
   for (const line of nodeTable.split('\n')) verbatim.add(line)
+  const headline = report.verify && verifyHeadline(report, report.verify)
   const out: string[] = [
-    `${verdictColor.bold(report.verdict.toUpperCase())}  ${verdictSentence(report)}`,
+    headline ? `${verdictColor.bold(headline.word)}  ${headline.sentence}` : `${verdictColor.bold(report.verdict.toUpperCase())}  ${verdictSentence(report)}`,
+    ...(headline ? [headline.counts] : []),
     chalk.dim(
       `${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ` +
         `${summary.passed} passed · ${summary.skipped} skipped${summary.waived > 0 ? ` · ${summary.waived} waived` : ''} — ${report.nodes.length} node(s), ${report.rules.evaluated} rule(s)`,

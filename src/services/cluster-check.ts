@@ -1,4 +1,5 @@
 import type {Report} from '../contract/report.js'
+import type {LoadedRule} from '../engine/rule-lint.js'
 import {readSnapshot} from '../sources/cluster/snapshot-file.js'
 import {type CheckOptions} from './check-options.js'
 import type {ClusterEvaluationOptions} from './cluster-evaluation.js'
@@ -63,14 +64,17 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
  * The evaluation's modules (CEL, the rule schema, …), the built-in and --rules rules checked against
  * --skip and --severity, --waivers (which must name rules) and --baseline, and the platform recipes.
  */
-export async function loadClusterEngine(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>) {
+export async function loadClusterEngine(
+  options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>,
+  select: (rule: LoadedRule) => boolean = (rule) => rule.scope !== 'verify',
+) {
   const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([
     import('./rule-catalog.js'),
     import('./gate-files.js'),
     import('./cluster-evaluation.js'),
     import('./recipe-catalog.js'),
   ])
-  const rules = await loadRuleCatalog(options.rulePaths)
+  const rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => select(rule))
   validateRuleSelection(rules, options.skip, options.severity)
   return {rules, evaluateSnapshot, refuseTargetBehindCluster, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
 }

@@ -40,21 +40,7 @@ export function refuseTargetBehindCluster(snapshot: ClusterSnapshot, targetVersi
 
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
 export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probes?: NodeProbeResult): Report {
-  const model = deriveClusterModel(snapshot, {targetVersion: options.targetVersion})
-  // A reachable node's own facts replace what the API shows of it; the others keep the API's, and a
-  // failed probe says why the rest is unknown. kube-proxy's answers through the pod proxy fill in what
-  // the collector could not read, and over the API alone stand in for it.
-  for (const node of model.nodes) {
-    const probed = probes?.probed.get(node.name)
-    const endpoint = probes?.kubeProxyEndpoints?.get(node.name)?.facts
-    if (probed?.reachable) {
-      node.facts = mergeNodeFacts(node.name, endpoint ? withKubeProxyEndpoint(probed.facts, endpoint, true) : probed.facts, node.facts, probed.source)
-      continue
-    }
-
-    if (probed) node.facts = blameFailedProbe(node.facts, probed.reason ?? 'the node probe failed')
-    if (endpoint) node.facts = withKubeProxyEndpoint(node.facts, endpoint, false)
-  }
+  const model = probedClusterModel(snapshot, options.targetVersion, probes)
 
   const nothingToMigrate = !migrationNeeded(model.kubeProxy.mode)
   // With nothing to migrate, only the rules that say so run (`evaluate: always`).
@@ -100,7 +86,31 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
   })
 }
 
-function clusterSummary(facts: ClusterModel['cluster'], nothingToMigrate: boolean, snapshot: ClusterSnapshot): ClusterSummary {
+/**
+ * The cluster's model with each node's facts as the node probes found them: a reachable node's own facts
+ * replace what the API shows of it; the others keep the API's, and a failed probe says why the rest is
+ * unknown. kube-proxy's answers through the pod proxy fill in what the collector could not read, and over
+ * the API alone stand in for it.
+ */
+export function probedClusterModel(snapshot: ClusterSnapshot, targetVersion: string | undefined, probes?: NodeProbeResult): ClusterModel {
+  const model = deriveClusterModel(snapshot, {targetVersion})
+  for (const node of model.nodes) {
+    const probed = probes?.probed.get(node.name)
+    const endpoint = probes?.kubeProxyEndpoints?.get(node.name)?.facts
+    if (probed?.reachable) {
+      node.facts = mergeNodeFacts(node.name, endpoint ? withKubeProxyEndpoint(probed.facts, endpoint, true) : probed.facts, node.facts, probed.source)
+      continue
+    }
+
+    if (probed) node.facts = blameFailedProbe(node.facts, probed.reason ?? 'the node probe failed')
+    if (endpoint) node.facts = withKubeProxyEndpoint(node.facts, endpoint, false)
+  }
+
+  return model
+}
+
+/** What the report says of the cluster as a whole. */
+export function clusterSummary(facts: ClusterModel['cluster'], nothingToMigrate: boolean, snapshot: ClusterSnapshot): ClusterSummary {
   const text = (path: string) => {
     const value = facts.get(path)
     return value === undefined ? null : String(value)

@@ -1,3 +1,4 @@
+import type {Finding} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
 import {distinctNodes, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
@@ -26,6 +27,21 @@ export interface NodeCheckOptions extends CheckOptions {
 
 /** `kpx-check node`: the node rules on this machine, on bundles, or on nodes probed over SSH. */
 export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
+  return (await evaluateNodes(options, {kind: 'node', select: (rule) => rule.scope === 'node'})).report
+}
+
+/** Which rules a node run evaluates, and what it calls them. */
+export interface NodeRuleSelection {
+  /** `node`, or `verify` (whose rules are about the nodes too). */
+  kind: 'node' | 'verify'
+  select: (rule: LoadedRule) => boolean
+}
+
+/** The report of the selected rules on the nodes, with the nodes' facts and findings for what reads them further (verify's gate). */
+export async function evaluateNodes(
+  options: NodeCheckOptions,
+  selection: NodeRuleSelection,
+): Promise<{bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>; probed: ProbedNode[]; report: Report}> {
   const run: {gate: Awaited<ReturnType<typeof readGateFiles>>; probed: ProbedNode[]; rules: LoadedRule[]} = {gate: {}, probed: [], rules: []}
   const progress = options.progress ?? runSilently
   await progress(
@@ -33,10 +49,10 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
       {
         title: 'Load rules',
         async task(context, task) {
-          context.rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => rule.scope === 'node')
+          context.rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => selection.select(rule))
           validateRuleSelection(context.rules, options.skip, options.severity)
           context.gate = await readGateFiles(context.rules, options.gateFiles ?? {}, 'node')
-          task.title = `Loaded ${context.rules.length} node rules`
+          task.title = `Loaded ${context.rules.length} ${selection.kind} rules`
         },
       },
       {
@@ -59,7 +75,7 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
 
   const skip = new Set(options.skip)
   const {findings, grouped, bySubject} = evaluateRules(run.rules, nodeSubjects(run.probed), {skip, severity: options.severity, perSubject: PER_NODE})
-  return buildReport({
+  const report = buildReport({
     nodes: run.probed.map((node) => probedNodeReport(node)),
     findings,
     grouped,
@@ -71,4 +87,5 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
     rulePlans: rulePlans(run.rules),
     ...run.gate,
   })
+  return {bySubject, probed: run.probed, report}
 }

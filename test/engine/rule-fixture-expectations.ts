@@ -242,4 +242,30 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'os-distro/fail.rhel-8.10.facts': {severity: 'warning', subject: 'Node/fail.rhel-8.10.facts', remediation: 'upgrade to rhel 9 or newer'},
   'os-distro/fail.ubuntu-18.04.facts': {severity: 'warning', subject: 'Node/fail.ubuntu-18.04.facts', remediation: 'upgrade to ubuntu 22.04 or newer'},
   'os-distro/unknown.no-os-release.facts': {reason: 'not-collected'},
+
+  // --- verify rules (after the switch; fixtures from the kube-proxy 1.36.2 captures, see SOURCES.md) ---
+  'iptables-leftovers/fail.service-chains-left.facts': {severity: 'blocker', subject: 'Node/fail.service-chains-left.facts', remediation: 'kube-proxy --cleanup'},
+  // The iptables-rules lines as the collector wrote them before it counted Service chains.
+  'iptables-leftovers/unknown.older-collector.facts': {reason: 'not-collected'},
+  'iptables-service-chains/fail.no-service-chains.facts': {severity: 'blocker', subject: 'Node/fail.no-service-chains.facts'},
+  'iptables-service-chains/unknown.older-collector.facts': {reason: 'not-collected'},
+  'kube-ipvs0-gone/fail.kube-ipvs0-left.facts': {severity: 'blocker', subject: 'Node/fail.kube-ipvs0-left.facts', remediation: 'ip link delete kube-ipvs0'},
+  'kube-ipvs0-gone/unknown.no-section.facts': {reason: 'not-collected'},
+  'kube-proxy-process/fail.kube-proxy-exited.facts': {severity: 'blocker', subject: 'Node/fail.kube-proxy-exited.facts', remediation: 'kpx-check verify node --rollback'},
+  'kube-proxy-process/unknown.proc-hidden.facts': {reason: 'permission-denied'},
+  'kube-proxy-tables/fail.ipv6-table-gone.facts': {severity: 'blocker', subject: 'Node/fail.ipv6-table-gone.facts'},
+  'kube-proxy-tables/fail.tables-gone.facts': {severity: 'blocker', subject: 'Node/fail.tables-gone.facts', remediation: 'nft list table ip kube-proxy'},
+  'kube-proxy-tables/unknown.not-root.facts': {reason: 'permission-denied'},
+  'kube-proxy-tables-gone/fail.tables-left.facts': {severity: 'blocker', subject: 'Node/fail.tables-left.facts', remediation: '`nft delete table ip kube-proxy` and `nft delete table ip6 kube-proxy`'},
+  'kube-proxy-tables-gone/unknown.not-root.facts': {reason: 'permission-denied'},
+  'nftables-sync-failures/fail.first-sync-failure.facts': {severity: 'blocker', subject: 'Node/fail.first-sync-failure.facts', remediation: 'kpx-check verify node --rollback'},
+  'nftables-sync-failures/unknown.metrics-unreachable.facts': {reason: 'unreachable'},
+  'rolled-back-mode/fail.still-nftables.facts': {severity: 'blocker', subject: 'Node/fail.still-nftables.facts'},
+  'rolled-back-mode/unknown.mode-unreachable.facts': {reason: 'unreachable'},
+  'running-mode/fail.still-iptables.facts': {severity: 'blocker', subject: 'Node/fail.still-iptables.facts', remediation: '--field-selector spec.nodeName=NODE'},
+  'running-mode/unknown.mode-unreachable.facts': {reason: 'unreachable'},
+  // Read two minutes later, an IPv6 sync asked for at 06:35:22 is still not done: 133 s.
+  'sync-pending/fail.ipv6-sync-waiting.facts': {severity: 'blocker', subject: 'Node/fail.ipv6-sync-waiting.facts'},
+  // No sync timestamp at all: the bundle as the collector wrote it before it kept them (a healthy nftables node then showed no metric line).
+  'sync-pending/unknown.no-sync-series.facts': {reason: 'not-present'},
 }

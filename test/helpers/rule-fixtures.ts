@@ -31,9 +31,9 @@ export function ruleName(rule: LoadedRule): string {
   return rule.id.split('/', 2)[1]
 }
 
-/** A node rule's fixture is a facts bundle (.facts); a cluster rule's is a cluster snapshot (.json). */
+/** A node or verify rule's fixture is a facts bundle (.facts); a cluster rule's is a cluster snapshot (.json). */
 export function fixtureExtension(rule: LoadedRule): string {
-  return rule.scope === 'node' ? '.facts' : '.json'
+  return rule.scope === 'cluster' ? '.json' : '.facts'
 }
 
 export function fixtureFiles(rule: LoadedRule): string[] {
@@ -47,7 +47,7 @@ export function ruleFixtures(rule: LoadedRule): RuleFixture[] {
 
 function subjectsOf(rule: LoadedRule, file: string): Subject[] {
   const text = readFileSync(file, 'utf8')
-  if (rule.scope === 'node') return [{kind: 'Node', name: basename(file), facts: deriveNodeFacts(parseBundle(text), basename(file))}]
+  if (rule.scope !== 'cluster') return [{kind: 'Node', name: basename(file), facts: deriveNodeFacts(parseBundle(text), basename(file))}]
   return clusterSubjects(deriveClusterModel(JSON.parse(text) as ClusterSnapshot))
 }
 

@@ -17,7 +17,7 @@ export default class Rules extends KpxCommand {
 
   static flags = {
     rules: Flags.string({description: 'Extra rule files or folders to include (repeatable).', multiple: true, helpValue: 'PATH'}),
-    scope: Flags.string({description: 'Only rules of this scope.', options: ['node', 'cluster']}),
+    scope: Flags.string({description: 'Only rules of this scope.', options: ['node', 'cluster', 'verify']}),
     ...configFlags,
   }
 

@@ -1,0 +1,33 @@
+/** The flags `verify node` and `verify cluster` add to those of `node` and `cluster`, and what they make of them. */
+import * as Flags from '@oclif/core/flags'
+
+import type {VerifyOptions} from '../services/verify-check.js'
+
+export const verifyFlags = {
+  rollback: Flags.boolean({
+    description: 'Verify a rollback instead: kube-proxy runs its old mode (iptables or IPVS) again, its rules are back, and no kube-proxy nftables table is left.',
+    default: false,
+  }),
+  'allow-not-switched': Flags.boolean({
+    description: 'Nodes still running the old mode (not-switched) do not fail the run: mid-rollout, only the nodes switched so far must be verified.',
+    default: false,
+  }),
+}
+
+export function verifyOptions(flags: {'allow-not-switched': boolean; rollback: boolean}): VerifyOptions {
+  return {direction: flags.rollback ? 'rollback' : 'switch', allowNotSwitched: flags['allow-not-switched']}
+}
+
+/** What `verify`'s --help says of the states and the exit codes. */
+export const VERIFY_DESCRIPTION = [
+  'Each node gets one state: verified (kube-proxy runs in nftables mode, or with --rollback its old mode again, and every',
+  'check passes), failed (a check failed: it says what, and how to roll the node back), not-switched (it still runs the',
+  'mode it was to leave), or unknown (its state could not be seen, and why). An input that cannot be read never makes a',
+  'node verified.',
+  '',
+  'Exit codes:',
+  '  0  every node in scope is verified',
+  '  2  usage or input error',
+  '  3  a node failed, or is not-switched (unless --allow-not-switched)',
+  '  5  a node is unknown (unless --allow-incomplete)',
+].join('\n')
