@@ -10,7 +10,7 @@ import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {clusterNodeProbe, makesPods, sshFlags} from '../cli/ssh-flags.js'
 import type {FleetReport} from '../contract/fleet.js'
 import type {Report} from '../contract/report.js'
-import {runClusterCheck} from '../services/cluster-check.js'
+import {type ClusterEngine, runClusterCheck} from '../services/cluster-check.js'
 import {runFleetCheck} from '../services/fleet-check.js'
 import {DEFAULT_HOST_TEMPLATE} from '../sources/ssh/host-template.js'
 
@@ -122,7 +122,15 @@ export default class Cluster extends KpxCommand {
   }
 
   async run(): Promise<FleetReport | Report> {
-    const parsed = await this.parse(Cluster)
+    return this.checkClusters(await this.parseCluster())
+  }
+
+  protected parseCluster() {
+    return this.parse(Cluster)
+  }
+
+  /** The cluster, or the fleet, checked with `engine`'s rules (default: the pre-switch rules), and the report emitted. */
+  protected async checkClusters(parsed: Awaited<ReturnType<Cluster['parseCluster']>>, engine?: ClusterEngine): Promise<FleetReport | Report> {
     const {flags} = parsed
     const format = this.stdoutFormat(parsed)
     const fleet = fleetSelection(flags)
@@ -137,6 +145,7 @@ export default class Cluster extends KpxCommand {
         progress: this.progress(),
         ...(probe ? {nodeProbe: probe} : {}),
         ...(flags['kube-proxy-metrics'] ? {kubeProxyMetrics: true} : {}),
+        ...(engine ? {engine} : {}),
       }
       if (fleet) {
         return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs, location)

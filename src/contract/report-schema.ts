@@ -179,7 +179,7 @@ export const REPORT_SCHEMA = {
         required: ['rule', 'title', 'status', 'severity', 'confidence', 'subject', 'message', 'evidence', 'remediation', 'references'],
         additionalProperties: false,
         properties: {
-          rule: {type: 'string', pattern: '^(node|cluster)/'},
+          rule: {type: 'string', pattern: '^(node|cluster|verify)/'},
           title: {type: 'string'},
           status: statusSchema,
           severity: {enum: [...SEVERITIES]},

@@ -43,8 +43,10 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
   const model = probedClusterModel(snapshot, options.targetVersion, probes)
 
   const nothingToMigrate = !migrationNeeded(model.kubeProxy.mode)
-  // With nothing to migrate, only the rules that say so run (`evaluate: always`).
-  const active = nothingToMigrate ? rules.filter((rule) => rule.evaluate === 'always') : rules
+  // Before the switch: node and cluster rules (verify's are for after it); with nothing to migrate, only
+  // the rules that say so run (`evaluate: always`).
+  const preSwitch = rules.filter((rule) => rule.scope !== 'verify')
+  const active = nothingToMigrate ? preSwitch.filter((rule) => rule.evaluate === 'always') : preSwitch
   const skip = new Set(options.skip)
   const {findings, grouped, bySubject} = evaluateRules(active, clusterSubjects(model), {
     skip,

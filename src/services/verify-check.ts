@@ -11,9 +11,10 @@ import type {FactSet} from '../facts/fact-set.js'
 import {buildReport} from '../planner/gate.js'
 import {applyVerifyGate, type VerifyDirection} from '../planner/verify.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import {UsageError} from '../util/errors.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
 import {type ClusterEngine, loadClusterEngine} from './cluster-check.js'
-import {clusterSummary, type ClusterEvaluationOptions, probedClusterModel} from './cluster-evaluation.js'
+import {type ClusterEvaluationOptions, clusterSummary, probedClusterModel} from './cluster-evaluation.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 import {evaluateNodes, type NodeCheckOptions} from './node-check.js'
 import {rulePlans} from './rule-catalog.js'
@@ -22,10 +23,12 @@ import {rulePlans} from './rule-catalog.js'
 export interface VerifyOptions {
   direction: VerifyDirection
   allowNotSwitched: boolean
+  /** Cluster runs: verify only these Nodes (--node), the ones switched so far; default every Linux node. */
+  nodes?: readonly string[]
 }
 
 /** The fact that says which mode a node's kube-proxy runs. */
-const RUNNING_MODE = 'kubeProxy.mode'
+const RUNNING_MODE = 'kubeProxy.runningMode'
 
 /** The verify rules that prove this direction. */
 function verifyRules(direction: VerifyDirection): (rule: LoadedRule) => boolean {
@@ -48,7 +51,8 @@ export async function runVerifyNode(options: NodeCheckOptions & VerifyOptions): 
  * metrics), in the shape of the cluster check's engine: `cluster`'s reading, probing and fleets serve both.
  */
 export async function loadVerifyEngine(options: CheckOptions, verify: VerifyOptions): Promise<ClusterEngine> {
-  const engine = await loadClusterEngine(options, verifyRules(verify.direction))
+  // --baseline of the pre-switch check gates on new findings; verify's is not that.
+  const engine = await loadClusterEngine({...options, gateFiles: {waiversPath: options.gateFiles?.waiversPath}}, verifyRules(verify.direction))
   return {...engine, evaluateSnapshot: (snapshot, rules, evaluation, probes) => verifySnapshot(snapshot, rules, {...evaluation, ...verify}, probes)}
 }
 
@@ -56,7 +60,9 @@ export async function loadVerifyEngine(options: CheckOptions, verify: VerifyOpti
 function verifySnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions & VerifyOptions, probes?: NodeProbeResult): Report {
   const model = probedClusterModel(snapshot, options.targetVersion, probes)
   const skip = new Set(options.skip)
-  const linux = model.nodes.filter((node) => !node.windows)
+  const linux = model.nodes.filter((node) => !node.windows && (options.nodes === undefined || options.nodes.includes(node.name)))
+  const missing = options.nodes?.filter((name) => !linux.some((node) => node.name === name)) ?? []
+  if (missing.length > 0) throw new UsageError(`--node ${missing.join(', ')}: no such Linux Node in the cluster${snapshot.source.context ? ` (context ${snapshot.source.context})` : ''}`, ['List them with: kubectl get nodes -l kubernetes.io/os=linux'])
   const subjects = linux.map((node) => ({kind: 'Node', name: node.name, facts: node.facts}))
   const {findings, bySubject} = evaluateRules(rules, subjects, {skip, severity: options.severity, unreadableKinds: model.unreadableKinds, perSubject: PER_NODE})
   const report = buildReport({

@@ -102,7 +102,7 @@ describe('what rules lint finds in a rule, and where', () => {
   it('wants the id to start with the scope, and a subject only on cluster rules', () => {
     assert.deepEqual(problemsOf({id: ['id: cluster/probe']}), [[2, 'rule id "cluster/probe" must start with its scope "node/"']])
     assert.deepEqual(lintRule(probe(), 'other.yaml').problems.map((problem) => [problem.line, problem.message]), [[2, 'rule id "node/probe" must live in a file named probe.yaml']])
-    assert.deepEqual(problemsOf({subject: ['subject: DaemonSet']}), [[3, 'only cluster rules have a subject; node rules are about nodes']])
+    assert.deepEqual(problemsOf({subject: ['subject: DaemonSet']}), [[3, 'only cluster rules have a subject; node and verify rules are about nodes']])
   })
 
   it('wants a pass and a fail outcome', () => {

@@ -58,6 +58,11 @@ function reasons(facts: FactSet): Record<string, string> {
   return Object.fromEntries(facts.unknownEntries().map(([path, fact]) => [path, fact.reason]))
 }
 
+/** These bundles were written before the collector counted kube-proxy's iptables Service chains (svc=)… */
+const BEFORE_SERVICE_CHAINS = {'iptables.serviceChainRules': 'not-collected', 'iptables.serviceChainBackends': 'not-collected'}
+/** …and kept kube-proxy's sync timestamps. */
+const BEFORE_SYNC_TIMES = {'kubeProxy.syncedFamilies': 'not-present', 'kubeProxy.pendingSyncSeconds': 'not-present'}
+
 interface FixtureCase {
   fixture: string
   known: Record<string, FactValue>
@@ -100,7 +105,7 @@ const FIXTURES: FixtureCase[] = [
       'kubeProxy.ctInvalidDropped': 1_500_000,
       'kubeProxy.localhostNodePortsAccepted': 42,
     },
-    unknown: {'sysctl.connReuseMode': 'not-present', 'kubeProxy.nftablesSyncFailures': 'not-present'},
+    unknown: {'sysctl.connReuseMode': 'not-present', 'kubeProxy.nftablesSyncFailures': 'not-present', ...BEFORE_SERVICE_CHAINS, ...BEFORE_SYNC_TIMES},
   },
   {
     fixture: 'ubuntu-20.04-ipvs-nonroot',
@@ -138,6 +143,10 @@ const FIXTURES: FixtureCase[] = [
       'netfilter.tables': 'not-installed',
       'netfilter.dropPolicyChains': 'not-installed',
       'kubeProxy.skipKernelCheck': 'permission-denied',
+      'iptables.serviceChainRules': 'permission-denied',
+      'iptables.serviceChainBackends': 'permission-denied',
+      'netfilter.kubeProxyObjects': 'not-installed',
+      ...BEFORE_SYNC_TIMES,
       // IPVS mode exports none of the three.
       'kubeProxy.localhostNodePortsAccepted': 'not-present',
       'kubeProxy.ctInvalidDropped': 'not-present',
@@ -167,6 +176,8 @@ const FIXTURES: FixtureCase[] = [
       'iptables.legacyKubeRules': 'not-installed',
       'sysctl.connReuseMode': 'not-present',
       'kubeProxy.nftablesSyncFailures': 'not-present',
+      ...BEFORE_SERVICE_CHAINS,
+      ...BEFORE_SYNC_TIMES,
     },
   },
   {
@@ -191,6 +202,10 @@ const FIXTURES: FixtureCase[] = [
       'sysctl.connReuseMode': 'not-present',
       'kubeProxy.localhostNodePortsAccepted': 'not-present',
       'kubeProxy.ctInvalidDropped': 'not-present',
+      // Its kube-proxy tables, listed without the set and map lines the collector keeps now.
+      'netfilter.kubeProxyObjects': 'not-collected',
+      ...BEFORE_SERVICE_CHAINS,
+      ...BEFORE_SYNC_TIMES,
     },
   },
 ]

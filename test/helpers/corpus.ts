@@ -804,8 +804,10 @@ export function buildBundleText(spec: NodeSpec): string {
     const debianLike = /^(ID=|ID_LIKE=).*\b(debian|ubuntu)\b/m.test(spec.osRelease)
     const hasLegacySave = backend === 'legacy' || debianLike
     const hasNftSave = compareDotted(version, '1.8') >= 0 && (backend === 'nf_tables' || debianLike)
-    if (hasLegacySave) lines.push(backend === 'legacy' ? `legacy total=${total} kube=${kube}` : `legacy total=${spec.seed % 5 === 0 ? 14 : 0} kube=${spec.seed % 5 === 0 ? 9 : 0}`)
-    if (hasNftSave) lines.push(backend === 'nf_tables' ? `nft total=${total} kube=${kube}` : 'nft total=0 kube=0')
+    // kube-proxy's Service chains (svc=): iptables and IPVS mode keep KUBE-SERVICES and the rest; nftables mode none.
+    const service = spec.mode === 'iptables' ? kube - 24 : (spec.mode === 'ipvs' ? 12 : 0)
+    if (hasLegacySave) lines.push('legacy6 svc=0', backend === 'legacy' ? `legacy total=${total} kube=${kube} svc=${service}` : `legacy total=${spec.seed % 5 === 0 ? 14 : 0} kube=${spec.seed % 5 === 0 ? 9 : 0} svc=0`)
+    if (hasNftSave) lines.push('nft6 svc=0', backend === 'nf_tables' ? `nft total=${total} kube=${kube} svc=${service}` : 'nft total=0 kube=0 svc=0')
     add('iptables-rules', lines.join('\n'))
   } else {
     deny('iptables-policies', 'permission-denied', 'iptables -S needs root')
@@ -821,6 +823,8 @@ export function buildBundleText(spec: NodeSpec): string {
     const chains: string[] = []
     for (const table of tables) {
       chains.push(`${table.header} {`)
+      // kube-proxy's tables hold its sets and maps, which the collector keeps beside the chains.
+      if (table.header.endsWith(' kube-proxy')) chains.push('\tset cluster-ips {', '\tmap service-ips {')
       for (const [name, base] of table.chains) {
         chains.push(`\tchain ${name} {`)
         if (base) chains.push(`\t\t${base}`)

@@ -242,11 +242,22 @@ const FAKE_NFT_SAVE = String.raw`#!/bin/sh
 printf '*nat\n-A PREROUTING -j KUBE-SERVICES\n-A OUTPUT -j KUBE-SERVICES\n-A POSTROUTING -j MASQUERADE\nCOMMIT\n'
 `
 
+/** IPv6: kube-proxy's Service chains of iptables mode (a chain, a rule in it), KUBE-FIREWALL, which is the kubelet's. */
+const FAKE_IP6_NFT_SAVE = String.raw`#!/bin/sh
+printf '*nat\n:KUBE-SVC-ABCDEFGHIJKLMNOP - [0:0]\n-A KUBE-SVC-ABCDEFGHIJKLMNOP -j KUBE-SEP-QRSTUVWXYZ234567\nCOMMIT\n*filter\n:KUBE-FIREWALL - [0:0]\n-A INPUT -j KUBE-FIREWALL\nCOMMIT\n'
+`
+
+const FAKE_IP6_LEGACY_SAVE = String.raw`#!/bin/sh
+exit 0
+`
+
 const FAKE_METRICS = `# HELP kubeproxy_iptables_ct_state_invalid_dropped_packets_total [ALPHA] packets dropped
 # TYPE kubeproxy_iptables_ct_state_invalid_dropped_packets_total counter
 kubeproxy_iptables_ct_state_invalid_dropped_packets_total 7
 kubeproxy_iptables_localhost_nodeports_accepted_packets_total 0
 kubeproxy_sync_proxy_rules_duration_seconds_count 3
+kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family="IPv4"} 1.7965388423e+09
+kubeproxy_sync_proxy_rules_last_timestamp_seconds_total 9
 rest_client_requests_total{code="200"} 10
 `
 
@@ -284,6 +295,8 @@ before(async () => {
   await writeExecutable(join(fakeBin, 'iptables'), FAKE_IPTABLES)
   await writeExecutable(join(fakeBin, 'iptables-legacy-save'), FAKE_LEGACY_SAVE)
   await writeExecutable(join(fakeBin, 'iptables-nft-save'), FAKE_NFT_SAVE)
+  await writeExecutable(join(fakeBin, 'ip6tables-nft-save'), FAKE_IP6_NFT_SAVE)
+  await writeExecutable(join(fakeBin, 'ip6tables-legacy-save'), FAKE_IP6_LEGACY_SAVE)
   await writeExecutable(join(fakeBin, 'curl'), FAKE_CURL)
 
   hangBin = join(workDir, 'hang')
@@ -524,7 +537,8 @@ describe('collector with fake node commands', () => {
     assert.equal(dashRun.bundle.sections.get('kube-proxy-mode'), 'iptables')
     assert.equal(
       dashRun.bundle.sections.get('kube-proxy-metrics'),
-      'kubeproxy_iptables_ct_state_invalid_dropped_packets_total 7\nkubeproxy_iptables_localhost_nodeports_accepted_packets_total 0',
+      // A family is kept whole and only whole: …last_timestamp_seconds_total is another family.
+      'kubeproxy_iptables_ct_state_invalid_dropped_packets_total 7\nkubeproxy_iptables_localhost_nodeports_accepted_packets_total 0\nkubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family="IPv4"} 1.7965388423e+09',
     )
   })
 
@@ -565,12 +579,14 @@ describe('collector with fake node commands', () => {
         '\t\ttype filter hook forward priority filter; policy accept;',
         '\tchain helper {',
         'table ip kube-proxy {',
+        '\tset cluster-ips {',
         '\tchain nat-prerouting {',
         '\t\ttype nat hook prerouting priority dstnat; policy accept;',
       ].join('\n'),
     )
     assert.equal(sections.get('iptables-policies'), '-P INPUT DROP\n-P FORWARD ACCEPT')
-    assert.equal(sections.get('iptables-rules'), 'legacy total=2 kube=1\nnft total=3 kube=2')
+    // svc=: kube-proxy's Service chains, IPv6 on a line of its own: KUBE-FIREWALL is not one.
+    assert.equal(sections.get('iptables-rules'), 'legacy6 svc=0\nlegacy total=2 kube=1 svc=0\nnft6 svc=2\nnft total=3 kube=2 svc=2')
   })
 
   for (const userland of ['system', 'busybox'] as const) {

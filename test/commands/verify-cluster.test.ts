@@ -1,0 +1,121 @@
+/**
+ * `kpx-check verify cluster` through bin/run.js against the test API server: every Linux node gets a state
+ * and its checks' evidence, from bundles (--facts), kube-proxy's answers through the pod proxy
+ * (--kube-proxy-metrics) and the collector run by exec in kube-proxy's pods or in probe pods.
+ */
+import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import type {Report} from '../../src/contract/report.js'
+import {type ApiServerOptions, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {capturedBundle, CAPTURES_DIR, withSections} from '../helpers/captured-bundles.js'
+import {runCli} from '../helpers/cli.js'
+import {validateReport} from '../helpers/schemas.js'
+
+const EKS_NODES = ['ip-10-0-10-170.ec2.internal', 'ip-10-0-11-23.ec2.internal', 'ip-10-0-12-88.ec2.internal']
+const KUBEADM_NODES = ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']
+
+let dir: string
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kpx-verify-cluster-'))
+})
+after(() => rmSync(dir, {recursive: true, force: true}))
+
+async function verify(options: ApiServerOptions, args: string[]): Promise<{code: null | number; report: Report}> {
+  const server = await startApiServer(options)
+  try {
+    const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
+    const {code, stdout, stderr} = await runCli(['verify', 'cluster', '--kubeconfig', kubeconfig, '--json', ...args])
+    assert.equal(stdout.trimStart()[0], '{', `stdout is the report only:\n${stdout}\n${stderr}`)
+    const report = JSON.parse(stdout) as Report
+    assert.ok(validateReport(report), JSON.stringify(validateReport.errors))
+    assert.equal(report.exitCode, code)
+    return {code, report}
+  } finally {
+    await server.close()
+  }
+}
+
+/** A captured bundle as the named node's: its hostname section replaced, nothing else. */
+function bundleFor(node: string, state: 'iptables' | 'nftables'): string {
+  const file = join(dir, `${node}.${state}.facts`)
+  writeFileSync(file, withSections(capturedBundle(state), {sections: {hostname: node}}))
+  return file
+}
+
+const states = (report: Report) => Object.fromEntries(report.nodes.map((node) => [node.name, node.state]))
+/** kube-proxy's answers in the captured nftables state, served on 0.0.0.0:10249 as on EKS. */
+const nftablesEndpoints = {port: 10_249, paths: {'/proxyMode': 'nftables', '/metrics': readFileSync(join(CAPTURES_DIR, 'capture-2-nftables', 'metrics.all'), 'utf8')}}
+
+describe('verify cluster', () => {
+  it('--facts: every node with the captured nftables bundle is verified, exit 0', async () => {
+    const facts = KUBEADM_NODES.flatMap((node) => ['--facts', bundleFor(node, 'nftables')])
+    const {code, report} = await verify({scenario: 'kubeadm-calico'}, facts)
+    assert.equal(code, 0)
+    assert.deepEqual(states(report), Object.fromEntries(KUBEADM_NODES.map((node) => [node, 'verified'])))
+    assert.equal(report.verify?.states.verified, 3)
+    assert.equal(report.cluster?.context, 'kpx-test')
+    for (const node of report.nodes) assert.equal(node.checks['verify/running-mode'].evidence?.['kubeProxy.runningMode'], 'nftables')
+  })
+
+  it('--facts mid-rollout: one node still on iptables is not-switched (exit 3); --node the switched ones, or --allow-not-switched: exit 0', async () => {
+    const facts = ['--facts', bundleFor('k8s-cp-01', 'iptables'), '--facts', bundleFor('k8s-worker-01', 'nftables'), '--facts', bundleFor('k8s-worker-02', 'nftables')]
+    const all = await verify({scenario: 'kubeadm-calico'}, facts)
+    assert.equal(all.code, 3)
+    assert.deepEqual(states(all.report), {'k8s-cp-01': 'not-switched', 'k8s-worker-01': 'verified', 'k8s-worker-02': 'verified'})
+    const switched = await verify({scenario: 'kubeadm-calico'}, [...facts, '--node', 'k8s-worker-01', '--node', 'k8s-worker-02'])
+    assert.equal(switched.code, 0)
+    assert.deepEqual(states(switched.report), {'k8s-worker-01': 'verified', 'k8s-worker-02': 'verified'})
+    assert.equal((await verify({scenario: 'kubeadm-calico'}, [...facts, '--allow-not-switched'])).code, 0)
+    const rollback = await verify({scenario: 'kubeadm-calico'}, [...facts, '--rollback'])
+    assert.deepEqual(states(rollback.report), {'k8s-cp-01': 'verified', 'k8s-worker-01': 'not-switched', 'k8s-worker-02': 'not-switched'})
+  })
+
+  it('--node naming no Linux Node is a usage error, exit 2', async () => {
+    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    try {
+      const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
+      const {code, stderr} = await runCli(['verify', 'cluster', '--kubeconfig', kubeconfig, '--node', 'k8s-worker-09'])
+      assert.equal(code, 2)
+      assert.match(stderr, /--node k8s-worker-09: no such Linux Node in the cluster \(context kpx-test\)/)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('--kube-proxy-metrics alone (EKS): the mode and syncs are seen, the node-shell checks are not: every node unknown, exit 5', async () => {
+    const {code, report} = await verify({scenario: 'eks-old-vpc-cni', podHttp: nftablesEndpoints}, ['--kube-proxy-metrics'])
+    assert.equal(code, 5)
+    assert.deepEqual(states(report), Object.fromEntries(EKS_NODES.map((node) => [node, 'unknown'])))
+    for (const node of report.nodes) {
+      assert.equal(node.checks['verify/running-mode'].status, 'pass')
+      assert.equal(node.checks['verify/nftables-sync-failures'].status, 'pass')
+      assert.equal(node.checks['verify/kube-proxy-tables'].status, 'unknown')
+      assert.equal(node.kubeProxyMetrics?.origin.startsWith('kube-system/kube-proxy-'), true)
+    }
+  })
+
+  it('--kube-proxy-metrics: kube-proxy still answering iptables on every node: not-switched, exit 3', async () => {
+    const iptables = {port: 10_249, paths: {'/proxyMode': 'iptables', '/metrics': readFileSync(join(CAPTURES_DIR, 'capture-1-iptables', 'metrics.all'), 'utf8')}}
+    const {code, report} = await verify({scenario: 'eks-old-vpc-cni', podHttp: iptables}, ['--kube-proxy-metrics'])
+    assert.equal(code, 3)
+    assert.deepEqual(states(report), Object.fromEntries(EKS_NODES.map((node) => [node, 'not-switched'])))
+  })
+
+  for (const probe of ['exec', 'pod']) {
+    it(`--node-probe ${probe}: the collector runs where no kube-proxy runs (this machine): every node failed with why, exit 3; never verified`, async () => {
+      const {code, report} = await verify({scenario: 'kubeadm-calico'}, ['--node-probe', probe])
+      assert.equal(code, 3)
+      for (const node of report.nodes) {
+        assert.equal(node.source, probe)
+        assert.equal(node.state, 'failed', JSON.stringify(node.checks))
+        assert.equal(node.checks['verify/kube-proxy-tables'].status === 'fail' || node.checks['verify/kube-proxy-tables'].status === 'unknown', true)
+        assert.equal(node.checks['verify/running-mode'].status, 'fail')
+        assert.equal(node.checks['verify/running-mode'].evidence?.['kubeProxy.runningMode'], 'none')
+      }
+    })
+  }
+})
