@@ -2,6 +2,7 @@
 import * as Flags from '@oclif/core/flags'
 
 import type {VerifyOptions} from '../services/verify-check.js'
+import {UsageError} from '../util/errors.js'
 
 export const verifyFlags = {
   rollback: Flags.boolean({
@@ -12,6 +13,26 @@ export const verifyFlags = {
     description: 'Nodes still running the old mode (not-switched) do not fail the run: mid-rollout, only the nodes switched so far must be verified.',
     default: false,
   }),
+}
+
+/**
+ * verify reads no configuration file: its per-command sections are keyed by command name, and `node:` would
+ * be taken for verify cluster's --node. These stand in for --config and --no-config (so `verify cluster` keeps
+ * `cluster`'s flags' shape), hidden, and are not the flags that make a command read one; --config is refused.
+ */
+export const noConfigFile = {
+  config: Flags.string({description: 'Not taken: verify reads no configuration file.', hidden: true}),
+  'no-config': Flags.boolean({description: 'Not needed: verify reads no configuration file.', hidden: true, default: false}),
+}
+
+/** --config given to verify: refused, never silently ignored. */
+export function refuseConfigFile(flags: {config?: string}): void {
+  if (flags.config !== undefined) throw new UsageError('--config: verify reads no configuration file', ['Give its flags on the command line.'])
+}
+
+/** --baseline, which `node` and `cluster` take: verify's comparison with a pre-switch report is not written yet. */
+export function refuseBaseline(flags: {baseline?: string}): void {
+  if (flags.baseline !== undefined) throw new UsageError('--baseline: verify does not compare with a pre-switch report yet', ['Run verify without it.'])
 }
 
 export function verifyOptions(flags: {'allow-not-switched': boolean; rollback: boolean}): VerifyOptions {

@@ -7,7 +7,7 @@ import {helpDescription} from '../cli/help-text.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
 import type {Report} from '../contract/report.js'
-import {runNodeCheck} from '../services/node-check.js'
+import {type NodeCheckOptions, runNodeCheck} from '../services/node-check.js'
 
 export default class Node extends KpxCommand {
   static summary = 'Check whether nodes can run kube-proxy in nftables mode.'
@@ -65,13 +65,21 @@ export default class Node extends KpxCommand {
   }
 
   async run(): Promise<Report> {
-    const parsed = await this.parse(Node)
+    return this.checkNodes(await this.parseNode(), runNodeCheck)
+  }
+
+  protected parseNode() {
+    return this.parse(Node)
+  }
+
+  /** The nodes the flags name checked by `check` (default: the pre-switch node rules), and the report emitted. */
+  protected async checkNodes(parsed: Awaited<ReturnType<Node['parseNode']>>, check: (options: NodeCheckOptions) => Promise<Report>): Promise<Report> {
     const {flags} = parsed
     const format = this.stdoutFormat(parsed)
     const outputs = await parseOutputs(flags.output ?? [])
     const location = sarifLocation(flags['sarif-location'], format, outputs)
     const ssh = nodeSshProbe(flags)
-    const report = await runNodeCheck({
+    const report = await check({
       ...checkOptions(flags),
       factsPaths: flags.facts ?? [],
       ...(ssh ? {ssh} : {}),

@@ -21,7 +21,7 @@ import {assessKernelSupport, type KernelEvidence} from './parsers/kernel-feature
 import {parseKernelRelease, parseKernelVersion} from './parsers/kernel.js'
 import {kubeProxyRuntime, type MetricSample, metricTotals, parseKubeProxyProcess, parseMetricSamples, parseProxyMode, type ProxyMode} from './parsers/kube-proxy.js'
 import {parseModulePaths, parseProcModules} from './parsers/modules.js'
-import {parseDropPolicyChains, parseKubeProxyNftObjects, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
+import {parseNftChains, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
 import {parseOsRelease} from './parsers/os-release.js'
 import {activeServices, parseServices} from './parsers/services.js'
 import {parseSysctl, sysctlInt} from './parsers/sysctl.js'
@@ -347,14 +347,13 @@ function deriveNftState(facts: FactSet, sections: Sections): void {
   })
 
   fromSection(facts, sections, 'nft-chains', (text) => {
-    const chains = parseDropPolicyChains(text)
-    const objects = parseKubeProxyNftObjects(text)
-    if (!chains || !objects) return `expected nft list ruleset table/chain lines, found ${quote(text)}`
-    facts.set('netfilter.dropPolicyChains', chains)
+    const chains = parseNftChains(text)
+    if (!chains) return `expected nft list ruleset table/chain lines, found ${quote(text)}`
+    facts.set('netfilter.dropPolicyChains', chains.dropPolicyChains)
     // kube-proxy makes its sets and maps with its table, in one transaction: a kube-proxy table without
     // a set or map line anywhere is a bundle whose collector kept no such lines.
-    const stable = objects.filter((object) => !object.includes('/'))
-    if (objects.length === 0 && /^\s*table\s+ip6?\s+kube-proxy\b/m.test(text) && !/^\s*(?:set|map)\s/m.test(text)) {
+    const stable = chains.kubeProxyObjects.filter((object) => !object.includes('/'))
+    if (!chains.sawSetOrMap && /^\s*table\s+ip6?\s+kube-proxy\b/m.test(text)) {
       facts.unknown('netfilter.kubeProxyObjects', 'not-collected', "nft-chains: no set or map lines (the collector predates them): collect the node's facts again")
     } else facts.set('netfilter.kubeProxyObjects', stable)
   })
@@ -429,9 +428,6 @@ const METRICS = [
 
 const SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total'
 const CLEANUP_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total'
-const RESTORE_FAILURES = 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total'
-/** A gauge only iptables mode sets, on every sync: its presence tells iptables mode (domain-2026-12b §A.2). */
-const IPTABLES_ONLY = 'kubeproxy_sync_proxy_rules_iptables_total'
 const LAST_SYNC = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'
 const LAST_QUEUED = 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds'
 
@@ -440,8 +436,6 @@ export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set([
   ...METRICS.map(([name]) => name),
   SYNC_FAILURES,
   CLEANUP_FAILURES,
-  RESTORE_FAILURES,
-  IPTABLES_ONLY,
   LAST_SYNC,
   LAST_QUEUED,
   ...MODE_METRIC_FAMILIES,
@@ -510,14 +504,12 @@ function deriveKubeProxyEndpoint(facts: FactSet, sections: Sections, readAt: Dat
     for (const [name, path] of [
       [SYNC_FAILURES, 'kubeProxy.syncFailures'],
       [CLEANUP_FAILURES, 'kubeProxy.cleanupFailures'],
-      [RESTORE_FAILURES, 'kubeProxy.iptablesRestoreFailures'],
     ] as const) {
       const value = metrics.get(name) ?? 0
       if (Number.isFinite(value)) facts.set(path, Math.round(value))
       else facts.unknown(path, 'unparseable', `kube-proxy-metrics: ${name} is ${value}`)
     }
 
-    facts.set('kubeProxy.iptablesMetrics', metrics.has(IPTABLES_ONLY))
     deriveSyncProgress(facts, samples, readAt)
   })
 }

@@ -35,7 +35,6 @@ describe("kube-proxy's answers through the pod proxy, beside a node's other fact
     assert.deepEqual(facts.get('kubeProxy.syncedFamilies'), ['IPv4', 'IPv6'])
     assert.equal(facts.get('kubeProxy.pendingSyncSeconds'), 40)
     assert.equal(facts.get('kubeProxy.syncFailures'), 0)
-    assert.equal(facts.get('kubeProxy.iptablesMetrics'), false)
   })
 
   it('what the collector read itself wins; what it could not read is the pod proxy\'s', () => {

@@ -12,7 +12,7 @@ const parsePrometheusText = (text: string) => {
   const samples = parseMetricSamples(text)
   return samples && metricTotals(samples)
 }
-import {parseDropPolicyChains, parseNftCheck, parseNftTables} from '../../src/facts/parsers/nft-ruleset.js'
+import {parseNftChains, parseNftCheck, parseNftTables} from '../../src/facts/parsers/nft-ruleset.js'
 import {activeServices, parseServices} from '../../src/facts/parsers/services.js'
 import {parseSysctl, sysctlInt} from '../../src/facts/parsers/sysctl.js'
 
@@ -146,9 +146,12 @@ describe('nft tables, chains and the -c probe', () => {
       '\tchain "my forward" {',
       '\t\ttype filter hook forward priority 0; policy drop;',
     ].join('\n')
-    assert.deepEqual(parseDropPolicyChains(text), ['ip filter FORWARD', 'inet filter input', 'inet filter my forward'])
-    assert.deepEqual(parseDropPolicyChains(''), [])
-    assert.equal(parseDropPolicyChains('nft: command not found'), undefined)
+    assert.deepEqual(parseNftChains(text)?.dropPolicyChains, ['ip filter FORWARD', 'inet filter input', 'inet filter my forward'])
+    assert.deepEqual(parseNftChains(''), {dropPolicyChains: [], kubeProxyObjects: [], sawSetOrMap: false})
+    assert.equal(parseNftChains('nft: command not found'), undefined)
+    // kube-proxy's sets and maps, as the captured 1.36.2 ruleset lists them; another table's set is not one.
+    const kubeProxy = ['table inet firewalld {', '\tset allowed {', 'table ip kube-proxy {', '\tset cluster-ips {', '\tmap service-ips {', '\tset affinity-YEM2F7UD-demo/lb-affinity/tcp/http__10.244.0.16/8080 {', 'table ip6 kube-proxy {', '\tmap service-ips {'].join('\n')
+    assert.deepEqual(parseNftChains(kubeProxy)?.kubeProxyObjects, ['ip cluster-ips', 'ip service-ips', 'ip affinity-YEM2F7UD-demo/lb-affinity/tcp/http__10.244.0.16/8080', 'ip6 service-ips'])
   })
 
   it('reads the nft -c exit code and output', () => {

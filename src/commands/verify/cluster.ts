@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 
 import {checkOptions} from '../../cli/check-flags.js'
 import {helpDescription} from '../../cli/help-text.js'
-import {VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
+import {noConfigFile, refuseBaseline, refuseConfigFile, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
 import type {FleetReport} from '../../contract/fleet.js'
 import type {Report} from '../../contract/report.js'
 import {loadVerifyEngine} from '../../services/verify-check.js'
@@ -32,6 +32,7 @@ export default class VerifyCluster extends Cluster {
 
   static flags = {
     ...Cluster.flags,
+    ...noConfigFile,
     ...verifyFlags,
     node: Flags.string({
       description: 'Verify only this Node (repeatable): the nodes switched so far, mid-rollout. Without it, every Linux node is expected in the new mode.',
@@ -43,9 +44,9 @@ export default class VerifyCluster extends Cluster {
   async run(): Promise<FleetReport | Report> {
     const parsed = await this.parse(VerifyCluster)
     const {flags} = parsed
-    for (const flag of ['baseline', 'target-version'] as const) {
-      if (flags[flag] !== undefined) throw new UsageError(`--${flag} is for \`kpx-check cluster\`, before the switch; \`verify cluster\` does not take it`)
-    }
+    refuseConfigFile(flags)
+    refuseBaseline(flags)
+    if (flags['target-version'] !== undefined) throw new UsageError('--target-version is for `kpx-check cluster`, before the switch; `verify cluster` does not take it')
 
     const engine = await loadVerifyEngine(checkOptions(flags), {...verifyOptions(flags), ...(flags.node ? {nodes: flags.node} : {})})
     return this.checkClusters(parsed, engine)

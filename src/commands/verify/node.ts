@@ -1,19 +1,10 @@
-import {KpxCommand} from '../../cli/base-command.js'
-import {checkOptions} from '../../cli/check-flags.js'
 import {helpDescription} from '../../cli/help-text.js'
-import {parseOutputs, sarifLocation} from '../../cli/output-targets.js'
-import {nodeSshProbe} from '../../cli/ssh-flags.js'
-import {VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
+import {noConfigFile, refuseBaseline, refuseConfigFile, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
 import type {Report} from '../../contract/report.js'
 import {runVerifyNode} from '../../services/verify-check.js'
 import Node from '../node.js'
 
-/** --baseline of `node` is an earlier report to gate against; verify's own is not written yet. */
-function withoutBaseline<T extends {baseline: unknown}>({baseline: _baseline, ...flags}: T): Omit<T, 'baseline'> {
-  return flags
-}
-
-export default class VerifyNode extends KpxCommand {
+export default class VerifyNode extends Node {
   static summary = 'Verify that nodes switched kube-proxy to nftables mode cleanly (or rolled back cleanly).'
 
   static description = helpDescription([
@@ -33,23 +24,13 @@ export default class VerifyNode extends KpxCommand {
     '<%= config.bin %> verify node --rollback --facts node-1.facts',
   ]
 
-  static flags = {...withoutBaseline(Node.flags), ...verifyFlags}
+  static flags = {...Node.flags, ...noConfigFile, ...verifyFlags}
 
   async run(): Promise<Report> {
     const parsed = await this.parse(VerifyNode)
     const {flags} = parsed
-    const format = this.stdoutFormat(parsed)
-    const outputs = await parseOutputs(flags.output ?? [])
-    const location = sarifLocation(flags['sarif-location'], format, outputs)
-    const ssh = nodeSshProbe(flags)
-    const report = await runVerifyNode({
-      ...checkOptions(flags),
-      ...verifyOptions(flags),
-      factsPaths: flags.facts ?? [],
-      ...(ssh ? {ssh} : {}),
-      timeoutSeconds: flags.timeout,
-      progress: this.progress(),
-    })
-    return this.emitReport(report, format, outputs, location)
+    refuseConfigFile(flags)
+    refuseBaseline(flags)
+    return this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags)}))
   }
 }

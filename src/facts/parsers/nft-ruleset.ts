@@ -15,14 +15,24 @@ export function parseNftTables(text: string): string[] | undefined {
   return tables
 }
 
+/** What the collector keeps of `nft list ruleset` tells: drop-policy base chains, and kube-proxy's sets and maps. */
+export interface NftChains {
+  /** Base chains on the input or forward hook whose policy is drop, as `family table chain`. */
+  dropPolicyChains: string[]
+  /** The sets and maps of kube-proxy's own tables (`table ip kube-proxy`, `table ip6 kube-proxy`), as `family name`. */
+  kubeProxyObjects: string[]
+  /** Whether any set or map line was there at all: collectors before 2026-12 kept none. */
+  sawSetOrMap: boolean
+}
+
 /**
- * Base chains on the input or forward hook whose policy is drop, as `family table chain`, from
- * the `table …`, `chain …` and `type … hook … policy …;` lines of `nft list ruleset` (other lines
- * are ignored). Undefined when the text has lines but no table line.
+ * The `table …`, `chain …`, `set …`, `map …` and `type … hook … policy …;` lines of `nft list ruleset`,
+ * in one pass (other lines are ignored). Undefined when the text has lines but no table line.
  */
-export function parseDropPolicyChains(text: string): string[] | undefined {
-  const chains: string[] = []
+export function parseNftChains(text: string): NftChains | undefined {
+  const parsed: NftChains = {dropPolicyChains: [], kubeProxyObjects: [], sawSetOrMap: false}
   let table: string | undefined
+  let kubeProxyFamily: string | undefined
   let chain: string | undefined
   let sawTable = false
   for (const line of text.split('\n')) {
@@ -30,6 +40,7 @@ export function parseDropPolicyChains(text: string): string[] | undefined {
     if (tableMatch) {
       sawTable = true
       table = `${tableMatch[1]} ${unquote(tableMatch[2])}`
+      kubeProxyFamily = unquote(tableMatch[2]) === 'kube-proxy' ? tableMatch[1] : undefined
       chain = undefined
       continue
     }
@@ -40,14 +51,21 @@ export function parseDropPolicyChains(text: string): string[] | undefined {
       continue
     }
 
+    const object = /^\s*(?:set|map)\s+("[^"]+"|\S+?)(?:\s*\{.*)?\s*$/.exec(line)
+    if (object) {
+      parsed.sawSetOrMap = true
+      if (kubeProxyFamily) parsed.kubeProxyObjects.push(`${kubeProxyFamily} ${unquote(object[1])}`)
+      continue
+    }
+
     const base = /\btype\s+\S+\s+hook\s+(\S+?)\b.*\bpolicy\s+(\w+)\s*;/.exec(line)
     if (base && table && chain && (base[1] === 'input' || base[1] === 'forward') && base[2] === 'drop') {
-      chains.push(`${table} ${chain}`)
+      parsed.dropPolicyChains.push(`${table} ${chain}`)
     }
   }
 
   if (!sawTable && text.trim() !== '') return undefined
-  return chains
+  return parsed
 }
 
 export interface NftCheck {
@@ -68,29 +86,4 @@ export function parseNftCheck(text: string): NftCheck | undefined {
 
 function unquote(name: string): string {
   return name.replace(/^"(.*)"$/, '$1')
-}
-
-/**
- * The sets and maps of kube-proxy's own tables (`table ip kube-proxy`, `table ip6 kube-proxy`), as
- * `family name` (`ip service-ips`), from the `table …`, `set …` and `map …` lines of `nft list ruleset`
- * (other lines are ignored). Undefined when the text has lines but no table line.
- */
-export function parseKubeProxyNftObjects(text: string): string[] | undefined {
-  const objects: string[] = []
-  let family: string | undefined
-  let sawTable = false
-  for (const line of text.split('\n')) {
-    const tableMatch = TABLE.exec(line)
-    if (tableMatch) {
-      sawTable = true
-      family = unquote(tableMatch[2]) === 'kube-proxy' ? tableMatch[1] : undefined
-      continue
-    }
-
-    const object = /^\s*(?:set|map)\s+("[^"]+"|\S+?)(?:\s*\{.*)?\s*$/.exec(line)
-    if (object && family) objects.push(`${family} ${unquote(object[1])}`)
-  }
-
-  if (!sawTable && text.trim() !== '') return undefined
-  return objects
 }

@@ -993,7 +993,7 @@ elif [ "$_mode_reason" = timeout ] || [ "$_mode_reason" = unreachable ]; then
 else
   http_get http://127.0.0.1:10249/metrics
   if [ -z "$HREASON" ]; then
-    grep -E '^kubeproxy_(iptables_ct_state_invalid_dropped_packets_total|iptables_localhost_nodeports_accepted_packets_total|sync_proxy_rules_nftables_sync_failures_total|sync_proxy_rules_nftables_cleanup_failures_total|sync_proxy_rules_iptables_restore_failures_total|sync_proxy_rules_iptables_total|sync_proxy_rules_last_timestamp_seconds|sync_proxy_rules_last_queued_timestamp_seconds)([{ ]|$)' "$OUT" >"$TMPF" 2>/dev/null
+    grep -E '^kubeproxy_(iptables_ct_state_invalid_dropped_packets_total|iptables_localhost_nodeports_accepted_packets_total|sync_proxy_rules_nftables_sync_failures_total|sync_proxy_rules_nftables_cleanup_failures_total|sync_proxy_rules_iptables_total|sync_proxy_rules_last_timestamp_seconds|sync_proxy_rules_last_queued_timestamp_seconds)([{ ]|$)' "$OUT" >"$TMPF" 2>/dev/null
     body "$TMPF"
   else
     unavailable kube-proxy-metrics "$HREASON" "$HDETAIL"

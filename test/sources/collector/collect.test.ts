@@ -247,7 +247,7 @@ const FAKE_IP6_NFT_SAVE = String.raw`#!/bin/sh
 printf '*nat\n:KUBE-SVC-ABCDEFGHIJKLMNOP - [0:0]\n-A KUBE-SVC-ABCDEFGHIJKLMNOP -j KUBE-SEP-QRSTUVWXYZ234567\nCOMMIT\n*filter\n:KUBE-FIREWALL - [0:0]\n-A INPUT -j KUBE-FIREWALL\nCOMMIT\n'
 `
 
-const FAKE_IP6_LEGACY_SAVE = String.raw`#!/bin/sh
+const FAKE_IP6_LEGACY_SAVE = `#!/bin/sh
 exit 0
 `
 
