@@ -1,7 +1,7 @@
 /** --output FORMAT=PATH: checked before anything is read, so a typo costs nothing. */
 import {REPORT_FORMATS, type ReportFormat} from '../report/formats.js'
 import {UsageError} from '../util/errors.js'
-import {checkOutputFolder} from '../util/user-file.js'
+import {checkOutputFolder, checkWritesInside} from '../util/user-file.js'
 
 export interface OutputTarget {
   format: ReportFormat
@@ -43,6 +43,7 @@ export async function parseOutputs(values: readonly string[]): Promise<OutputTar
 
     const path = match[2]
     await checkOutputFolder(`--output ${value}`, path)
+    checkWritesInside(`--output ${value}`, path)
     if (targets.some((target) => target.path === path)) throw new UsageError(`--output ${value}: ${path} is already an output of this run`)
     targets.push({format: format as ReportFormat, path})
   }

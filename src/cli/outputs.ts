@@ -3,6 +3,7 @@ import {appendFile, writeFile} from 'node:fs/promises'
 
 import type {ReportFormat} from '../report/formats.js'
 import {UsageError} from '../util/errors.js'
+import {checkWritesInside} from '../util/user-file.js'
 import type {OutputTarget} from './output-targets.js'
 
 /**
@@ -13,6 +14,8 @@ export async function writeOutputs(render: (format: ReportFormat) => Promise<str
   const failures: string[] = []
   for (const target of targets) {
     try {
+      // Again, just before writing: a link made while the cluster was read leads out as well.
+      checkWritesInside(`${target.format}`, target.path)
       await writeFile(target.path, await render(target.format))
     } catch (error) {
       failures.push(`${target.format}=${target.path}: ${(error as Error).message}`)

@@ -1,7 +1,7 @@
 /** Files the user names on the command line: one way to read them, and one way to say they cannot be. */
-import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync} from 'node:fs'
 import {stat} from 'node:fs/promises'
-import {dirname} from 'node:path'
+import {basename, dirname, isAbsolute, relative, resolve} from 'node:path'
 
 import {UsageError} from './errors.js'
 
@@ -148,4 +148,30 @@ export async function readUserJson(flag: string, path: string, options: ReadOpti
 export async function checkOutputFolder(where: string, path: string): Promise<void> {
   const folder = await stat(dirname(path)).catch(() => {})
   if (!folder?.isDirectory()) throw new UsageError(`${where}: the folder ${dirname(path)} does not exist`)
+}
+
+/**
+ * A file kpx-check will write inside `root` (the working directory, a checkout) must stay there: a symlink (the file's
+ * own, or a folder's on the way) that leads out of it is refused, so a checkout cannot make kpx-check write over a
+ * file elsewhere (~/.bashrc, a CI's credentials). A path that is outside to begin with is the user's to name.
+ */
+export function checkWritesInside(where: string, path: string, root = process.cwd()): void {
+  const realRoot = realpathSync(root)
+  if (!isInside(resolve(root, path), resolve(root))) return
+  const target = whereWritten(resolve(root, path))
+  if (!isInside(target, realRoot)) throw new UsageError(`${where}: ${path} leads out of the working directory (to ${target}) through a symlink; kpx-check does not write through it`)
+}
+
+function isInside(path: string, root: string): boolean {
+  const rest = relative(root, path)
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest))
+}
+
+/** Where writing `path` lands: its folder's real path, and the file itself, or what its symlink names (followed). */
+function whereWritten(path: string, hops = 0): string {
+  const folder = realpathSync(dirname(path))
+  const file = resolve(folder, basename(path))
+  const link = lstatSync(file, {throwIfNoEntry: false})
+  if (!link?.isSymbolicLink() || hops > 40) return file
+  return whereWritten(resolve(folder, readlinkSync(file)), hops + 1)
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import {generateKeyPairSync} from 'node:crypto'
-import {mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -13,7 +13,7 @@ import {stringify as toYaml} from 'yaml'
 
 import type {Report} from '../../src/contract/report.js'
 import {testTls} from '../helpers/apiserver-tls.js'
-import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {type ApiServer, startApiServer, writeContexts, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 
 let home: string
@@ -222,5 +222,36 @@ describe('kpx-check cluster: a kubeconfig that cannot be used', () => {
     assert.ok(stderr.includes(`Error: kubeconfig ${file}: user "u" (of context "c"): client-certificate-data is not a PEM certificate once decoded from base64`), stderr)
     assert.doesNotMatch(stderr, /^\s+at /m)
     assert.doesNotMatch(stderr, /OSSL|PEM routines/)
+  })
+})
+
+describe('kpx-check cluster: credentials in the server URL', () => {
+  it('https://user:password@host is used, and shown nowhere: stderr, the report, the snapshot file, a fleet\'s JSON and text', async () => {
+    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    try {
+      const secret = (url: string) => url.replace('https://', 'https://admin:s3cretPassw0rd@')
+      const folder = mkdtempSync(join(dir, 'url-credentials-'))
+      // The second context's server does not answer: its error message names the server.
+      const kubeconfig = writeContexts(folder, [
+        {name: 'reached', server: {url: secret(server.url), ca: server.ca}, token: server.token},
+        {name: 'gone', server: {url: secret('https://127.0.0.1:1'), ca: server.ca}, token: 'x'},
+      ])
+      const snapshot = join(folder, 'snapshot.json')
+      const runs = [
+        await runCli(['cluster', '--kubeconfig', kubeconfig, '--json'], {env: env()}),
+        await runCli(['cluster', '--kubeconfig', kubeconfig], {env: env()}),
+        await runCli(['snapshot', '--kubeconfig', kubeconfig, '-o', snapshot], {env: env()}),
+        await runCli(['cluster', '--kubeconfig', kubeconfig, '--all-contexts', '--json'], {env: env()}),
+        await runCli(['cluster', '--kubeconfig', kubeconfig, '--all-contexts'], {env: env()}),
+        await runCli(['cluster', '--kubeconfig', kubeconfig, '--context', 'gone'], {env: env()}),
+      ]
+      assert.notEqual(runs[0].code, 2, runs[0].stdout)
+      assert.match(runs[0].stderr + runs[1].stderr, /127\.0\.0\.1/, 'the server is still named')
+      const shown = [...runs.flatMap(({stdout, stderr}) => [stdout, stderr]), readFileSync(snapshot, 'utf8')].join('\n')
+      assert.match(shown, /https:\/\/127\.0\.0\.1:1\b/, 'the unreachable server is named, without its credentials')
+      for (const credential of ['s3cretPassw0rd', 'admin:']) assert.ok(!shown.includes(credential), `${credential} is shown`)
+    } finally {
+      await server.close()
+    }
   })
 })

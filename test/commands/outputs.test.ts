@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import {execFileSync, spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -219,5 +219,31 @@ describe('--output and --format mistakes', () => {
     const agreeing = await runCli(['cluster', '--snapshot', snapshot, '--json', '--format', 'json'])
     assert.equal(agreeing.code, 5, agreeing.stdout.slice(0, 300))
     assert.equal((JSON.parse(agreeing.stdout) as Report).verdict, 'incomplete')
+  })
+})
+
+describe('--output through a symlink out of the checkout', () => {
+  it('a file or a folder of the checkout linked outside it: exit 2 before anything is read, the file outside untouched; a link inside it is written', async () => {
+    const checkout = mkdtempSync(join(workdir, 'checkout-'))
+    const outside = mkdtempSync(join(workdir, 'outside-'))
+    const victim = join(outside, 'victim')
+    writeFileSync(victim, 'keep\n')
+    symlinkSync(victim, join(checkout, 'report.json'))
+    symlinkSync(join(outside, 'missing'), join(checkout, 'dangling.xml'))
+    mkdirSync(join(checkout, 'reports'))
+    symlinkSync(outside, join(checkout, 'reports', 'out'))
+    symlinkSync(join(checkout, 'reports'), join(checkout, 'inside'))
+    const bundle = join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts')
+    for (const output of ['json=report.json', 'junit=dangling.xml', 'sarif=reports/out/x.sarif', `md=${join(checkout, 'reports', 'out', 'y.md')}`]) {
+      const {code, stderr} = await runCli(['node', '--facts', bundle, '--output', output], {cwd: checkout})
+      assert.equal(code, 2, `${output}: ${stderr}`)
+      assert.match(stderr, /leads out of the working directory .*through a symlink/, output)
+    }
+
+    assert.equal(readFileSync(victim, 'utf8'), 'keep\n')
+    assert.deepEqual(execFileSync('ls', ['-A', outside], {encoding: 'utf8'}), 'victim\n')
+    const {code} = await runCli(['node', '--facts', bundle, '--output', 'json=inside/r.json'], {cwd: checkout})
+    assert.notEqual(code, 2)
+    assert.ok((JSON.parse(readFileSync(join(checkout, 'reports', 'r.json'), 'utf8')) as Report).verdict)
   })
 })

@@ -3,7 +3,7 @@ import https from 'node:https'
 
 import {ClusterAccessError, UsageError} from '../../util/errors.js'
 import {describeJson, isObject} from '../../util/json-value.js'
-import {type KubeContext, resolveKubeconfig} from './kubeconfig.js'
+import {type KubeContext, resolveKubeconfig, serverShown} from './kubeconfig.js'
 import {ItemArrayCounter} from './list-json.js'
 import type {CountedField} from './resources.js'
 
@@ -68,8 +68,12 @@ export function nextPageLimit(length: PagedLength, items: number): number {
  * (`--node-probe pod`, asked for) write: create() and delete(), never retried blindly.
  */
 export class KubeClient {
+  /** The server as messages, snapshots and reports show it: no credentials in it (kubeconfig.ts, serverShown). */
+  readonly server: string
+
   private constructor(
-    readonly server: string,
+    /** The server's URL as the kubeconfig gives it, user and password included: only requests see it. */
+    private readonly endpoint: string,
     readonly context: string,
     private readonly agent: https.Agent,
     private readonly tls: https.AgentOptions,
@@ -77,6 +81,7 @@ export class KubeClient {
     private readonly timeoutMs: number,
     private readonly signal?: AbortSignal,
   ) {
+    this.server = serverShown(endpoint)
     // Destroying the sockets ends the requests in flight; get() refuses the ones to come.
     signal?.addEventListener('abort', () => this.close(), {once: true})
   }
@@ -95,7 +100,7 @@ export class KubeClient {
 
   /** What a WebSocket to `path` (pods/exec) needs: its wss:// URL, and the TLS settings and credentials the reads use. */
   webSocketTarget(path: string): {url: string; tls: https.AgentOptions; headers: Record<string, string>} {
-    return {url: `${this.server.replace(/^http/, 'ws')}${path}`, tls: this.tls, headers: this.headers}
+    return {url: `${this.endpoint.replace(/^http/, 'ws')}${path}`, tls: this.tls, headers: this.headers}
   }
 
   /** GET one object, parsed; retries 429 and 5xx with backoff (Retry-After when given). Anything but a JSON object is malformed. */
@@ -205,7 +210,7 @@ export class KubeClient {
       // Once aborted, whatever broke the request (its socket, destroyed) is the abort.
       const fail = (error: unknown) => reject(this.signal?.aborted ? this.signal.reason : error)
       const sent = body === undefined ? headers : {...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body))}
-      const request = https.request(`${this.server}${path}`, {method, agent: this.agent, headers: sent}, (response) => {
+      const request = https.request(`${this.endpoint}${path}`, {method, agent: this.agent, headers: sent}, (response) => {
         read(response).then((body) => {
           clearTimeout(deadline)
           resolve({body, response})
@@ -278,7 +283,7 @@ async function accessWithClientNode(context: KubeContext): Promise<Access> {
   try {
     await config.applyToHTTPSOptions(requestOptions)
   } catch (error) {
-    throw new ClusterAccessError('unauthorized', `cannot get credentials for context ${context.name} (${context.server}): ${(error as Error).message}`, [
+    throw new ClusterAccessError('unauthorized', `cannot get credentials for context ${context.name} (${serverShown(context.server)}): ${(error as Error).message}`, [
       'If the kubeconfig uses an exec plugin (aws, gke-gcloud-auth-plugin, kubelogin), check that it is installed and logged in.',
     ])
   }

@@ -214,11 +214,21 @@ interface Part {
   value: Raw
 }
 
+/**
+ * A server URL as kpx-check prints and saves it: without the user name and password a URL may carry
+ * (`https://user:password@host`), nor its query and fragment (`?token=`); what cannot be parsed is not shown at all.
+ */
+export function serverShown(server: string): string {
+  if (!URL.canParse(server)) return '(a server address that is not a URL)'
+  const url = new URL(server)
+  return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`
+}
+
 /** The context's server, TLS material and authentication, each checked: what kubectl would refuse is said here, naming the field. */
 function checkedContext(name: string, cluster: Part, user: Part): KubeContext {
   const server: unknown = cluster.value.server
   if (typeof server !== 'string' || server === '') throw credentialError(cluster, 'has no server')
-  if (!URL.canParse(server) || new URL(server).protocol !== 'https:') throw credentialError(cluster, `server "${server}" is not an https:// URL; kpx-check reads the API over HTTPS only`)
+  if (!URL.canParse(server) || new URL(server).protocol !== 'https:') throw credentialError(cluster, `server "${serverShown(server)}" is not an https:// URL; kpx-check reads the API over HTTPS only`)
   const ca = material(cluster, 'certificate-authority', 'certificate')
   const cert = material(user, 'client-certificate', 'certificate')
   const key = material(user, 'client-key', 'private key')
