@@ -1,10 +1,11 @@
 import {InterruptedError} from '../util/errors.js'
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const
+// SIGHUP: the terminal the run was started from closed (an SSH session dropped, a window shut).
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /**
- * Runs `work` with SIGINT and SIGTERM turned into an abort of its signal, whose reason is an
- * InterruptedError (exit 130 or 143): what the work made in the cluster is deleted before the command
+ * Runs `work` with SIGINT, SIGTERM and SIGHUP turned into an abort of its signal, whose reason is an
+ * InterruptedError (exit 130, 143 or 129): what the work made in the cluster is deleted before the command
  * ends, without process.exit. The first signal only asks; a second one finds Node's default again and
  * ends the process at once.
  */

@@ -32,7 +32,7 @@ export default class Cluster extends KpxCommand {
     'With --node-probe pod, makes a short-lived probe pod on each Linux Node (kube-proxy\'s image, pinned by digest, IfNotPresent;',
     'host network and PID namespaces, privileged, the host\'s /etc, /boot and /lib/modules read-only; every taint tolerated;',
     'activeDeadlineSeconds --timeout) in kube-system, or in a namespace it creates with --probe-namespace, reads the',
-    'collector\'s bundle from its log and deletes it, on success, failure, SIGINT and SIGTERM (exit 130, 143) alike; a later run',
+    'collector\'s bundle from its log and deletes it, on success, failure, SIGINT, SIGTERM and SIGHUP (exit 130, 143, 129) alike; a later run',
     'deletes the pods an interrupted one left. It needs write access: `<%= config.bin %> rbac --node-probe pod` prints that Role.',
     'With --node-probe exec,pod, exec where it works, and a probe pod where a node has no kube-proxy pod, its image no shell,',
     'or exec is forbidden. Nodes refused by Pod Security, an admission webhook (GKE Autopilot, an OpenShift SCC), RBAC, whose',

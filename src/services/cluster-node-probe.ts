@@ -44,7 +44,7 @@ export interface PodNodeProbeOptions {
   timeoutSeconds: number
   /** --probe-namespace: a namespace made for the probe pods and deleted after; default kube-system. */
   namespace?: string
-  /** Aborted by SIGINT or SIGTERM: the probe pods (and namespace) are deleted and the probe rejects with its reason. */
+  /** Aborted by SIGINT, SIGTERM or SIGHUP: the probe pods (and namespace) are deleted and the probe rejects with its reason. */
   signal?: AbortSignal
 }
 

@@ -38,11 +38,11 @@ export function leftBehindSentence(leftBehind: readonly string[]): string {
 }
 
 /** Exit codes of a run stopped by a signal, as a shell reports them: 128 + the signal's number. */
-const SIGNAL_EXIT_CODES = {SIGINT: 130, SIGTERM: 143} as const
+const SIGNAL_EXIT_CODES = {SIGHUP: 129, SIGINT: 130, SIGTERM: 143} as const
 
 /**
- * A run stopped by SIGINT or SIGTERM after it deleted what it had made in the cluster, or tried to:
- * `leftBehind` names what it could not delete, with why. Exits 130 or 143.
+ * A run stopped by SIGINT, SIGTERM or SIGHUP after it deleted what it had made in the cluster, or tried to:
+ * `leftBehind` names what it could not delete, with why. Exits 130, 143 or 129.
  */
 export class InterruptedError extends Error {
   readonly exitCode: number

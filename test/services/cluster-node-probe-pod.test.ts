@@ -248,8 +248,8 @@ describe('cluster --node-probe pod', () => {
     assert.equal(code, report.exitCode)
   })
 
-  it('SIGINT and SIGTERM mid-run through bin/run.js: every probe pod and the probe namespace are deleted, then exit 130 and 143', async () => {
-    for (const [signal, exitCode, args] of [['SIGINT', 130, ['--probe-namespace', 'kpx-probes']], ['SIGTERM', 143, []]] as const) {
+  it('SIGINT, SIGTERM and SIGHUP (the terminal closed) mid-run through bin/run.js: every probe pod and the probe namespace are deleted, then exit 130, 143 and 129', async () => {
+    for (const [signal, exitCode, args] of [['SIGINT', 130, ['--probe-namespace', 'kpx-probes']], ['SIGTERM', 143, []], ['SIGHUP', 129, ['--probe-namespace', 'kpx-probes']]] as const) {
       const kubelet = {hostRoot: hostRoot('rocky-8.10.txt'), nodes: Object.fromEntries(KUBEADM_NODES.map((name) => [name, 'hang' as const]))}
       const server = await startApiServer({scenario: 'kubeadm-calico', kubelet})
       try {
