@@ -88,14 +88,25 @@ export const REPORT_SCHEMA = {
         context: nullableString,
         kubernetesVersion: nullableString,
         platform: nullableString,
-        proxyMode: {enum: ['iptables', 'ipvs', 'nftables', 'none', 'unknown']},
+        proxyMode: {
+          enum: ['iptables', 'ipvs', 'nftables', 'none', 'unknown'],
+          description: 'The mode to migrate from: what the Linux nodes still to switch run (as they show it, else as kube-proxy\'s configuration sets it); nftables only when every Linux node is seen running it; unknown when the configuration says nftables and no source showed what the other nodes run.',
+        },
         kubeProxy: {
           type: 'object',
           required: ['workload', 'version', 'replacedBy'],
           additionalProperties: false,
           properties: {workload: nullableString, version: nullableString, replacedBy: nullableString},
         },
-        nothingToMigrate: {type: 'boolean', description: 'kube-proxy is absent or already in nftables mode.'},
+        nothingToMigrate: {type: 'boolean', description: 'Every Linux node is seen running kube-proxy in nftables mode (nodes[].proxyMode.running), or no kube-proxy runs (a known replacement, or every node seen without one). Never from kube-proxy\'s configuration alone.'},
+        rollout: {
+          type: 'object',
+          required: ['nftables', 'notSwitched', 'unknown'],
+          additionalProperties: false,
+          description:
+            'Where a rollout stands: Linux nodes seen running nftables (switched), seen running another mode or no kube-proxy (not switched), and whose running mode no source showed. A mid-rollout report (some switched, some not) is about the nodes still to switch: their pre-switch checks and blockers stay, and proxyMode is the mode they run; the switched ones skip those checks.',
+          properties: {nftables: {type: 'integer', minimum: 0}, notSwitched: {type: 'integer', minimum: 0}, unknown: {type: 'integer', minimum: 0}},
+        },
         unreadable: {type: 'array', items: {type: 'string'}, description: 'API reads that failed, with the API\'s message and the permission needed.'},
         unmatchedInventory: {type: 'array', items: {type: 'string'}, description: 'With --node-probe ssh and --inventory: inventory hosts that match no Node, by name or InternalIP.'},
         unmatchedBundles: {type: 'array', items: {type: 'string'}, description: 'With --facts: bundles (hostname and file) whose hostname names no Linux Node, by name or short name, or a Node another bundle is for.'},
@@ -126,6 +137,17 @@ export const REPORT_SCHEMA = {
           nftVersion: {...nullableString, description: 'Host nft version, normalised (1.0.6); null when not installed or unknown (a node probed in its kube-proxy pod cannot run it).'},
           kubeProxyNftVersion: {type: 'string', description: 'The nft kube-proxy runs, normalised: its image\'s, read in its pod (--node-probe exec), or the host\'s for kube-proxy on the host; absent when not read.'},
           reachable: {type: 'boolean'},
+          proxyMode: {
+            type: 'object',
+            required: ['running', 'evidence'],
+            additionalProperties: false,
+            description: 'The mode kube-proxy on the node runs in, as the node showed it, never its configuration (absent for Windows nodes).',
+            properties: {
+              running: {enum: ['iptables', 'ipvs', 'nftables', 'kernelspace', 'none', null], description: 'null: no source showed it (the API shows only the configured mode).'},
+              evidence: {type: 'string', description: 'What showed it (/proxyMode, metric families, flags, nft tables), or why nothing did (reason: detail).'},
+              configured: {type: 'string', description: 'Cluster runs: the mode kube-proxy\'s configuration makes (iptables, ipvs, nftables, none, unknown); during a rollout it differs from the running one.'},
+            },
+          },
           kubeProxyMetrics: {
             type: 'object',
             required: ['origin'],

@@ -33,6 +33,12 @@ export interface NodeRow {
   nftVersion: null | string
   /** The nft kube-proxy runs, when read: its image's (in its pod), or the host's for kube-proxy on the host. */
   kubeProxyNftVersion?: string
+  /**
+   * The mode kube-proxy on the node runs in, as the node showed it (null: no source showed it), with what
+   * showed it or why nothing did; in cluster runs, also the mode kube-proxy's configuration sets. Every
+   * report since the running mode was read has it (a Windows node's has none).
+   */
+  proxyMode?: {running: null | string; evidence: string; configured?: string}
   reachable: boolean
   /** Cluster runs: the node carries the control-plane role label. */
   controlPlane?: boolean
@@ -183,8 +189,10 @@ export interface ClusterSummary {
   platform: null | string
   proxyMode: 'iptables' | 'ipvs' | 'nftables' | 'none' | 'unknown'
   kubeProxy: {replacedBy: null | string; version: null | string; workload: null | string}
-  /** kube-proxy is absent or already in nftables mode. */
+  /** Every Linux node is seen running kube-proxy in nftables mode, or no kube-proxy runs. */
   nothingToMigrate: boolean
+  /** Linux nodes by what they were seen running: switched (nftables), not switched (another mode, or no kube-proxy), and not seen. */
+  rollout?: {nftables: number; notSwitched: number; unknown: number}
   /** API reads that failed (forbidden, errors), with the message. */
   unreadable: string[]
   /** With --node-probe ssh and --inventory: inventory hosts that match no Node (by name or InternalIP). */

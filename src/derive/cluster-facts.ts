@@ -10,6 +10,7 @@ import {type Component, containersOf, detectComponents, imageVersion, namespaced
 import {describeSetting, type KubeProxyConfig, kubeProxySettings, MAX_CONFIG_LENGTH, parseKubeProxyConfiguration} from './kube-proxy-config.js'
 import {CONTROL_PLANE_ROLES, nodePoolOf, ROLE_LABEL_PREFIX} from './node-pools.js'
 import {parseOsImage} from './os-image.js'
+import {deriveRollout, type Rollout} from './rollout.js'
 import {clusterIPPings} from './service-pings.js'
 import {SnapshotReads} from './snapshot-reads.js'
 
@@ -26,6 +27,8 @@ export interface ClusterModel {
   kubeProxy: KubeProxyConfig
   /** Subject kinds whose list could not be read, with why: their rules are unknown, not evaluated over none. */
   unreadableKinds: Map<string, UnknownFact>
+  /** What the nodes run, as far as the model's node facts show it: derived again when node probes add theirs. */
+  rollout: Rollout
 }
 
 /** Said in each node check it leaves unknown, thousands of times in a large cluster's report: the plan's first step gives the commands. */
@@ -92,7 +95,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   const shellOnly = new FactSet().unknownAll(SHELL_ONLY_FACTS, 'not-collected', NOT_IN_API)
   const alike: NodesAlike = {byImage: new Map(), pools: new Map()}
 
-  return {
+  const model: Omit<ClusterModel, 'rollout'> = {
     cluster,
     nodes: nodes.map((node) => nodeSubject(node, cluster, kubeProxy, shellOnly, alike)),
     services: serviceSubjects(cluster, resources),
@@ -110,6 +113,8 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
       ).flatMap(([kind, failure]) => (failure ? [[kind, failure]] : [])),
     ),
   }
+  // What the API shows of the nodes; the cluster check derives it again once the nodes' own facts are in.
+  return {...model, rollout: deriveRollout(model)}
 }
 
 /**
@@ -147,7 +152,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
     {cilium: 'cilium-kube-proxy-replacement', calico: 'calico-ebpf', antrea: 'antrea-proxy-all', 'kube-router': 'kube-router'}[replacement.name as string] ||
     replacement?.name
 
-  const proxyPaths: ClusterFactPath[] = ['kubeProxy.present', 'kubeProxy.deployment', 'kubeProxy.workload', 'kubeProxy.image', 'kubeProxy.version', 'cluster.proxyMode']
+  const proxyPaths: ClusterFactPath[] = ['kubeProxy.present', 'kubeProxy.deployment', 'kubeProxy.workload', 'kubeProxy.image', 'kubeProxy.version']
   const configPaths: ClusterFactPath[] = ['kubeProxy.configSource', 'kubeProxy.configuredMode', 'kubeProxy.nodePortAddresses', 'kubeProxy.carryOver', 'kubeProxy.ipvsScheduler', 'kubeProxy.ipvsStrictARP', 'kubeProxy.featureGates', 'kubeProxy.skipKernelCheck']
   const failure = resources.failure('daemonSets') ?? resources.failure('kubeProxyPods')
   if (failure) {
@@ -162,8 +167,9 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
 
   const workload = daemonSet ?? staticPods[0]
   if (!workload && !embedded) {
-    cluster.set('kubeProxy.present', false).set('cluster.proxyMode', 'none')
-    cluster.unknownAll([...proxyPaths.slice(1, -1), ...configPaths], 'not-present', 'kube-proxy does not run in this cluster')
+    // Not found in the API: whether kube-proxy runs at all, the nodes tell (deriveRollout).
+    cluster.set('kubeProxy.present', false)
+    cluster.unknownAll([...proxyPaths.slice(1), ...configPaths], 'not-present', 'kube-proxy does not run in this cluster')
     return {runtime: 'none', config: {mode: 'none', ...UNKNOWN_CONFIG}}
   }
 
@@ -171,7 +177,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
   if (embedded && openshiftSdn) {
     // OpenShift SDN runs kube-proxy's iptables proxier inside its own pods; it has no other mode.
     cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', `DaemonSet ${namespaced(openshiftSdn.daemonSet)} (OpenShift SDN, kube-proxy built in)`)
-    cluster.set('cluster.proxyMode', 'iptables').set('kubeProxy.configSource', 'OpenShift SDN (built in)').set('kubeProxy.configuredMode', 'iptables').set('kubeProxy.image', openshiftSdn.image)
+    cluster.set('kubeProxy.configSource', 'OpenShift SDN (built in)').set('kubeProxy.configuredMode', 'iptables').set('kubeProxy.image', openshiftSdn.image)
     const builtIn: Set<ClusterFactPath> = new Set(['kubeProxy.configSource', 'kubeProxy.configuredMode'])
     cluster.unknownAll(['kubeProxy.version', ...configPaths.filter((path) => !builtIn.has(path))], 'not-present', 'OpenShift SDN embeds kube-proxy')
     return {runtime: 'container', config: {...UNKNOWN_CONFIG, mode: 'iptables', configuredMode: 'iptables', daemonSet: openshiftSdn.daemonSet}}
@@ -181,7 +187,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
     const version = String(cluster.get('cluster.version') ?? '')
     cluster.set('kubeProxy.deployment', 'embedded').set('kubeProxy.workload', 'k3s (kube-proxy runs inside the k3s process)')
     cluster.unknownAll(['kubeProxy.image', ...configPaths], 'not-present', 'k3s embeds kube-proxy; its flags (--kube-proxy-arg) live in /etc/rancher/k3s/config.yaml on each node')
-    cluster.set('kubeProxy.version', version).set('cluster.proxyMode', 'unknown')
+    cluster.set('kubeProxy.version', version)
     return {runtime: 'k3s', config: {...UNKNOWN_CONFIG, mode: 'unknown', version}}
   }
 
@@ -199,7 +205,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
 
   // Without its configuration file, what kube-proxy runs is not known: not iptables by default.
   const configUnknown = (why: UnknownFact): KubeProxyFound => {
-    cluster.unknownAll(['cluster.proxyMode', ...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], why.reason, why.detail)
+    cluster.unknownAll([...configPaths.filter((path) => path !== 'kubeProxy.skipKernelCheck')], why.reason, why.detail)
     return {runtime: 'container', skipKernelCheck, config: {...UNKNOWN_CONFIG, mode: 'unknown', version, daemonSet: owner}}
   }
 
@@ -216,7 +222,6 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
   const settings = kubeProxySettings(parsed, flags, version)
   const {mode, configuredMode} = settings
   cluster
-    .set('cluster.proxyMode', mode)
     .set('kubeProxy.configuredMode', configuredMode)
     .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (flags.has('proxy-mode') ? ' and flags' : '') : 'flags')
     .set('kubeProxy.nodePortAddresses', settings.nodePortAddresses)
@@ -453,7 +458,7 @@ function sharedNodeFacts(release: string | undefined, osImage: string | undefine
   if (kubeProxy.runtime === 'unknown') facts.unknown('kubeProxy.runtime', 'not-collected', NOT_IN_API)
   else facts.set('kubeProxy.runtime', kubeProxy.runtime)
   // The mode a node's kube-proxy runs in is the cluster's: unknown for the same reason, when there is one.
-  const modeUnknown = cluster.whyUnknown('cluster.proxyMode') ?? {reason: 'not-collected', detail: 'the cluster configuration does not show the mode'}
+  const modeUnknown = cluster.whyUnknown('kubeProxy.configuredMode') ?? {reason: 'not-collected', detail: 'the cluster configuration does not show the mode'}
   if (kubeProxy.config.mode === 'unknown') facts.unknown('kubeProxy.mode', modeUnknown.reason, modeUnknown.detail)
   else facts.set('kubeProxy.mode', kubeProxy.config.mode)
   if (kubeProxy.skipKernelCheck === undefined) facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', NOT_IN_API)

@@ -41,11 +41,6 @@ export function effectiveMode(configured: string, version: null | string): strin
   return version !== null && compareVersions(version, NFTABLES_DEFAULT_FROM) >= 0 ? 'nftables' : 'iptables'
 }
 
-/** The one answer to "is there anything to migrate?": not when kube-proxy is absent or already in nftables mode. */
-export function migrationNeeded(mode: string): boolean {
-  return mode !== 'none' && mode !== 'nftables'
-}
-
 /** kube-proxy's metricsBindAddress when its configuration leaves it unset: reachable from its node only. */
 export const DEFAULT_METRICS_BIND_ADDRESS = '127.0.0.1:10249'
 

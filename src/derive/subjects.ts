@@ -13,7 +13,7 @@ import type {ProbedNode} from '../sources/node/node-probes.js'
 import type {ClusterModel} from './cluster-facts.js'
 
 /** The identity lines of a node in the report, from its facts. */
-export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'kubeProxyNftVersion' | 'nftVersion' | 'os'> & {name: string} {
+export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'kubeProxyNftVersion' | 'nftVersion' | 'os' | 'proxyMode'> & {name: string} {
   const text = (path: string): string | null => {
     const value = facts.get(path)
     return typeof value === 'string' ? value : null
@@ -25,7 +25,16 @@ export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'k
     os: {id: text('os.id'), versionId: text('os.versionId'), prettyName: text('os.prettyName')},
     nftVersion: text('nft.version'),
     ...(text('kubeProxy.nftVersion') === null ? {} : {kubeProxyNftVersion: text('kubeProxy.nftVersion')!}),
+    proxyMode: runningModeOf(facts),
   }
+}
+
+/** The mode kube-proxy runs in on the node, with what showed it, or why nothing did. */
+export function runningModeOf(facts: FactSet): NonNullable<NodeRow['proxyMode']> {
+  const running = facts.get('kubeProxy.runningMode')
+  if (typeof running === 'string') return {running, evidence: String(facts.get('kubeProxy.runningModeEvidence') ?? '')}
+  const why = facts.whyUnknown('kubeProxy.runningMode')
+  return {running: null, evidence: why ? `${why.reason}: ${why.detail}` : 'not-collected'}
 }
 
 export function nodeName(node: ProbedNode): string {
@@ -139,7 +148,7 @@ export interface ClusterNodeProbes {
 }
 
 /** A cluster run's report row of a node: as the API shows it, or as the node probe found it. */
-export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: ClusterNodeProbes): NodeRow {
+export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, configured: string, probes?: ClusterNodeProbes): NodeRow {
   const api: NodeRow = {
     name: node.name,
     source: 'api',
@@ -153,7 +162,8 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
   }
   if (node.windows) return {...api, windows: true, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
   const endpoint = probes?.kubeProxyEndpoints?.get(node.name)
-  return endpoint ? {...probedNodeRow(node, api, probes), kubeProxyMetrics: {origin: endpoint.origin, ...(endpoint.reason === undefined ? {} : {reason: endpoint.reason})}} : probedNodeRow(node, api, probes)
+  const row = {...probedNodeRow(node, api, probes), proxyMode: {...runningModeOf(node.facts), configured}}
+  return endpoint ? {...row, kubeProxyMetrics: {origin: endpoint.origin, ...(endpoint.reason === undefined ? {} : {reason: endpoint.reason})}} : row
 }
 
 function probedNodeRow(node: ClusterModel['nodes'][number], api: NodeRow, probes?: ClusterNodeProbes): NodeRow {

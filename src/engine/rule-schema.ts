@@ -52,7 +52,8 @@ export const RULE_FILE_SCHEMA = {
     evaluate: {
       enum: ['always', 'when-migrating'],
       default: 'when-migrating',
-      description: 'when-migrating: only when kube-proxy runs in a mode other than nftables; always: also when there is nothing to migrate (the rule that says so).',
+      description:
+        'when-migrating: a cluster rule only while a node is still to switch; a node rule only on nodes not seen running nftables (kubeProxy.runningMode). always: also when there is nothing to migrate (the rules that say so, and the checks of a switched node).',
     },
     phase: {
       enum: ['prerequisites', 'prepare-cni', 'configure'],

@@ -134,7 +134,15 @@ export const CLUSTER_FACTS = [
   {path: 'cluster.version', type: 'string', description: 'Kubernetes API server version, major.minor.patch (1.33.4).'},
   {path: 'cluster.gitVersion', type: 'string', description: 'The server\'s gitVersion as reported (v1.33.4-eks-1234567).'},
   {path: 'cluster.platform', type: 'string', description: 'eks, aks, gke, openshift, k3s, rke2, k0s, kubermatic, kind, talos, kops, cce, ack, tke, kubeadm or unknown.'},
-  {path: 'cluster.proxyMode', type: 'string', description: 'kube-proxy\'s current mode: iptables, ipvs, nftables, none (no kube-proxy) or unknown; an unset mode is its version\'s default.'},
+  {
+    path: 'cluster.proxyMode',
+    type: 'string',
+    description:
+      'The mode to migrate from: what the Linux nodes still to switch run (as they show it, else as kube-proxy\'s configuration sets it, an unset mode being its version\'s default); nftables when every Linux node is seen running it; none when no kube-proxy runs.',
+  },
+  {path: 'cluster.nodesRunningNftables', type: 'list<string>', ...NODE_NAMES, description: 'Linux nodes seen running kube-proxy in nftables mode (kubeProxy.runningMode): switched.'},
+  {path: 'cluster.nodesNotSwitched', type: 'list<string>', ...NODE_NAMES, description: 'Linux nodes seen running kube-proxy in another mode, or none.'},
+  {path: 'cluster.nodesModeUnknown', type: 'list<string>', ...NODE_NAMES, description: 'Linux nodes whose running mode no source showed (the API shows only the configured one).'},
   {path: 'cluster.targetVersion', type: 'string', description: 'The Kubernetes version the migration aims at (--target-version), major.minor.'},
   {path: 'cluster.nodes', type: 'int', description: 'Nodes in the cluster.'},
   {path: 'cluster.windowsNodes', type: 'list<string>', ...NODE_NAMES, description: 'Windows nodes (kube-proxy on Windows is untouched).'},

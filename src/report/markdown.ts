@@ -33,6 +33,7 @@ export function renderMarkdown(report: Report): string {
     ...findingTable('Unknown', report.findings.filter((finding) => finding.status === 'unknown' && !isWaived(finding))),
     ...findingTable('Waived', report.findings.filter((finding) => isWaived(finding))),
     ...baselineLines(report),
+    ...runningModeTable(report),
     ...nodeGroupTable(report),
     ...waveTable(report),
     md``,
@@ -55,6 +56,9 @@ export function clusterLines(report: Report): Markdown[] {
   return [
     md``,
     md`Cluster ${code(cluster.context ?? '?')} · platform **${cluster.platform ?? '?'}** · Kubernetes ${cluster.kubernetesVersion ?? '?'} · kube-proxy mode **${cluster.proxyMode}** (${kubeProxy})`,
+    ...(cluster.rollout
+      ? [md``, md`Linux nodes seen running nftables: ${cluster.rollout.nftables} · not switched: ${cluster.rollout.notSwitched} · mode not seen: ${cluster.rollout.unknown}`]
+      : []),
     ...cluster.unreadable.map((unreadable) => md`- Could not read ${unreadable}`),
   ]
 }
@@ -92,6 +96,22 @@ function baselineLines(report: Report): Markdown[] {
     md``,
     md`${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed. The exit code gates on the new ones only.`,
     ...baseline.fixed.slice(0, ROWS_SHOWN).map((fixed) => md`- fixed: ${code(fixed.rule)} on ${subjectName(fixed.subject)} (was ${fixed.was})`),
+  ]
+}
+
+/** The mode kube-proxy runs in on each node, as the node showed it, and what showed it. */
+function runningModeTable(report: Report): Markdown[] {
+  const nodes = report.nodes.filter((node) => node.proxyMode)
+  if (nodes.length === 0) return []
+  const rows = nodes.slice(0, ROWS_SHOWN).map((node) => tableRow([prose(node.name), prose(node.proxyMode!.running ?? 'not seen'), prose(node.proxyMode!.evidence)]))
+  return [
+    md``,
+    md`## kube-proxy on the nodes`,
+    md``,
+    md`| Node | Runs | Seen from |`,
+    md`|---|---|---|`,
+    ...rows,
+    ...(nodes.length > ROWS_SHOWN ? [md`| … | ${nodes.length - ROWS_SHOWN} more | see the JSON report |`] : []),
   ]
 }
 

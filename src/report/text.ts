@@ -29,7 +29,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
   // Lines a reader copies or reads by column stay whole, however wide: commands and the node table.
   const verbatim = new Set<string>()
   const nodeTable = renderTable(
-    ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', report.verify ? 'STATE' : 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
+    ['NAME', 'SOURCE', 'KERNEL', 'OS', 'NFT', 'RUNS', report.verify ? 'STATE' : 'VERDICT', 'BLOCKERS', 'WARNINGS', 'UNKNOWN'],
     report.nodes.slice(0, NODES_SHOWN).map((node) => {
       // From the node's own checks: a cluster run's findings sum passing and not-collected nodes up.
       const counted = Object.values(node.checks).filter((check) => !isWaived(check))
@@ -40,6 +40,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
         node.kernelRelease ?? '?',
         node.os.prettyName ?? node.os.id ?? '?',
         node.nftVersion ?? (node.kubeProxyNftVersion === undefined ? '-' : `${node.kubeProxyNftVersion} (image)`),
+        runningMode(node),
         node.state ?? node.verdict,
         count((check) => check.status === 'fail' && check.severity === 'blocker'),
         count((check) => check.status === 'fail' && check.severity === 'warning'),
@@ -82,6 +83,12 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
   out.push(...planLines(report, chalk, verbatim), '', chalk.dim('Details, evidence and every passed check: --json; the plan as a document: --format markdown.'))
   const lines = out.flatMap((line) => line.split('\n'))
   return (options.width ? lines.map((line) => (verbatim.has(line) ? line : wrapLine(line, options.width!))) : lines).join('\n')
+}
+
+/** The mode kube-proxy runs in on the node, as the node showed it: `?` when nothing did, `-` for a Windows node. */
+function runningMode(node: Report['nodes'][number]): string {
+  if (!node.proxyMode) return '-'
+  return node.proxyMode.running ?? '?'
 }
 
 /** A node's name in the table, with what went wrong with its facts. */
@@ -195,6 +202,7 @@ function clusterLines(report: Report, chalk: ChalkInstance): string[] {
     chalk.bold('Cluster'),
     `  ${cluster.context ? `context ${cluster.context} · ` : ''}platform ${cluster.platform ?? '?'} · Kubernetes ${cluster.kubernetesVersion ?? '?'}`,
     `  kube-proxy mode ${chalk.bold(cluster.proxyMode)} · ${kubeProxy}${cluster.kubeProxy.replacedBy ? ` · Services handled by ${cluster.kubeProxy.replacedBy}` : ''}`,
+    ...(cluster.rollout ? [`  Linux nodes seen running nftables ${cluster.rollout.nftables} · not switched ${cluster.rollout.notSwitched} · mode not seen ${cluster.rollout.unknown} (RUNS below)`] : []),
   ]
   // The plan says it, and has nothing else to say.
   if (cluster.nothingToMigrate) lines.push(chalk.green(`  ${report.plan.summary}`))
@@ -209,6 +217,7 @@ function clusterLines(report: Report, chalk: ChalkInstance): string[] {
 function verdictSentence(report: Report): string {
   switch (report.verdict) {
     case 'go': {
+      if (report.nodes.length > 0 && report.nodes.every((node) => node.proxyMode?.running === 'nftables')) return 'Nothing to migrate: kube-proxy already runs in nftables mode on every node (RUNS below).'
       return report.summary.warnings > 0
         ? 'Nothing blocks the switch to nftables mode; read the warnings first.'
         : 'Nothing blocks the switch to nftables mode.'

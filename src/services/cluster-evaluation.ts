@@ -4,7 +4,7 @@
  */
 import type {ClusterSummary, Report} from '../contract/report.js'
 import {type ClusterModel, deriveClusterModel, kubernetesVersion} from '../derive/cluster-facts.js'
-import {migrationNeeded} from '../derive/kube-proxy-config.js'
+import {deriveRollout} from '../derive/rollout.js'
 import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, withKubeProxyEndpoint} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
@@ -41,10 +41,10 @@ export function refuseTargetBehindCluster(snapshot: ClusterSnapshot, targetVersi
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
 export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probes?: NodeProbeResult): Report {
   const model = probedClusterModel(snapshot, options.targetVersion, probes)
-
-  const nothingToMigrate = !migrationNeeded(model.kubeProxy.mode)
-  // Before the switch: node and cluster rules (verify's are for after it); with nothing to migrate, only
-  // the rules that say so run (`evaluate: always`).
+  const {nothingToMigrate, summary: rollout} = model.rollout
+  // Before the switch: node and cluster rules (verify's are for after it); with nothing to migrate, only the
+  // rules that say so run (`evaluate: always`); else a node rule about the switch skips, node by node, the
+  // nodes seen running nftables (loadRuleCatalog).
   const preSwitch = rules.filter((rule) => rule.scope !== 'verify')
   const active = nothingToMigrate ? preSwitch.filter((rule) => rule.evaluate === 'always') : preSwitch
   const skip = new Set(options.skip)
@@ -57,7 +57,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     perSubject: PER_NODE,
   })
   return buildReport({
-    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes)),
+    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, model.kubeProxy.mode, probes)),
     findings,
     // A cluster can have thousands of nodes: their passes are summed up, their problems listed one
     // by one, except what only a node shell could tell (not-collected): the same on every node.
@@ -72,6 +72,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     cluster: {
       summary: {
         ...clusterSummary(model.cluster, nothingToMigrate, snapshot),
+        rollout,
         ...(probes?.unmatchedInventory ? {unmatchedInventory: probes.unmatchedInventory} : {}),
         ...(probes?.unmatchedBundles ? {unmatchedBundles: probes.unmatchedBundles} : {}),
         ...(probes?.probeLeftovers ? {probeLeftovers: probes.probeLeftovers} : {}),
@@ -108,6 +109,8 @@ export function probedClusterModel(snapshot: ClusterSnapshot, targetVersion: str
     if (endpoint) node.facts = withKubeProxyEndpoint(node.facts, endpoint, false)
   }
 
+  // The nodes' own facts are in: what they run decides whether anything is left to migrate.
+  model.rollout = deriveRollout(model)
   return model
 }
 

@@ -17,10 +17,10 @@ export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<Lo
 
   // The built-in rules alone come linted by the build; other rules need the linter (YAML, schema, CEL), loaded here.
   const linted = extraPaths.length === 0 ? readBuildManifest<LoadedRule[]>('rules', BUILTIN_RULES_DIR, ruleFiles(BUILTIN_RULES_DIR)) : undefined
-  if (linted) return linted
+  if (linted) return linted.map((rule) => migratingNodesOnly(rule))
   const [{loadRules}, {RuleLoadError}] = await Promise.all([import('./rule-loading.js'), import('../engine/rule-lint.js')])
   try {
-    return loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, ...extraPaths.map((path) => ({path}))])
+    return loadRules([{label: 'rules', path: BUILTIN_RULES_DIR}, ...extraPaths.map((path) => ({path}))]).map((rule) => migratingNodesOnly(rule))
   } catch (error) {
     if (error instanceof RuleLoadError) {
       throw new UsageError(`invalid rule files:\n${error.message}`, ['Check them with: kpx-check rules lint PATH'])
@@ -28,6 +28,23 @@ export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<Lo
 
     throw error
   }
+}
+
+/** The facts that tell a node already switched. */
+const RUNNING_MODE_FACTS = ['kubeProxy.runningMode', 'kubeProxy.runningModeEvidence']
+
+/**
+ * A node seen running nftables has nothing left to migrate: a node rule about the switch (evaluate
+ * when-migrating) does not apply there, and says why. A node not seen running it (iptables, IPVS, or
+ * its mode unknown) keeps every check, whatever kube-proxy's configuration says.
+ */
+function migratingNodesOnly(rule: LoadedRule): LoadedRule {
+  if (rule.scope !== 'node' || rule.evaluate === 'always') return rule
+  const switched = {
+    when: 'has(kubeProxy.runningMode) && kubeProxy.runningMode == "nftables"',
+    message: 'kube-proxy on this node already runs in nftables mode ({{ kubeProxy.runningModeEvidence }}): nothing to migrate here.',
+  }
+  return {...rule, skip: [switched, ...(rule.skip ?? [])], uses: [...new Set([...(rule.uses ?? []), ...RUNNING_MODE_FACTS])]}
 }
 
 /** --skip and --severity must name rules that exist, so a typo does not silently keep a rule. */

@@ -73,6 +73,8 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'kube-proxy-mode/fail.ipvs-mode-kubespray.json': {severity: 'info', subject: 'Cluster/cluster'},
   'kube-proxy-mode/fail.iptables-mode.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'Follow the migration plan'},
   'kube-proxy-mode/unknown.configmap-forbidden.json': {reason: 'permission-denied'},
+  // The ConfigMap says nftables, and the API shows no node's running mode: the mode to migrate from is not known.
+  'kube-proxy-mode/unknown.configured-nftables-nodes-unseen.json': {reason: 'not-collected'},
   'kube-proxy-mode/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
   // Boundaries: an unset mode is a finding (info) from kube-proxy 1.37, which warns about it, and a warning from 1.40,
   // whose default is nftables (1.36.9 passes, 1.39.9 is still info).
@@ -145,7 +147,8 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
     remediation: 'update-alternatives --set iptables /usr/sbin/iptables-nft',
   },
   'iptables-backend-mix/unknown.non-root.facts': {reason: 'permission-denied'},
-  'ipvs-leftovers/fail.kube-ipvs0-after-switch.facts': {severity: 'warning', subject: 'Node/fail.kube-ipvs0-after-switch.facts', remediation: 'ip link delete kube-ipvs0'},
+  // kube-ipvs0 left by an earlier IPVS mode on a node now in iptables mode (a switched node's leftovers are verify's).
+  'ipvs-leftovers/fail.kube-ipvs0-in-iptables-mode.facts': {severity: 'warning', subject: 'Node/fail.kube-ipvs0-in-iptables-mode.facts', remediation: 'ip link delete kube-ipvs0'},
   'ipvs-leftovers/unknown.metrics-unreachable.facts': {reason: 'unreachable'},
   'ipvs-leftovers/unknown.no-section.facts': {reason: 'not-collected'},
   'ipvs-other-users/fail.keepalived-lvs.facts': {severity: 'blocker', subject: 'Node/fail.keepalived-lvs.facts', remediation: 'ipvsadm -Ln'},
@@ -215,7 +218,6 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
     remediation: 'install nftables 1.0.1 or newer',
   },
   // kube-proxy runs in a container and the bundle was collected on the host: the image's nft was not read.
-  'nft-version/unknown.cbl-mariner-2.0-host-nft-1.0.1-image-nft-not-read.facts': {reason: 'not-collected'},
   'nft-version/unknown.no-host-nft-containerised-kube-proxy.facts': {reason: 'not-collected'},
   // Without the kube-proxy runtime nobody can tell which nft it runs.
   'nft-version/unknown.no-host-nft-kube-proxy-runtime-not-collected.facts': {reason: 'not-collected'},

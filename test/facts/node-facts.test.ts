@@ -237,6 +237,7 @@ describe('deriveNodeFacts on the bundle fixtures', () => {
       kernelRelease: '4.18.0-553.el8_10.x86_64',
       os: {id: 'rhel', versionId: '8.10', prettyName: 'Red Hat Enterprise Linux 8.10 (Ootpa)'},
       nftVersion: '1.0.4',
+      proxyMode: {running: 'iptables', evidence: '/proxyMode answered iptables'},
     })
     assert.equal(describeNode(factsOf('ubuntu-20.04-ipvs-nonroot')).nftVersion, null)
   })
@@ -251,7 +252,13 @@ describe('deriveNodeFacts unknown reasons', () => {
     assert.equal(unknowns.length, NODE_FACTS.length - 1)
     for (const [path, fact] of unknowns) assert.equal(fact.reason, 'not-collected', path)
     assert.equal(facts.whyUnknown('kernel.release')?.detail, 'the bundle has no "kernel-release" section')
-    assert.deepEqual(describeNode(facts), {name: 'node-from-file', kernelRelease: null, os: {id: null, versionId: null, prettyName: null}, nftVersion: null})
+    assert.deepEqual(describeNode(facts), {
+      name: 'node-from-file',
+      kernelRelease: null,
+      os: {id: null, versionId: null, prettyName: null},
+      nftVersion: null,
+      proxyMode: {running: null, evidence: 'not-collected: nothing on the node shows the mode kube-proxy runs in (/proxyMode: not-collected, the bundle has no "kube-proxy-mode" section)'},
+    })
   })
 
   it('keeps the reason and detail the collector gave in unavailable', () => {

@@ -113,6 +113,7 @@ async function hostileReport(): Promise<Report> {
     node.name = rename(node.name)
     node.os.prettyName = HOSTILE
     node.kernelRelease = HOSTILE
+    node.proxyMode = {running: null, evidence: HOSTILE}
   }
 
   for (const finding of report.findings) {
@@ -175,7 +176,7 @@ describe('a hostile report read back by a GFM parser', () => {
       report.plan.steps.flatMap((step) => [afterFirstLine, afterFirstLine, ...sh(step.commands), ...sh(step.undo)]),
     )
     // The headings are kpx-check's: the title, the sections, one per step; each step title is one heading.
-    assert.equal(ofType('heading').length, 1 + ['Warnings', 'Unknown', 'Node groups', 'Waves', 'Plan', 'Sources'].length + report.plan.steps.length)
+    assert.equal(ofType('heading').length, 1 + ['Warnings', 'Unknown', 'kube-proxy on the nodes', 'Node groups', 'Waves', 'Plan', 'Sources'].length + report.plan.steps.length)
     assert.ok(ofType('heading').some((node) => shown(node) === `1. ${HOSTILE_SHOWN} ${report.plan.steps[0].title.slice(HOSTILE.length + 1)}`))
     // Emphasis and strong text are kpx-check's words only.
     assert.ok(ofType('emphasis').every((node) => (PLAN_PHASES as readonly string[]).includes(shown(node))))
