@@ -147,8 +147,8 @@ export interface ClusterNodeProbes {
   kubeProxyEndpoints?: ReadonlyMap<string, KubeProxyEndpointRead>
 }
 
-/** A cluster run's report row of a node: as the API shows it, or as the node probe found it. */
-export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, configured: string, probes?: ClusterNodeProbes): NodeRow {
+/** A cluster run's report row of a node: as the API shows it, or as the node probe found it; `configured`: the mode kube-proxy's configuration makes. */
+export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: ClusterNodeProbes, configured?: string): NodeRow {
   const api: NodeRow = {
     name: node.name,
     source: 'api',
@@ -162,7 +162,7 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
   }
   if (node.windows) return {...api, windows: true, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
   const endpoint = probes?.kubeProxyEndpoints?.get(node.name)
-  const row = {...probedNodeRow(node, api, probes), proxyMode: {...runningModeOf(node.facts), configured}}
+  const row = {...probedNodeRow(node, api, probes), proxyMode: {...runningModeOf(node.facts), ...(configured === undefined ? {} : {configured})}}
   return endpoint ? {...row, kubeProxyMetrics: {origin: endpoint.origin, ...(endpoint.reason === undefined ? {} : {reason: endpoint.reason})}} : row
 }
 

@@ -57,7 +57,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     perSubject: PER_NODE,
   })
   return buildReport({
-    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, model.kubeProxy.mode, probes)),
+    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes, model.kubeProxy.mode)),
     findings,
     // A cluster can have thousands of nodes: their passes are summed up, their problems listed one
     // by one, except what only a node shell could tell (not-collected): the same on every node.
