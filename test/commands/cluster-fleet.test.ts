@@ -5,10 +5,11 @@
  * worst of its clusters' codes. The expected verdicts are those of the scenarios (see cluster.test.ts).
  */
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
+import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
 
 import type {FleetReport} from '../../src/contract/fleet.js'
 import type {Report} from '../../src/contract/report.js'
@@ -278,5 +279,70 @@ describe('kpx-check cluster: what a fleet refuses (exit 2, before any cluster is
 
   it('a rule file that does not load: exit 2 for the fleet, no cluster contacted', async () => {
     await refused(['--all-contexts', '--rules', join(FIXTURES, 'bad-rules', 'typo-field.yaml')], /typo-field\.yaml:3:1 rule: unknown field "severty"/)
+  })
+})
+
+describe('a kubeconfig exec plugin that never answers (a device-code login nobody completes)', () => {
+  /** A plugin that starts a helper of its own and then waits forever; both write their pids to `pids`. */
+  function hangingPlugin(dir: string): {kubeconfig: (file: string) => void; pids: () => number[]} {
+    const plugin = join(dir, 'never-answers.mjs')
+    const pids = join(dir, 'pids')
+    writeFileSync(
+      plugin,
+      [
+        "import {spawn} from 'node:child_process'",
+        "import {appendFileSync} from 'node:fs'",
+        `const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {stdio: 'ignore'})`,
+        `appendFileSync(${JSON.stringify(pids)}, \`\${process.pid} \${helper.pid} \`)`,
+        "process.stderr.write('To sign in, open https://microsoft.com/devicelogin and enter the code ABCD-EFGH')",
+        'setInterval(() => {}, 1000)',
+        '',
+      ].join('\n'),
+    )
+    return {
+      kubeconfig(file: string) {
+        const config = parseYaml(readFileSync(file, 'utf8')) as {users: Array<{name: string; user: unknown}>}
+        config.users[0].user = {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never'}}
+        writeFileSync(file, stringifyYaml(config))
+      },
+      pids: () => readFileSync(pids, 'utf8').trim().split(' ').map(Number),
+    }
+  }
+
+  /** The pids still running (not gone, not a zombie waiting to be reaped), after a moment to die in. */
+  async function running(pids: number[]): Promise<number[]> {
+    const state = (pid: number) => /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1]
+    const isRunning = (pid: number) => existsSync(`/proc/${pid}`) && state(pid) !== 'Z'
+    for (let tries = 0; tries < 50 && pids.some((pid) => isRunning(pid)); tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+    return pids.filter((pid) => isRunning(pid))
+  }
+
+  // Before the deadline the run waited for the plugin forever: the tests' own timeout ends them then.
+  it('alone: exit 2 at --request-timeout, reason timeout, the plugin and its helper killed', {timeout: 60_000}, async () => {
+    const dir = mkdtempSync(join(workdir, 'plugin-'))
+    const plugin = hangingPlugin(dir)
+    const file = kubeconfig(context('device-code', go))
+    plugin.kubeconfig(file)
+    const started = performance.now()
+    const {code, stdout} = await runCli(['cluster', '--kubeconfig', file, '--request-timeout', '2', '--json'])
+    assert.ok(performance.now() - started < 15_000, `${performance.now() - started} ms`)
+    assert.equal(code, 2, stdout)
+    assert.match(JSON.parse(stdout).error.message, /the credential plugin did not answer within 2s \(--request-timeout\); it was stopped/)
+    assert.deepEqual(await running(plugin.pids()), [], 'no process of the plugin is left')
+  })
+
+  it('in a fleet: that cluster is not checked (timeout), the others are, and nothing of the plugin is left', {timeout: 60_000}, async () => {
+    const dir = mkdtempSync(join(workdir, 'plugin-fleet-'))
+    const plugin = hangingPlugin(dir)
+    const file = kubeconfig(context('device-code', go), context('prod-aks', incomplete))
+    plugin.kubeconfig(file)
+    const started = performance.now()
+    const {fleet} = await fleetJson(['--kubeconfig', file, '--all-contexts', '--request-timeout', '2'])
+    assert.ok(performance.now() - started < 30_000, `${performance.now() - started} ms`)
+    assert.deepEqual(outcomes(fleet), [
+      ['device-code', 'incomplete', 5, 'timeout'],
+      ['prod-aks', 'incomplete', 5, 'checked'],
+    ])
+    assert.deepEqual(await running(plugin.pids()), [], 'no process of the plugin is left')
   })
 })

@@ -1,6 +1,8 @@
+import {spawn, type SpawnOptions} from 'node:child_process'
 import type {IncomingMessage} from 'node:http'
 import https from 'node:https'
 
+import type {ClusterAccessReason} from '../../contract/fleet.js'
 import {ClusterAccessError, UsageError} from '../../util/errors.js'
 import {describeJson, isObject} from '../../util/json-value.js'
 import {type KubeContext, resolveKubeconfig, serverShown} from './kubeconfig.js'
@@ -88,7 +90,7 @@ export class KubeClient {
 
   static async connect(options: ConnectOptions): Promise<KubeClient> {
     const context = usableContext(options.kubeconfig, options.context)
-    const access = context.headers ? directAccess(context, context.headers) : await accessWithClientNode(context)
+    const access = context.headers ? directAccess(context, context.headers) : await accessWithClientNode(context, options.requestTimeoutSeconds, options.signal)
     const agent = new https.Agent({...access.tls, keepAlive: true, maxSockets: options.concurrency})
     const headers = {Accept: 'application/json', 'User-Agent': 'kpx-check', ...access.headers}
     return new KubeClient(access.server.replace(/\/+$/, ''), access.context, agent, access.tls, headers, options.requestTimeoutSeconds * 1000, options.signal)
@@ -273,19 +275,34 @@ function directAccess(context: KubeContext, headers: Record<string, string>): Ac
   return {server: context.server, context: context.name, tls: {ca, cert, key, servername, rejectUnauthorized: !insecure}, headers}
 }
 
-/** What only client-node does: exec and auth-provider plugins, impersonation, proxies; the context was checked already. */
-async function accessWithClientNode(context: KubeContext): Promise<Access> {
+/**
+ * What only client-node does: exec and auth-provider plugins, impersonation, proxies; the context was checked already.
+ * An exec plugin gets the request deadline from its start to its last byte (a device-code login nobody completes
+ * never answers): past it, or once the run is aborted, it is killed with every process it started.
+ */
+async function accessWithClientNode(context: KubeContext, timeoutSeconds: number, signal?: AbortSignal): Promise<Access> {
   const {KubeConfig} = await import('@kubernetes/client-node')
   const config = new KubeConfig()
   // JSON is YAML: the context alone, its paths already made absolute against the files that named them.
   config.loadFromString(JSON.stringify(context.kubeconfig))
+  const plugins = new PluginProcesses()
+  plugins.adopt(config)
   const requestOptions: https.RequestOptions = {}
-  try {
-    await config.applyToHTTPSOptions(requestOptions)
-  } catch (error) {
-    throw new ClusterAccessError('unauthorized', `cannot get credentials for context ${context.name} (${serverShown(context.server)}): ${(error as Error).message}`, [
+  const failed = (reason: ClusterAccessReason, why: string) =>
+    new ClusterAccessError(reason, `cannot get credentials for context ${context.name} (${serverShown(context.server)}): ${why}`, [
       'If the kubeconfig uses an exec plugin (aws, gke-gcloud-auth-plugin, kubelogin), check that it is installed and logged in.',
     ])
+  const timer = setTimeout(() => plugins.stop(failed('timeout', `the credential plugin did not answer within ${timeoutSeconds}s (--request-timeout); it was stopped`)), timeoutSeconds * 1000)
+  const onAbort = () => plugins.stop(signal!.reason)
+  signal?.addEventListener('abort', onAbort, {once: true})
+  try {
+    await Promise.race([config.applyToHTTPSOptions(requestOptions), plugins.stopped])
+  } catch (error) {
+    if (error instanceof ClusterAccessError || signal?.aborted) throw error
+    throw failed('unauthorized', (error as Error).message)
+  } finally {
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
   }
 
   const headers: Record<string, string> = {}
@@ -305,6 +322,50 @@ async function accessWithClientNode(context: KubeContext): Promise<Access> {
       rejectUnauthorized: requestOptions.rejectUnauthorized ?? true,
     },
     headers,
+  }
+}
+
+/**
+ * The exec plugins client-node starts for one context, each in a process group of its own, so that stopping one stops
+ * whatever it started too (a browser helper, a shell). client-node's ExecAuth spawns through a field it keeps for
+ * tests; kpx-check sets it, on the one authenticator it uses, rather than reimplement the ExecCredential exchange.
+ */
+class PluginProcesses {
+  /** Process group ids (each plugin's pid): kept after a plugin exits, since what it started may not have. */
+  private readonly groups = new Set<number>()
+  private reject?: (reason: unknown) => void
+  /** Rejects with the reason once stop() is called. */
+  readonly stopped = new Promise<never>((_resolve, reject) => {
+    this.reject = reject
+  })
+
+  constructor() {
+    this.stopped.catch(() => {})
+  }
+
+  adopt(config: object): void {
+    const authenticators = (config as {authenticators?: Array<{execFn?: unknown}>}).authenticators ?? []
+    for (const authenticator of authenticators) {
+      if (!('execFn' in authenticator)) continue
+      authenticator.execFn = (command: string, args: string[], options: SpawnOptions) => {
+        const child = spawn(command, args, {...options, detached: true})
+        if (child.pid !== undefined) this.groups.add(child.pid)
+        return child
+      }
+    }
+  }
+
+  stop(reason: unknown): void {
+    for (const group of this.groups) {
+      try {
+        process.kill(-group, 'SIGKILL')
+      } catch {
+        // Every process of the group is gone already.
+      }
+    }
+
+    this.groups.clear()
+    this.reject?.(reason)
   }
 }
 
