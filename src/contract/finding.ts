@@ -64,9 +64,14 @@ export type EngineUnknownReason = (typeof ENGINE_UNKNOWN_REASONS)[number]
 /** A JSON-like fact value; integers are numbers here and become CEL ints at evaluation. */
 export type FactValue = boolean | number | string | FactValue[] | {[key: string]: FactValue}
 
-/** What a finding is about, as reports name it: `{kind: 'Node', name: 'worker-1'}`. */
+/**
+ * What a finding is about, as reports name it: `{kind: 'Node', name: 'worker-1'}`, `{kind: 'Service',
+ * namespace: 'default', name: 'web'}`, `{kind: 'Cluster', name: 'cluster'}`.
+ */
 export interface SubjectRef {
   kind: string
+  /** Namespaced objects only. */
+  namespace?: string
   name: string
 }
 
@@ -150,5 +155,7 @@ export interface GroupedResults {
 
 /** A finding a group of subjects share, told of one of them. */
 export function toldOf(finding: Finding, subject: SubjectRef): Finding {
-  return finding.subject.name === subject.name && finding.subject.kind === subject.kind ? finding : {...finding, subject: {kind: subject.kind, name: subject.name}}
+  const {kind, namespace, name} = subject
+  if (finding.subject.name === name && finding.subject.kind === kind && finding.subject.namespace === namespace) return finding
+  return {...finding, subject: namespace === undefined ? {kind, name} : {kind, namespace, name}}
 }

@@ -11,9 +11,12 @@ const stringList = {type: 'array', items: {type: 'string'}}
 const nodeRulesList = {type: 'array', items: {type: 'object', required: ['node', 'rules'], additionalProperties: false, properties: {node: {type: 'string'}, rules: stringList}}}
 const subjectSchema = {
   type: 'object',
+  description:
+    'What the finding is about: the cluster (kind Cluster), a Node, or one object (Service, Deployment, StatefulSet, DaemonSet, Job, CronJob, PrometheusRule, …): ' +
+    'a rule that judges many objects has one finding per object. Waivers and baselines name it as kind/namespace/name in lower case (service/default/web).',
   required: ['kind', 'name'],
   additionalProperties: false,
-  properties: {kind: {type: 'string'}, name: {type: 'string'}},
+  properties: {kind: {type: 'string'}, namespace: {type: 'string', description: 'Namespaced objects only.'}, name: {type: 'string'}},
 }
 
 const statusSchema = {enum: ['pass', 'fail', 'unknown', 'skip']}
@@ -196,6 +199,9 @@ export const REPORT_SCHEMA = {
     },
     findings: {
       type: 'array',
+      description:
+        'One entry per rule and subject: a rule that judges Services, workloads or PrometheusRules fails or is unknown once per object. ' +
+        'Passes and skips over many objects (and over many nodes, in a cluster run), and unknowns a cluster run cannot tell on any node, are summed up in one finding about the cluster with a count and an example.',
       items: {
         type: 'object',
         required: ['rule', 'title', 'status', 'severity', 'confidence', 'subject', 'message', 'evidence', 'remediation', 'references'],

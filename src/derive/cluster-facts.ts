@@ -1,5 +1,6 @@
 import semver from 'semver'
 
+import type {FactValue} from '../contract/finding.js'
 import type {NodePool, NodeRow} from '../contract/report.js'
 import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
 import {FactSet, type UnknownFact} from '../facts/fact-set.js'
@@ -21,7 +22,11 @@ export interface ClusterModel {
   cluster: FactSet
   /** Nodes alike share their `os` and `pool` objects, as they do their facts' parent: the report writes each once. */
   nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; pool?: NodePool; kernelRelease: null | string; os: NodeRow['os']}>
-  services: Array<{name: string; facts: FactSet}>
+  /** Every Service; Services alike (most of them) share one fact set. */
+  services: NamespacedSubject[]
+  /** Every DaemonSet, Deployment, StatefulSet, Job and CronJob (rule subject Workload). */
+  workloads: Array<NamespacedSubject & {kind: string}>
+  prometheusRules: NamespacedSubject[]
   /** The CNIs, as rule subjects and as found. */
   components: Array<{component: Component; facts: FactSet; name: string}>
   kubeProxy: KubeProxyConfig
@@ -29,6 +34,13 @@ export interface ClusterModel {
   unreadableKinds: Map<string, UnknownFact>
   /** What the nodes run, as far as the model's node facts show it: derived again when node probes add theirs. */
   rollout: Rollout
+}
+
+/** An object a rule can be about, with its facts over the cluster's. */
+export interface NamespacedSubject {
+  namespace: string
+  name: string
+  facts: FactSet
 }
 
 /** Said in each node check it leaves unknown, thousands of times in a large cluster's report: the plan's first step gives the commands. */
@@ -85,20 +97,19 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
     ]),
   )
 
-  derivePrometheusRules(cluster, resources)
   const pings = clusterIPPings(resources)
-  if ('reason' in pings) cluster.unknownAll(['workloads.clusterIPPings', 'workloads.clusterIPPingCount'], pings.reason, pings.detail)
-  else cluster.set('workloads.clusterIPPings', pings.listed).set('workloads.clusterIPPingCount', pings.count)
   const kubeProxy = deriveKubeProxy(cluster, resources, daemonSets, components)
   deriveServices(cluster, resources)
   // Unknown on every node alike: held once, under each node's facts, rather than copied into thousands.
   const shellOnly = new FactSet().unknownAll(SHELL_ONLY_FACTS, 'not-collected', NOT_IN_API)
-  const alike: NodesAlike = {byImage: new Map(), pools: new Map()}
+  const alike: Alike = {byImage: new Map(), pools: new Map(), objects: new Map()}
 
   const model: Omit<ClusterModel, 'rollout'> = {
     cluster,
     nodes: nodes.map((node) => nodeSubject(node, cluster, kubeProxy, shellOnly, alike)),
-    services: serviceSubjects(cluster, resources),
+    services: serviceSubjects(cluster, resources, alike.objects),
+    workloads: 'reason' in pings ? [] : pings.map(({kind, workload, pings: found}) => ({kind, ...objectRef(workload), facts: alikeFacts(cluster, alike.objects, [['workload.clusterIPPings', found.slice(0, OBJECTS_LISTED)]])})),
+    prometheusRules: prometheusRuleSubjects(cluster, resources, alike.objects),
     components: components
       .filter((component) => component.role === 'cni')
       .map((component) => ({name: namespaced(component.daemonSet), component, facts: componentFacts(cluster, component)})),
@@ -109,6 +120,8 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
           ['Node', resources.failure('nodes')],
           ['Service', resources.failure('services')],
           ['DaemonSet', resources.failure('daemonSets')],
+          ['Workload', 'reason' in pings ? pings : undefined],
+          ['PrometheusRule', resources.failure('prometheusRules')],
         ] as const
       ).flatMap(([kind, failure]) => (failure ? [[kind, failure]] : [])),
     ),
@@ -258,8 +271,8 @@ function kubeProxyConfigFile(resources: SnapshotReads): {failure?: UnknownFact; 
  */
 export const NFT_COMMENT_LIMIT = 128
 
-/** The most Services (or other objects) a fact names: past these, only their count (a fact of its own) grows. */
-const SERVICES_LISTED = 100
+/** The most items an object's list fact holds (a PrometheusRule's alerts): the finding names the object either way. */
+const OBJECTS_LISTED = 100
 
 /**
  * kube-proxy's comment for each port of each Service it writes rules for (not headless, not
@@ -288,57 +301,43 @@ export const IPTABLES_ONLY_METRICS = [
 /** Each metric as a whole word of an expression: `…_iptables_total` is not `…_iptables_total_x`. */
 const IPTABLES_ONLY_PATTERNS = IPTABLES_ONLY_METRICS.map((metric) => ({metric, pattern: new RegExp(String.raw`\b${metric}\b`)}))
 
-/** PrometheusRules whose alerts or recording rules read a metric nftables mode does not export: each rule, and the metrics. */
-function derivePrometheusRules(cluster: FactSet, resources: SnapshotReads): void {
-  resources.derive(cluster, ['prometheusRules'], ['monitoring.iptablesMetricRules', 'monitoring.iptablesMetrics'], () => {
+/** Each PrometheusRule, with its alerts and recording rules that read a metric nftables mode does not export, and those metrics. */
+function prometheusRuleSubjects(cluster: FactSet, resources: SnapshotReads, objects: Alike['objects']): NamespacedSubject[] {
+  return (resources.items('prometheusRules') as Raw[]).map((object) => {
     const found: string[] = []
     const metrics = new Set<string>()
-    for (const object of resources.items('prometheusRules') as Raw[]) {
-      for (const group of (object.spec?.groups ?? []) as Raw[]) {
-        for (const rule of (group.rules ?? []) as Raw[]) {
-          const used = IPTABLES_ONLY_PATTERNS.filter(({pattern}) => pattern.test(String(rule.expr ?? ''))).map(({metric}) => metric)
-          if (used.length === 0) continue
-          for (const metric of used) metrics.add(metric)
-          const name = rule.alert ? `alert ${rule.alert}` : `record ${rule.record}`
-          found.push(`${object.metadata?.namespace}/${object.metadata?.name} ${name}: ${used.join(', ')}`)
-        }
+    for (const group of (object.spec?.groups ?? []) as Raw[]) {
+      for (const rule of (group.rules ?? []) as Raw[]) {
+        const used = IPTABLES_ONLY_PATTERNS.filter(({pattern}) => pattern.test(String(rule.expr ?? ''))).map(({metric}) => metric)
+        if (used.length === 0) continue
+        for (const metric of used) metrics.add(metric)
+        found.push(`${rule.alert ? `alert ${rule.alert}` : `record ${rule.record}`}: ${used.join(', ')}`)
       }
     }
 
-    cluster.set('monitoring.iptablesMetricRules', found.slice(0, SERVICES_LISTED)).set('monitoring.iptablesMetrics', [...metrics])
+    const values: Array<[ClusterFactPath, FactValue]> = [
+      ['prometheusRule.iptablesMetricRules', found.slice(0, OBJECTS_LISTED)],
+      ['prometheusRule.iptablesMetrics', [...metrics]],
+    ]
+    return {...objectRef(object), facts: alikeFacts(cluster, objects, values)}
   })
 }
 
 /** What the checks count of the Services: one pass over what can be tens of thousands. */
 function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
   const services = resources.items('services') as Raw[]
-  const derived = ['services.externalIPServices', 'services.longestComment', 'services.longComments', 'services.longCommentCount', 'services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'] as const
+  const derived = ['services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'] as const
   resources.derive(cluster, ['services'], derived, () => {
-    const externalIPServices: string[] = []
-    const longComments: string[] = []
-    const count = {loadBalancer: 0, nodePort: 0, healthCheckNodePorts: 0, withExternalIPs: 0, longComments: 0}
-    let longestComment = 0
+    const count = {loadBalancer: 0, nodePort: 0, healthCheckNodePorts: 0, withExternalIPs: 0}
     for (const service of services) {
       const spec = service.spec ?? {}
       if (spec.type === 'LoadBalancer') count.loadBalancer++
       if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') count.nodePort++
       if (spec.healthCheckNodePort) count.healthCheckNodePorts++
-      const externalIPs = (spec.externalIPs ?? []) as unknown[]
-      if (externalIPs.length > 0 && ++count.withExternalIPs <= SERVICES_LISTED) {
-        externalIPServices.push(`${service.metadata?.namespace}/${service.metadata?.name} (${externalIPs.map(String).join(', ')})`)
-      }
-
-      commentsOf(service, (bytes, comment) => {
-        longestComment = Math.max(longestComment, bytes)
-        if (bytes > NFT_COMMENT_LIMIT && ++count.longComments <= SERVICES_LISTED) longComments.push(`${comment()} (${bytes} bytes)`)
-      })
+      if (((spec.externalIPs ?? []) as unknown[]).length > 0) count.withExternalIPs++
     }
 
     cluster
-      .set('services.externalIPServices', externalIPServices)
-      .set('services.longestComment', longestComment)
-      .set('services.longComments', longComments)
-      .set('services.longCommentCount', count.longComments)
       .set('services.total', services.length)
       .set('services.loadBalancer', count.loadBalancer)
       .set('services.nodePort', count.nodePort)
@@ -353,29 +352,43 @@ function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
   )
 }
 
-/** LoadBalancer Services, with the other Services and Ingresses that share their addresses. */
-function serviceSubjects(cluster: FactSet, resources: SnapshotReads): ClusterModel['services'] {
+/**
+ * Every Service, with what its rules read: its type, external IPs and over-long nftables comments, and
+ * for a LoadBalancer its addresses and the other Services and Ingresses that share them. Services that
+ * hold the same (most of them) share one fact set.
+ */
+function serviceSubjects(cluster: FactSet, resources: SnapshotReads, objects: Alike['objects']): NamespacedSubject[] {
   const users = new Map<string, string[]>()
   const addressesOf = (object: KubeObject) =>
     (((object as Raw).status?.loadBalancer?.ingress ?? []) as Raw[]).map((ingress) => String(ingress.ip ?? ingress.hostname ?? '')).filter(Boolean)
   const note = (address: string, user: string) => users.set(address, [...(users.get(address) ?? []), user])
-  const loadBalancers = (resources.items('services') as Raw[]).filter((service) => service.spec?.type === 'LoadBalancer')
+  const services = resources.items('services') as Raw[]
+  const loadBalancers = services.filter((service) => service.spec?.type === 'LoadBalancer')
   for (const service of loadBalancers) for (const address of addressesOf(service)) note(address, `Service ${service.metadata.namespace}/${service.metadata.name}`)
   for (const ingress of resources.items('ingresses')) for (const address of addressesOf(ingress)) note(address, `Ingress ${ingress.metadata?.namespace}/${ingress.metadata?.name}`)
+  const ingressFailure = resources.failure('ingresses')
 
-  return loadBalancers.map((service) => {
+  return services.map((service) => {
+    const type = String(service.spec?.type ?? 'ClusterIP')
+    const longComments: string[] = []
+    commentsOf(service, (bytes, comment) => {
+      if (bytes > NFT_COMMENT_LIMIT) longComments.push(`${comment()} (${bytes} bytes)`)
+    })
+    const values: Array<[ClusterFactPath, FactValue]> = [
+      ['service.type', type],
+      ['service.externalIPs', ((service.spec?.externalIPs ?? []) as unknown[]).map(String)],
+      ['service.longComments', longComments],
+    ]
+    if (type !== 'LoadBalancer') return {...objectRef(service), facts: alikeFacts(cluster, objects, values)}
+
     const name = `${service.metadata.namespace}/${service.metadata.name}`
     const addresses = addressesOf(service)
     const sharedWith = [...new Set(addresses.flatMap((address) => users.get(address) ?? []))].filter((user) => user !== `Service ${name}`)
     const facts = new FactSet(cluster)
-      .set('service.name', name)
-      .set('service.type', 'LoadBalancer')
-      .set('service.addresses', addresses)
-      .set('service.sharedWith', sharedWith)
-      .set('service.portCount', (service.spec?.ports ?? []).length)
-    const ingressFailure = resources.failure('ingresses')
+    for (const [path, value] of values) facts.set(path, value)
+    facts.set('service.name', name).set('service.addresses', addresses).set('service.sharedWith', sharedWith).set('service.portCount', (service.spec?.ports ?? []).length)
     if (ingressFailure) facts.unknown('service.sharedWith', ingressFailure.reason, ingressFailure.detail)
-    return {name, facts}
+    return {...objectRef(service), facts}
   })
 }
 
@@ -400,14 +413,36 @@ interface SharedNodeFacts {
   os: NodeRow['os']
 }
 
-/** What the nodes seen so far share: facts by kernel and OS image, and pools by label and name. */
-interface NodesAlike {
+/** What the subjects seen so far share: nodes' facts by kernel and OS image, pools by label and name, other objects' facts by their values. */
+interface Alike {
   byImage: Map<string, SharedNodeFacts>
   pools: Map<string, NodePool>
+  objects: Map<string, FactSet>
+}
+
+/**
+ * The facts of an object that holds only these values: one fact set for every object that holds the
+ * same (tens of thousands of plain Services, the workloads that ping nothing), which the rules then
+ * see as one input.
+ */
+function alikeFacts(cluster: FactSet, objects: Alike['objects'], values: ReadonlyArray<readonly [ClusterFactPath, FactValue]>): FactSet {
+  const key = JSON.stringify(values)
+  let facts = objects.get(key)
+  if (!facts) {
+    facts = new FactSet(cluster)
+    for (const [path, value] of values) facts.set(path, value)
+    objects.set(key, facts)
+  }
+
+  return facts
+}
+
+function objectRef(object: KubeObject): {name: string; namespace: string} {
+  return {namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? ''}
 }
 
 /** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
-function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet, alike: NodesAlike): ClusterModel['nodes'][number] {
+function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet, alike: Alike): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
   const labels = readNodeLabels(node.metadata?.labels)

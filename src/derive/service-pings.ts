@@ -21,9 +21,6 @@ export const WORKLOAD_KINDS: ReadonlyArray<readonly [ResourceName, string]> = [
   ['cronJobs', 'CronJob'],
 ]
 
-/** The most pings the fact lists; the count is a fact of its own. */
-const PINGS_LISTED = 100
-
 /** A Service a ping can reach: its ClusterIPs, none when it is headless or an ExternalName. */
 interface ServiceAddresses {
   name: string
@@ -68,30 +65,33 @@ function serviceOf(target: string, namespace: string, index: ReturnType<typeof s
   return labels.length === 2 ? index.byName.get(`${labels[1]}/${labels[0]}`) : undefined
 }
 
-const describe = (kind: string, workload: KubeObject, ping: PingCommand, target: string, service: ServiceAddresses) =>
-  `${kind} ${workload.metadata?.namespace}/${workload.metadata?.name}, container ${ping.container}, ${ping.place}: ${ping.tool} ${target} (Service ${service.name}, ${service.clusterIPs.join(', ')})`
+const describe = (ping: PingCommand, target: string, service: ServiceAddresses) =>
+  `container ${ping.container}, ${ping.place}: ${ping.tool} ${target} (Service ${service.name}, ${service.clusterIPs.join(', ')})`
 
-/** Every ping of a ClusterIP in the workloads' templates, the first PINGS_LISTED described; or why the workloads or Services could not be read. */
-export function clusterIPPings(resources: SnapshotReads): UnknownFact | {count: number; listed: string[]} {
+/** A workload and the pings of a Service's ClusterIP in its template, described. */
+export interface WorkloadPings {
+  kind: string
+  workload: KubeObject
+  pings: string[]
+}
+
+/** Every workload with the pings of a ClusterIP in its template; or why the workloads or Services could not be read. */
+export function clusterIPPings(resources: SnapshotReads): UnknownFact | WorkloadPings[] {
   const failed = [...WORKLOAD_KINDS.map(([name]) => name), 'services' as const].map((name) => resources.failure(name)).find(Boolean)
   if (failed) return failed
-  const pings = WORKLOAD_KINDS.flatMap(([resource, kind]) => resources.items(resource).map((workload) => ({kind, workload, pings: workloadPings(workload as Raw)})))
-  const listed: string[] = []
-  let count = 0
+  const workloads = WORKLOAD_KINDS.flatMap(([resource, kind]) => resources.items(resource).map((workload) => ({kind, workload, commands: workloadPings(workload as Raw)})))
   // Most clusters ping no Service: index the Services only when some template pings.
-  if (!pings.some((found) => found.pings.length > 0)) return {count, listed}
-  const index = serviceIndex(resources.items('services'))
-  for (const {kind, workload, pings: found} of pings) {
+  const index = workloads.some(({commands}) => commands.length > 0) ? serviceIndex(resources.items('services')) : undefined
+  return workloads.map(({kind, workload, commands}) => {
     const namespace = workload.metadata?.namespace ?? ''
-    for (const ping of found) {
+    const pings: string[] = []
+    for (const ping of index ? commands : []) {
       for (const target of ping.targets) {
-        const service = serviceOf(target, namespace, index)
-        if (!service || service.clusterIPs.length === 0) continue
-        count++
-        if (listed.length < PINGS_LISTED) listed.push(describe(kind, workload, ping, target, service))
+        const service = serviceOf(target, namespace, index!)
+        if (service && service.clusterIPs.length > 0) pings.push(describe(ping, target, service))
       }
     }
-  }
 
-  return {count, listed}
+    return {kind, workload, pings}
+  })
 }

@@ -76,13 +76,15 @@ export function distinctNodes(probed: readonly ProbedNode[]): ProbedNode[] {
   return nodes
 }
 
-/** What the rules are evaluated for: the cluster, its Linux nodes, LoadBalancer Services and networking DaemonSets. */
+/** What the rules are evaluated for: the cluster, its Linux nodes, Services, networking DaemonSets, workloads and PrometheusRules. */
 export function clusterSubjects(model: ClusterModel): Subject[] {
   return [
     {kind: 'Cluster', name: 'cluster', facts: model.cluster},
     ...model.nodes.filter((node) => !node.windows).map((node) => ({kind: 'Node', name: node.name, facts: node.facts})),
-    ...model.services.map((service) => ({kind: 'Service', name: service.name, facts: service.facts})),
-    ...model.components.map((component) => ({kind: 'DaemonSet', name: component.name, facts: component.facts})),
+    ...model.services.map((service) => ({kind: 'Service', ...service})),
+    ...model.components.map(({component, facts}) => ({kind: 'DaemonSet', namespace: component.daemonSet.namespace, name: component.daemonSet.name, facts})),
+    ...model.workloads.map((workload) => ({family: 'Workload', ...workload})),
+    ...model.prometheusRules.map((prometheusRule) => ({kind: 'PrometheusRule', ...prometheusRule})),
   ]
 }
 

@@ -19,7 +19,7 @@ export interface EvaluationOptions extends RuleRunOptions {
   skip?: ReadonlySet<string>
   /**
    * Subject kinds whose results come in groups of subjects alike (`grouped`), not one finding per
-   * subject (default: Service): they can number in the tens of thousands.
+   * subject (default: GROUPED_KINDS): they can number in the tens of thousands.
    */
   grouped?: ReadonlySet<string>
   /**
@@ -41,7 +41,8 @@ export interface Evaluation {
   bySubject: Map<string, SharedFindings>
 }
 
-const GROUPED_KINDS: ReadonlySet<string> = new Set(['Service'])
+/** The kinds of Kubernetes objects rules judge one by one: thousands of them in a cluster. */
+export const GROUPED_KINDS: ReadonlySet<string> = new Set(['Service', 'Workload', 'PrometheusRule'])
 
 export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly Subject[], options: EvaluationOptions = {}): Evaluation {
   const findings: Finding[] = []
@@ -61,10 +62,12 @@ export function evaluateRules(rules: readonly LoadedRule[], subjects: readonly S
   }
 
   const subjectsByKind = new Map<string, Subject[]>()
+  // By the kind rules name: a Deployment is a Workload.
   for (const subject of subjects) {
-    const same = subjectsByKind.get(subject.kind)
+    const kind = subject.family ?? subject.kind
+    const same = subjectsByKind.get(kind)
     if (same) same.push(subject)
-    else subjectsByKind.set(subject.kind, [subject])
+    else subjectsByKind.set(kind, [subject])
   }
 
   const batching = new Batching()

@@ -206,7 +206,7 @@ export function ruleRun(rule: LoadedRule, subject: Subject, activation: Activati
     rule: rule.id,
     title: rule.title,
     confidence: rule.confidence ?? 'verified',
-    subject: {kind: subject.kind, name: subject.name},
+    subject: subject.namespace === undefined ? {kind: subject.kind, name: subject.name} : {kind: subject.kind, namespace: subject.namespace, name: subject.name},
     evidence: evidenceOf([...rule.needs, ...(rule.uses ?? [])], subject.facts),
     references: rule.references,
   }

@@ -171,27 +171,38 @@ export const CLUSTER_FACTS = [
   {path: 'services.nodePort', type: 'int', description: 'Services that allocate NodePorts (NodePort and LoadBalancer).'},
   {path: 'services.healthCheckNodePorts', type: 'int', description: 'Services with a healthCheckNodePort (externalTrafficPolicy Local).'},
   {path: 'services.withExternalIPs', type: 'int', description: 'Services with spec.externalIPs.'},
-  {path: 'services.externalIPServices', type: 'list<string>', maxItems: 100, maxLength: 400, description: 'Services with spec.externalIPs, as "ns/name (198.51.100.7, …)"; the first 100.'},
-  {path: 'services.longestComment', type: 'int', description: 'Bytes of the longest <namespace>/<name>:<port name> of a Service port kube-proxy writes rules for (not headless, not ExternalName).'},
-  {path: 'services.longComments', type: 'list<string>', maxItems: 100, maxLength: 160, description: 'Service ports whose <namespace>/<name>:<port name> exceeds 128 bytes, as "ns/name:port (129 bytes)"; the first 100.'},
-  {path: 'services.longCommentCount', type: 'int', description: 'Service ports whose <namespace>/<name>:<port name> exceeds 128 bytes, all of them.'},
-  {path: 'monitoring.iptablesMetricRules', type: 'list<string>', maxItems: 100, maxLength: 512, description: 'PrometheusRule alerts and recording rules that read a kube-proxy metric only iptables mode exports, as "ns/name alert Name: metric"; the first 100.'},
-  {path: 'monitoring.iptablesMetrics', type: 'list<string>', maxItems: 6, maxLength: 80, description: 'The iptables-only kube-proxy metrics those rules read.'},
   {path: 'endpoints.total', type: 'int', description: 'Endpoints across all EndpointSlices.'},
+
+  {path: 'service.name', type: 'string', description: 'LoadBalancer Service subject: namespace/name.'},
+  {path: 'service.type', type: 'string', description: 'Service subject: spec.type (ClusterIP when unset).'},
+  {path: 'service.externalIPs', type: 'list<string>', maxItems: 64, maxLength: 64, description: 'Service subject: spec.externalIPs.'},
   {
-    path: 'workloads.clusterIPPings',
+    path: 'service.longComments',
+    type: 'list<string>',
+    maxItems: 64,
+    maxLength: 180,
+    description: 'Service subject: its ports whose <namespace>/<name>:<port name> (kube-proxy\'s nftables comment; none for a headless or ExternalName Service) exceeds 128 bytes, as "ns/name:port (129 bytes)".',
+  },
+  {path: 'service.addresses', type: 'list<string>', maxItems: 16, description: 'LoadBalancer Service subject: load-balancer ingress IPs and hostnames.'},
+  {path: 'service.sharedWith', type: 'list<string>', maxItems: 100, description: 'LoadBalancer Service subject: other Services and Ingresses that use one of its addresses.'},
+  {path: 'service.portCount', type: 'int', description: 'LoadBalancer Service subject: ports it exposes.'},
+
+  {
+    path: 'workload.clusterIPPings',
     type: 'list<string>',
     maxItems: 100,
     maxLength: 512,
-    description: 'Pings of a Service\'s ClusterIP in workload templates (exec probes, commands), as "Deployment ns/name, container c, livenessProbe: ping host (Service ns/svc, 10.96.0.10)"; the first 100.',
+    description: 'Workload subject (DaemonSet, Deployment, StatefulSet, Job, CronJob): pings of a Service\'s ClusterIP in its template (exec probes, commands), as "container c, livenessProbe: ping host (Service ns/svc, 10.96.0.10)".',
   },
-  {path: 'workloads.clusterIPPingCount', type: 'int', description: 'Pings of a Service\'s ClusterIP in workload templates, all of them.'},
 
-  {path: 'service.name', type: 'string', description: 'Service subject: namespace/name.'},
-  {path: 'service.type', type: 'string', description: 'Service subject: spec.type.'},
-  {path: 'service.addresses', type: 'list<string>', maxItems: 16, description: 'Service subject: load-balancer ingress IPs and hostnames.'},
-  {path: 'service.sharedWith', type: 'list<string>', maxItems: 100, description: 'Service subject: other Services and Ingresses that use one of its addresses.'},
-  {path: 'service.portCount', type: 'int', description: 'Service subject: ports it exposes.'},
+  {
+    path: 'prometheusRule.iptablesMetricRules',
+    type: 'list<string>',
+    maxItems: 100,
+    maxLength: 512,
+    description: 'PrometheusRule subject: its alerts and recording rules that read a kube-proxy metric only iptables mode exports, as "alert Name: metric".',
+  },
+  {path: 'prometheusRule.iptablesMetrics', type: 'list<string>', maxItems: 6, maxLength: 80, description: 'PrometheusRule subject: the iptables-only kube-proxy metrics those rules read.'},
 
   {path: 'component.name', type: 'string', description: 'Component subject: calico, canal, flannel, cilium, aws-vpc-cni, azure-cni, antrea, kube-router, weave, kube-ovn, terway, kindnet, ….'},
   {path: 'component.workload', type: 'string', description: 'Component subject: its DaemonSet, namespace/name.'},
@@ -201,8 +212,11 @@ export const CLUSTER_FACTS = [
   {path: 'component.replacesKubeProxy', type: 'bool', description: 'Component subject: it implements Services itself (Cilium KPR, kube-router proxy, Antrea proxyAll).'},
 ] as const satisfies readonly FactSpec[]
 
-/** What a cluster rule can be about: the cluster, each LoadBalancer Service, each networking DaemonSet. */
-export const CLUSTER_SUBJECT_KINDS = ['Cluster', 'Service', 'DaemonSet'] as const
+/**
+ * What a cluster rule can be about: the cluster, each Service, each networking DaemonSet, each
+ * workload (a DaemonSet, Deployment, StatefulSet, Job or CronJob), each PrometheusRule.
+ */
+export const CLUSTER_SUBJECT_KINDS = ['Cluster', 'Service', 'DaemonSet', 'Workload', 'PrometheusRule'] as const
 
 /** The facts rules of a scope read: verify rules, like node rules, read a node's facts. */
 export function factSpecs(scope: 'cluster' | 'node' | 'verify'): readonly FactSpec[] {

@@ -1,6 +1,7 @@
 /** The steps the findings call for: a fix per failed rule, a way to find out per undecided one. */
 import {type GatedFinding, groupByRule} from '../contract/finding.js'
 import type {NodeGroup, PlanStep, PlanSubject} from '../contract/report.js'
+import {subjectName} from '../contract/subject.js'
 import type {UnknownFact} from '../facts/fact-set.js'
 import type {RulePlan} from './plan-input.js'
 
@@ -115,8 +116,16 @@ function urgencyOf(finding: GatedFinding): number {
 /** The first finding's message, after the subjects it stands for (a cluster-wide finding needs none). */
 function whyOf(findings: GatedFinding[]): string {
   const nodes = findings.filter((finding) => finding.subject.kind === 'Node').length
-  const others = findings.filter((finding) => finding.subject.kind !== 'Node' && finding.subject.kind !== 'Cluster')
-  const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...others.map((finding) => `${finding.subject.kind} ${finding.subject.name}`)]
+  // Other objects by kind, a few named: a rule can fail on thousands of Services.
+  const others = new Map<string, string[]>()
+  for (const {subject} of findings) {
+    if (subject.kind === 'Node' || subject.kind === 'Cluster') continue
+    const names = others.get(subject.kind)
+    if (names) names.push(subjectName(subject))
+    else others.set(subject.kind, [subjectName(subject)])
+  }
+
+  const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...[...others].map(([kind, names]) => `${kind} ${sampleOf(names)}`)]
   return subjects.length > 0 ? `${subjects.join(', ')}: ${findings[0].message}` : findings[0].message
 }
 
@@ -136,7 +145,7 @@ function remediationFor(findings: GatedFinding[], nodeGroups: NodeGroup[]): stri
   const subjectsOf = new Map<string, Set<string>>()
   const every = new Set<string>()
   for (const {subject, remediation} of findings) {
-    const label = (subject.kind === 'Node' ? groupOf.get(subject.name) : undefined) ?? `${subject.kind} ${subject.name}`
+    const label = (subject.kind === 'Node' ? groupOf.get(subject.name) : undefined) ?? `${subject.kind} ${subjectName(subject)}`
     every.add(label)
     for (const line of remediation) {
       if (!subjectsOf.has(line)) subjectsOf.set(line, new Set())
@@ -158,7 +167,7 @@ function planSubjects(findings: GatedFinding[], nodeGroups: NodeGroup[]): PlanSu
   const groups = nodeGroups
     .map((group) => ({kind: 'NodeGroup', name: group.name, members: group.nodes.filter((node) => nodes.has(node))}))
     .filter((group) => group.members.length > 0)
-  const others = findings.filter((finding) => finding.subject.kind !== 'Node').map((finding) => ({kind: finding.subject.kind, name: finding.subject.name}))
+  const others = findings.filter((finding) => finding.subject.kind !== 'Node').map((finding) => ({kind: finding.subject.kind, name: subjectName(finding.subject)}))
   return [...groups, ...others]
 }
 

@@ -4,6 +4,7 @@
  * an example), as are the unknowns every subject has for one reason (a node rule over the API alone).
  */
 import {type Finding, type GroupedResults, type Status, type SubjectRef, toldOf, type UnknownReason} from '../contract/finding.js'
+import {subjectName} from '../contract/subject.js'
 
 type Group = GroupedResults['groups'][number]
 
@@ -45,7 +46,7 @@ function foldResult({rule, kind, subjects, groups}: GroupedResults, foldUnknown:
   const folded: Finding[] = []
   if (unknown.length > 0) {
     const example = earliest(unknown)
-    folded.push({...example.finding, subject: CLUSTER, message: `${count(unknown)} ${kind.toLowerCase()}(s), e.g. ${example.subject.name}: ${example.finding.message}`, evidence: {}})
+    folded.push({...example.finding, subject: CLUSTER, message: `${count(unknown)} ${kind.toLowerCase()}(s), e.g. ${subjectName(example.subject)}: ${example.finding.message}`, evidence: {}})
   }
 
   if (fine.length === 0 && (listed.length > 0 || folded.length > 0)) return {listed, folded}
@@ -54,7 +55,7 @@ function foldResult({rule, kind, subjects, groups}: GroupedResults, foldUnknown:
   let message = `No ${kind} in the cluster is concerned.`
   if (fine.length > 0) {
     const example = earliest(fine)
-    message = `${count(fine)} ${kind}(s) ${status === 'pass' ? 'pass' : 'do not apply'}${apart > 0 ? ` (${apart} reported apart)` : ''}; for example ${example.subject.name}: ${example.finding.message}`
+    message = `${count(fine)} ${kind}(s) ${status === 'pass' ? 'pass' : 'do not apply'}${apart > 0 ? ` (${apart} reported apart)` : ''}; for example ${subjectName(example.subject)}: ${example.finding.message}`
   }
 
   const summary: Finding = {

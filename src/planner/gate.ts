@@ -4,7 +4,7 @@
  */
 import type {AppliedWaiver, GatedFinding, GroupedResults, Severity, SharedFindings, UnknownReason} from '../contract/finding.js'
 import {type BaselineSummary, type NodeCheck, type NodeReport, type NodeRow, type Report, REPORT_SCHEMA_VERSION, type WaiverSummary} from '../contract/report.js'
-import {subjectPath} from '../contract/subject.js'
+import {subjectName, subjectPath} from '../contract/subject.js'
 import {TOOL_NAME, TOOL_VERSION} from '../util/version.js'
 import {type Baseline, compareWithBaseline} from './baseline.js'
 import {foldGroups} from './fold.js'
@@ -48,7 +48,7 @@ function sortFindings(findings: readonly GatedFinding[]): GatedFinding[] {
       STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
       SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
       a.rule.localeCompare(b.rule) ||
-      a.subject.name.localeCompare(b.subject.name),
+      subjectName(a.subject).localeCompare(subjectName(b.subject)),
   )
 }
 

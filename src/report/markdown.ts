@@ -1,4 +1,4 @@
-import {type GatedFinding, isWaived, type SubjectRef} from '../contract/finding.js'
+import {type GatedFinding, groupByRule, isWaived, type SubjectRef} from '../contract/finding.js'
 import type {PlanStep, Report} from '../contract/report.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import {code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
@@ -6,6 +6,8 @@ import {verifyHeadline} from './verify-headline.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
 const ROWS_SHOWN = 25
+/** Objects of one rule listed before the rest are counted (a rule can fail on thousands of Services). */
+const SUBJECTS_SHOWN = 5
 
 export const VERDICT_TITLE = {go: 'GO', 'no-go': 'NO-GO', incomplete: 'INCOMPLETE'} as const
 
@@ -68,9 +70,20 @@ function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
   return [md``, md`## ${title} (${findings.length})`, md``, ...findingRows(findings)]
 }
 
-/** A table of findings, one row each (rule, subject, message and notes), the first ROWS_SHOWN of them. */
+/**
+ * A table of findings, one row each (rule, subject, message and notes), rule by rule: a rule's first
+ * SUBJECTS_SHOWN objects, then how many more (a rule can fail on thousands of Services); the first
+ * ROWS_SHOWN rows.
+ */
 export function findingRows(findings: GatedFinding[]): Markdown[] {
-  const rows = findings.slice(0, ROWS_SHOWN).map((finding) => {
+  const shown: Array<GatedFinding | {more: number; rule: string}> = []
+  for (const [rule, ofRule] of groupByRule(findings)) {
+    shown.push(...ofRule.slice(0, SUBJECTS_SHOWN))
+    if (ofRule.length > SUBJECTS_SHOWN) shown.push({rule, more: ofRule.length - SUBJECTS_SHOWN})
+  }
+
+  const rows = shown.slice(0, ROWS_SHOWN).map((finding) => {
+    if ('more' in finding) return tableRow([code(finding.rule), prose(`… ${finding.more} more`), md`see the JSON report`])
     const notes = [
       ...(finding.reason ? [md`(${finding.reason})`] : []),
       ...(finding.waiver ? [prose(waiverNote(finding.waiver))] : []),
@@ -83,7 +96,7 @@ export function findingRows(findings: GatedFinding[]): Markdown[] {
     md`| Rule | Subject | Finding |`,
     md`|---|---|---|`,
     ...rows,
-    ...(findings.length > ROWS_SHOWN ? [md`| … | ${findings.length - ROWS_SHOWN} more | see the JSON report |`] : []),
+    ...(shown.length > ROWS_SHOWN ? [md`| … | ${findings.length - countShown(shown.slice(0, ROWS_SHOWN))} more | see the JSON report |`] : []),
   ]
 }
 
@@ -153,7 +166,8 @@ function waveTable(report: Report): Markdown[] {
 }
 
 function stepLines(step: PlanStep, number: number): Markdown[] {
-  const subjects = step.subjects.map((subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : subjectName(subject)))
+  const subjects = step.subjects.slice(0, SUBJECTS_SHOWN).map((subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : subjectName(subject)))
+  if (step.subjects.length > SUBJECTS_SHOWN) subjects.push(prose(`and ${step.subjects.length - SUBJECTS_SHOWN} more`))
   return [
     md``,
     md`### ${number}. ${step.title}`,
@@ -185,6 +199,8 @@ function shellBlock(lines: string[]): Markdown[] {
 function subjectName(subject: SubjectRef): Markdown {
   if (subject.kind === 'Cluster') return md`the cluster`
   const kind = subject.kind.toLowerCase()
+  if (subject.namespace !== undefined) return code(`-n ${subject.namespace} ${kind}/${subject.name}`)
+  // A plan step names an object by its namespaced name.
   const slash = subject.name.indexOf('/')
   return slash === -1 ? code(`${kind}/${subject.name}`) : code(`-n ${subject.name.slice(0, slash)} ${kind}/${subject.name.slice(slash + 1)}`)
 }
@@ -216,6 +232,11 @@ function dedent(lines: string[]): string[] {
   const indents = lines.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length)
   const common = indents.length > 0 ? Math.min(...indents) : 0
   return lines.map((line) => line.slice(common))
+}
+
+/** How many findings rows stand for: a row each, and a rule's "N more" for N. */
+function countShown(rows: ReadonlyArray<GatedFinding | {more: number}>): number {
+  return rows.reduce((count, row) => count + ('more' in row ? row.more : 1), 0)
 }
 
 /** A few names and how many more. */

@@ -1,6 +1,6 @@
 import {type GatedFinding, groupByRule, isWaived, SEVERITIES, type Severity} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
-import {findingKey, subjectPath} from '../contract/subject.js'
+import {findingKey, subjectName, subjectPath} from '../contract/subject.js'
 import {TOOL_HOMEPAGE} from '../util/version.js'
 import {messageOf, statusWithReason} from './finding-notes.js'
 import {link, md} from './markdown-safe.js'
@@ -115,7 +115,7 @@ function result(finding: GatedFinding, ruleIndex: number, withSuppressions: bool
     locations: [
       {
         // §3.33.7 lists "resource" among the logical location kinds, for use wherever it fits: a Node, a Service, the cluster.
-        logicalLocations: [{name: finding.subject.name, fullyQualifiedName: subjectPath(finding.subject), kind: 'resource'}],
+        logicalLocations: [{name: subjectName(finding.subject), fullyQualifiedName: subjectPath(finding.subject), kind: 'resource'}],
         // --sarif-location: viewers that show only files (GitHub code scanning) then show the result there.
         ...(location ? {physicalLocation: {artifactLocation: {uri: location}}} : {}),
       },

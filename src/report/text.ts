@@ -3,6 +3,7 @@ import {stripVTControlCharacters} from 'node:util'
 
 import {type GatedFinding, groupByRule, isWaived} from '../contract/finding.js'
 import type {NodeCheck, Report} from '../contract/report.js'
+import {subjectName} from '../contract/subject.js'
 import {leftBehindSentence} from '../util/errors.js'
 import {planConfidenceNote, waiverNote} from './finding-notes.js'
 import {printableReport} from './printable.js'
@@ -186,7 +187,7 @@ function gateLines(report: Report, chalk: ChalkInstance): string[] {
   if (baseline) {
     lines.push(
       chalk.dim(`Baseline ${baseline.file}: ${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed; the exit code (${report.exitCode}) looks at the new ones only`),
-      ...baseline.fixed.slice(0, SUBJECTS_SHOWN).map((fixed) => chalk.green(`  fixed: ${fixed.rule} on ${fixed.subject.kind} ${fixed.subject.name}`)),
+      ...baseline.fixed.slice(0, SUBJECTS_SHOWN).map((fixed) => chalk.green(`  fixed: ${fixed.rule} on ${fixed.subject.kind} ${subjectName(fixed.subject)}`)),
     )
   }
 
@@ -238,7 +239,7 @@ function renderRuleGroup(rule: string, findings: GatedFinding[], color: ChalkIns
   for (const finding of findings.slice(0, SUBJECTS_SHOWN)) {
     const reason = finding.reason ? chalk.dim(` [${finding.reason}]`) : ''
     const isNew = finding.baseline === 'new' ? chalk.bold(' new') : ''
-    lines.push(`    ${finding.subject.kind} ${finding.subject.name}${reason}${isNew}: ${finding.message}`)
+    lines.push(`    ${finding.subject.kind} ${subjectName(finding.subject)}${reason}${isNew}: ${finding.message}`)
     if (finding.waiver) lines.push(chalk.dim(`      ${waiverNote(finding.waiver)}`))
   }
 

@@ -6,7 +6,7 @@ import type {ClusterSummary, Report} from '../contract/report.js'
 import {type ClusterModel, deriveClusterModel, kubernetesVersion} from '../derive/cluster-facts.js'
 import {deriveRollout} from '../derive/rollout.js'
 import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, withKubeProxyEndpoint} from '../derive/subjects.js'
-import {evaluateRules} from '../engine/evaluate.js'
+import {evaluateRules, GROUPED_KINDS} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport, type ReportInput} from '../planner/gate.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
@@ -52,7 +52,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     skip,
     severity: options.severity,
     kubernetesVersion: String(model.cluster.get('cluster.version') ?? '') || undefined,
-    grouped: new Set(['Service', 'Node']),
+    grouped: new Set([...GROUPED_KINDS, 'Node']),
     unreadableKinds: model.unreadableKinds,
     perSubject: PER_NODE,
   })

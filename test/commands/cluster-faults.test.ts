@@ -103,7 +103,7 @@ describe('a read of one named ConfigMap refused (403) makes unknown only what is
     assert.equal(code, 5)
     assert.deepEqual(unknownRules(report, 'permission-denied'), ['cluster/cni-version'])
     const flannel = report.findings.find((finding) => finding.rule === 'cluster/cni-version')!
-    assert.deepEqual([flannel.subject.name, flannel.status, flannel.severity], ['kube-flannel/kube-flannel-ds', 'unknown', 'blocker'])
+    assert.deepEqual([flannel.subject, flannel.status, flannel.severity], [{kind: 'DaemonSet', namespace: 'kube-flannel', name: 'kube-flannel-ds'}, 'unknown', 'blocker'])
     assert.match(flannel.message, /configmaps "kube-flannel-cfg" is forbidden: User ".*" cannot get resource "configmaps" in API group "" in the namespace "kube-flannel" \(needs: get configmaps kube-flannel\/kube-flannel-cfg\)/)
     assert.deepEqual([report.cluster?.platform, report.cluster?.proxyMode], ['kubeadm', 'ipvs'])
     assert.deepEqual(statusOf(report, 'cluster/ipvs-scheduler'), ['pass'], 'what kube-system/kube-proxy says (scheduler rr) is still read')

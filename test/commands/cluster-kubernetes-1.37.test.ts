@@ -75,7 +75,7 @@ describe('kpx-check cluster: one long Service name breaks every node in nftables
     const name = 'ledger-reconciliation-batch-scheduler-eu-central1'
     const {code, report} = await checkWith('kubeadm-calico', {added: {'/api/v1/services': [clusterIpService(namespace, name, 'grpc-settlement')]}})
     const [finding] = findingsOf(report, 'cluster/service-comment-length')
-    assert.deepEqual([finding.status, finding.severity], ['fail', 'blocker'])
+    assert.deepEqual([finding.status, finding.severity, finding.subject], ['fail', 'blocker', {kind: 'Service', namespace, name}])
     assert.ok(finding.message.includes(`${namespace}/${name}:grpc-settlement (129 bytes)`), finding.message)
     assert.equal(report.verdict, 'no-go')
     assert.equal(code, 3)
@@ -84,8 +84,8 @@ describe('kpx-check cluster: one long Service name breaks every node in nftables
   it('the scenario as it is, with short names: the rule passes', async () => {
     const {report} = await checkWith('kubeadm-calico')
     const [finding] = findingsOf(report, 'cluster/service-comment-length')
-    assert.equal(finding.status, 'pass')
-    assert.match(finding.message, /the longest has \d+ bytes/)
+    assert.deepEqual([finding.status, finding.subject.kind], ['pass', 'Cluster'])
+    assert.match(finding.message, /^\d+ Service\(s\) pass; for example [^:]+: None of its ports' <namespace>\/<name>:<port name> exceeds/)
   })
 })
 
@@ -137,8 +137,8 @@ describe('kpx-check cluster: what IPVS and DNS add-ons lose at the switch', () =
   it('an IPVS cluster with spec.externalIPs names each Service and its addresses (deprecated since 1.36; kube-ipvs0 answers them today)', async () => {
     const {report} = await checkWith('ipvs-metallb')
     const [external] = findingsOf(report, 'cluster/external-ips')
-    assert.deepEqual([external.status, external.severity], ['fail', 'warning'])
-    assert.match(external.message, /^1 Service\(s\) set spec\.externalIPs: legacy\/billing-api \([^)]+\)\. In IPVS mode kube-ipvs0 answers those addresses/)
+    assert.deepEqual([external.status, external.severity, external.subject], ['fail', 'warning', {kind: 'Service', namespace: 'legacy', name: 'billing-api'}])
+    assert.match(external.message, /^It sets spec\.externalIPs \([^)]+\)\. In IPVS mode kube-ipvs0 answers those addresses/)
   })
 
   it('NodeLocal DNSCache: a note, and a canary step that resolves through it on the canary node', async () => {
@@ -216,14 +216,15 @@ describe('kpx-check cluster: alerts on metrics nftables mode does not export', (
   it('names the PrometheusRule, the alert and the metric, with its nftables-mode replacement', async () => {
     const {report} = await checkWith('kubeadm-calico', {added: {'/apis/monitoring.coreos.com/v1/prometheusrules': [prometheusRule('increase(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[10m]) > 0')]}})
     const [finding] = findingsOf(report, 'cluster/iptables-metric-rules')
-    assert.deepEqual([finding.status, finding.severity], ['fail', 'warning'])
-    assert.ok(finding.message.includes('monitoring/kube-proxy alert KubeProxyRestoreFailures: kubeproxy_sync_proxy_rules_iptables_restore_failures_total'), finding.message)
+    assert.deepEqual([finding.status, finding.severity, finding.subject], ['fail', 'warning', {kind: 'PrometheusRule', namespace: 'monitoring', name: 'kube-proxy'}])
+    assert.ok(finding.message.includes('alert KubeProxyRestoreFailures: kubeproxy_sync_proxy_rules_iptables_restore_failures_total'), finding.message)
     assert.ok(finding.message.includes('kubeproxy_sync_proxy_rules_iptables_restore_failures_total → kubeproxy_sync_proxy_rules_nftables_sync_failures_total'), finding.message)
   })
 
-  it('the PrometheusRule CRD not installed (404) passes; a 403 leaves it unknown', async () => {
+  it('the PrometheusRule CRD not installed (404) concerns nothing; a 403 leaves it unknown', async () => {
     const {report} = await checkWith('kubeadm-calico')
-    assert.equal(findingsOf(report, 'cluster/iptables-metric-rules')[0].status, 'pass')
+    const [none] = findingsOf(report, 'cluster/iptables-metric-rules')
+    assert.deepEqual([none.status, none.message], ['skip', 'No PrometheusRule in the cluster is concerned.'])
     const {report: forbidden} = await checkWith('kubeadm-calico', {
       added: {'/apis/monitoring.coreos.com/v1/prometheusrules': [prometheusRule('up == 0')]},
       faults: [{path: '/apis/monitoring.coreos.com/v1/prometheusrules', kind: 'forbidden'}],

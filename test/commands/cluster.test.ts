@@ -7,6 +7,7 @@ import {parseAllDocuments, stringify as stringifyYaml} from 'yaml'
 
 import type {Finding} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
+import {subjectName} from '../../src/contract/subject.js'
 import {PAGING} from '../../src/sources/cluster/kube-client.js'
 import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
 import {type ApiServer, type Fault, OTHER_CONTEXT, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
@@ -56,7 +57,7 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
     assert.equal(report.verdict, 'no-go')
     assert.deepEqual([report.cluster?.platform, report.cluster?.proxyMode], ['eks', 'iptables'])
     const [cni] = find(report, 'cluster/cni-version', 'fail')
-    assert.deepEqual(cni.subject, {kind: 'DaemonSet', name: 'kube-system/aws-node'})
+    assert.deepEqual(cni.subject, {kind: 'DaemonSet', namespace: 'kube-system', name: 'aws-node'})
     assert.equal(cni.severity, 'blocker')
     assert.match(cni.message, /1\.18\.6 .*older than 1\.23\.0/)
     assert.ok(report.nodes.every((node) => node.source === 'api' && node.kernelRelease?.startsWith('6.1')))
@@ -103,9 +104,12 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
     assert.equal(kernels.length, 3)
     assert.ok(kernels.every((finding) => finding.subject.kind === 'Node' && /4\.18\.0-553/.test(finding.message)))
     const [calico] = find(report, 'cluster/cni-version', 'fail')
-    assert.deepEqual([calico.subject.name, calico.severity], ['kube-system/calico-node', 'warning'])
+    assert.deepEqual([subjectName(calico.subject), calico.severity], ['kube-system/calico-node', 'warning'])
     assert.match(calico.message, /Iptables dataplane/)
-    assert.match(find(report, 'cluster/nodeport-addresses', 'fail')[0].message, /k8s-worker-02/)
+    // The scenario's one NodePort Service is the finding's subject; the node with two addresses is why.
+    const nodePorts = find(report, 'cluster/nodeport-addresses', 'fail')
+    assert.deepEqual(nodePorts.map((finding) => finding.subject.kind), ['Service'])
+    assert.match(nodePorts[0].message, /k8s-worker-02/)
   })
 
   it('k3s: kube-proxy embedded, mode not visible through the API', async () => {
@@ -120,7 +124,7 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
     const {report} = await checkScenario('ipvs-metallb', {args: ['--target-version', '1.40']})
     assert.equal(report.cluster?.proxyMode, 'ipvs')
     const hijacks = find(report, 'cluster/ipvs-lb-hijack', 'fail')
-    assert.deepEqual(hijacks.map((finding) => finding.subject.name).toSorted(), ['dns/coredns-external', 'ingress-nginx/ingress-nginx-controller'])
+    assert.deepEqual(hijacks.map((finding) => subjectName(finding.subject)).toSorted(), ['dns/coredns-external', 'ingress-nginx/ingress-nginx-controller'])
     assert.ok(hijacks.every((finding) => finding.subject.kind === 'Service' && /192\.168\.10\.240/.test(finding.message)))
     assert.match(hijacks[0].message, /Ingress shop\/storefront/)
     const [deadline] = find(report, 'cluster/ipvs-deprecation', 'fail')
@@ -137,7 +141,7 @@ describe('kpx-check cluster against a real HTTPS API server', () => {
   it('RKE2 with Canal: a blocker on the Canal DaemonSet', async () => {
     const {report} = await checkScenario('rke2-canal')
     const [canal] = find(report, 'cluster/cni-version', 'fail')
-    assert.deepEqual([canal.subject.name, canal.severity], ['kube-system/rke2-canal', 'blocker'])
+    assert.deepEqual([subjectName(canal.subject), canal.severity], ['kube-system/rke2-canal', 'blocker'])
   })
 
   it('a forbidden list makes exactly its rules unknown, names the permission, and never yields go', async () => {
@@ -269,19 +273,24 @@ describe('kpx-check snapshot, cluster --snapshot, rbac', () => {
       const live = JSON.parse((await runCli(['cluster', '--kubeconfig', kubeconfig, '--json'])).stdout) as Report
       const offline = JSON.parse((await runCli(['cluster', '--snapshot', file, '--json'])).stdout) as Report
       assert.deepEqual({...offline, generatedAt: ''}, {...live, generatedAt: ''})
-      // What the ipvs-metallb cluster is, written by hand: warnings only, but two blockers cannot be checked.
+      // What the ipvs-metallb cluster is, written by hand: warnings only, but two blockers cannot be checked;
+      // each finding about objects names one of them: the two workloads that ping a ClusterIP, the Service
+      // with externalIPs, the two that share a load-balancer address, the three that allocate NodePorts.
       assert.equal(live.verdict, 'incomplete')
       assert.equal(live.exitCode, 5)
       assert.deepEqual(
-        live.findings.filter((finding) => finding.status === 'fail' && finding.severity !== 'info').map((finding) => `${finding.rule} ${finding.subject.name}`),
+        live.findings.filter((finding) => finding.status === 'fail' && finding.severity !== 'info').map((finding) => `${finding.rule} ${finding.subject.kind} ${subjectName(finding.subject)}`),
         [
-          'cluster/clusterip-ping cluster',
-          'cluster/cni-version kube-flannel/kube-flannel-ds',
-          'cluster/external-ips cluster',
-          'cluster/ipvs-lb-hijack dns/coredns-external',
-          'cluster/ipvs-lb-hijack ingress-nginx/ingress-nginx-controller',
-          'cluster/kubernetes-version cluster',
-          'cluster/nodeport-addresses cluster',
+          'cluster/clusterip-ping Deployment legacy/billing-worker',
+          'cluster/clusterip-ping CronJob monitoring/dns-canary',
+          'cluster/cni-version DaemonSet kube-flannel/kube-flannel-ds',
+          'cluster/external-ips Service legacy/billing-api',
+          'cluster/ipvs-lb-hijack Service dns/coredns-external',
+          'cluster/ipvs-lb-hijack Service ingress-nginx/ingress-nginx-controller',
+          'cluster/kubernetes-version Cluster cluster',
+          'cluster/nodeport-addresses Service dns/coredns-external',
+          'cluster/nodeport-addresses Service ingress-nginx/ingress-nginx-controller',
+          'cluster/nodeport-addresses Service monitoring/grafana',
         ],
       )
       // The example the README runs is this scenario's snapshot: it must not drift from what `snapshot` writes.

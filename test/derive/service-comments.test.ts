@@ -17,6 +17,11 @@ function withServices(services: object[]): ClusterSnapshot {
   return snapshot
 }
 
+/** Each Service's over-long comments, by namespace/name. */
+function longComments(snapshot: ClusterSnapshot): Record<string, unknown> {
+  return Object.fromEntries(deriveClusterModel(snapshot).services.map(({namespace, name, facts}) => [`${namespace}/${name}`, facts.get('service.longComments')]))
+}
+
 /** A Service as `kubectl get service -o json` shows it, with only what these tests vary. */
 function service(namespace: string, name: string, ports: Array<{name?: string; port: number}>, spec: object = {}): object {
   return {
@@ -33,31 +38,32 @@ const NAME = 'ledger-reconciliation-batch-scheduler-eu-central1-workers-green' /
 
 describe("kube-proxy's nftables comment of each Service port", () => {
   it('is <namespace>/<name>:<port name>, and <namespace>/<name> for an unnamed port; headless and ExternalName Services get none', () => {
-    const {cluster} = deriveClusterModel(
+    const found = longComments(
       withServices([
-        service(NAMESPACE, NAME, [{name: 'grpc-settlement', port: 8443}]), // 143 bytes, the longest a valid name allows
-        service(NAMESPACE, NAME, [{port: 80}]), // 127 bytes
+        service(NAMESPACE, NAME, [{name: 'grpc-settlement', port: 8443}, {name: 'http', port: 80}]), // 143 and 132 bytes, the first the longest a valid name allows
+        service(NAMESPACE, `${NAME.slice(0, -1)}w`, [{port: 80}]), // 127 bytes
         service(NAMESPACE, `${NAME.slice(0, -1)}x`, [{name: 'grpc-settlement', port: 8443}], {clusterIP: 'None', clusterIPs: ['None']}),
         service(NAMESPACE, `${NAME.slice(0, -1)}y`, [{name: 'grpc-settlement', port: 8443}], {type: 'ExternalName', externalName: 'ledger.example.com', clusterIP: undefined}),
       ]),
     )
-    assert.deepEqual(cluster.get('services.longComments'), [`${NAMESPACE}/${NAME}:grpc-settlement (143 bytes)`])
-    assert.equal(cluster.get('services.longCommentCount'), 1)
-    assert.equal(cluster.get('services.longestComment'), 143)
+    assert.deepEqual(found, {
+      [`${NAMESPACE}/${NAME}`]: [`${NAMESPACE}/${NAME}:grpc-settlement (143 bytes)`, `${NAMESPACE}/${NAME}:http (132 bytes)`],
+      [`${NAMESPACE}/${NAME.slice(0, -1)}w`]: [],
+      [`${NAMESPACE}/${NAME.slice(0, -1)}x`]: [],
+      [`${NAMESPACE}/${NAME.slice(0, -1)}y`]: [],
+    })
   })
 
   it('counts bytes, not characters', () => {
     // Names are DNS labels, ASCII only; a port name is too. A Service read from a hand-edited snapshot may not be.
-    const {cluster} = deriveClusterModel(withServices([service('default', 'é'.repeat(60), [{name: 'ü'.repeat(3), port: 80}])]))
-    assert.equal(cluster.get('services.longestComment'), 'default/'.length + 120 + 1 + 6)
-    assert.equal(cluster.get('services.longCommentCount'), 1)
+    const found = longComments(withServices([service('default', 'é'.repeat(60), [{name: 'ü'.repeat(3), port: 80}])]))
+    assert.deepEqual(Object.values(found), [[`default/${'é'.repeat(60)}:${'ü'.repeat(3)} (${'default/'.length + 120 + 1 + 6} bytes)`]])
   })
 
-  it('names the first 100 over-long ports and counts all of them', () => {
+  it('names every over-long port on its own Service, however many Services have one', () => {
     const many = Array.from({length: 150}, (_, index) => service(NAMESPACE, `${NAME.slice(0, -3)}${String(index).padStart(3, '0')}`, [{name: 'grpc-settlement', port: 8443}]))
-    const {cluster} = deriveClusterModel(withServices(many))
-    assert.equal((cluster.get('services.longComments') as string[]).length, 100)
-    assert.equal(cluster.get('services.longCommentCount'), 150)
+    const found = Object.values(longComments(withServices(many))) as string[][]
+    assert.deepEqual([found.length, found.every((comments) => comments.length === 1)], [150, true])
   })
 
   it('the probe keeps of a Service port only its name, and its ClusterIP (what a ping reaches); clusterIPs only when there are two', () => {

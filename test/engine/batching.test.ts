@@ -11,8 +11,8 @@ import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {after, describe, it} from 'node:test'
 
-import {type Finding, toldOf} from '../../src/contract/finding.js'
-import {subjectPath} from '../../src/contract/subject.js'
+import {type Finding, type SubjectRef, toldOf} from '../../src/contract/finding.js'
+import {subjectName, subjectPath} from '../../src/contract/subject.js'
 import {deriveClusterModel} from '../../src/derive/cluster-facts.js'
 import {clusterSubjects} from '../../src/derive/subjects.js'
 import {evaluateRules, type Evaluation} from '../../src/engine/evaluate.js'
@@ -36,7 +36,7 @@ function fixtureFiles(extension: string): string[] {
 }
 
 /** A rule's finding on a subject, by kind and name (every Cluster subject's path is `cluster`, and several are evaluated together here). */
-const keyOf = (rule: string, subject: {kind: string; name: string}) => `${rule} ${subject.kind}/${subject.name}`
+const keyOf = (rule: string, subject: SubjectRef) => `${rule} ${subject.kind}/${subjectName(subject)}`
 
 /** Each subject's finding of each rule as the batched evaluation gives it. */
 function batchedFindings(evaluation: Evaluation, subjects: readonly Subject[]): Map<string, Finding> {
@@ -57,7 +57,7 @@ function assertEquivalent(subjects: readonly Subject[], kubernetesVersion?: stri
   const batched = batchedFindings(evaluation, subjects)
   let compared = 0
   for (const rule of rules) {
-    for (const subject of subjects.filter(({kind}) => kind === subjectKindOf(rule))) {
+    for (const subject of subjects.filter(({family, kind}) => (family ?? kind) === subjectKindOf(rule))) {
       const alone = evaluateRule(rule, subject, options)
       const key = keyOf(rule.id, subject)
       assert.deepEqual(batched.get(key), alone, key)

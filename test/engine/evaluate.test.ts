@@ -114,7 +114,7 @@ describe('skips that only the cluster decides (summed-up subjects)', () => {
   const services = (mode: string) => {
     const cluster = new FactSet().set('cluster.proxyMode', mode)
     const service = (name: string, sharedWith: string[]) =>
-      new FactSet(cluster).set('service.name', name).set('service.addresses', ['203.0.113.7']).set('service.sharedWith', sharedWith).set('service.portCount', 1)
+      new FactSet(cluster).set('service.type', 'LoadBalancer').set('service.name', name).set('service.addresses', ['203.0.113.7']).set('service.sharedWith', sharedWith).set('service.portCount', 1)
     return [
       {kind: 'Service', name: 'default/a', facts: service('default/a', [])},
       {kind: 'Service', name: 'default/b', facts: service('default/b', ['ingress/web'])},

@@ -33,7 +33,7 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   // The flannel image reference has no tag: there is a CNI, but no version to compare.
   'cni-version/unknown.flannel-image-without-tag.json': {reason: 'unparseable'},
   // A wait-for init container and a liveness probe ping billing/redis (by name, by $REDIS_SERVICE_HOST), a CronJob pings CoreDNS's ClusterIP.
-  'clusterip-ping/fail.ipvs-probe-init-and-cronjob-ping-services.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'tcpSocket'},
+  'clusterip-ping/fail.ipvs-probe-init-and-cronjob-ping-services.json': {severity: 'warning', subject: 'Deployment/billing/invoice-api', remediation: 'tcpSocket'},
   'clusterip-ping/unknown.deployments-forbidden.json': {reason: 'permission-denied'},
   // A snapshot written before the workloads were read holds none of them.
   'clusterip-ping/unknown.snapshot-without-workloads.json': {reason: 'not-collected'},
@@ -44,8 +44,8 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'eks-bottlerocket/fail.bottlerocket-kube-proxy-1.36.0-eksbuild.9.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'segmentation fault'},
   'eks-bottlerocket/fail.bottlerocket-network-policy.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'more than a day'},
   'eks-bottlerocket/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
-  'external-ips/fail.ipvs-external-ips.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'type LoadBalancer'},
-  'external-ips/fail.iptables-external-ips.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'type LoadBalancer'},
+  'external-ips/fail.ipvs-external-ips.json': {severity: 'warning', subject: 'Service/web/legacy', remediation: 'type LoadBalancer'},
+  'external-ips/fail.iptables-external-ips.json': {severity: 'info', subject: 'Service/web/legacy', remediation: 'type LoadBalancer'},
   'external-ips/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'ipvs-deprecation/fail.ipvs-on-1.35.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'KubeProxyIPVS'},
   // Boundaries: deprecated (a warning) from 1.35, off by default (a blocker) from 1.40.
@@ -68,7 +68,7 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'ipvs-strict-arp/unknown.services-forbidden.json': {reason: 'permission-denied'},
   // The mode itself is not a problem: the finding says a switch is to be done.
   // An alert on the iptables restore failures (replaced by the nftables sync failures) and a recording rule on the rule count (none).
-  'iptables-metric-rules/fail.iptables-restore-failures-alert.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total'},
+  'iptables-metric-rules/fail.iptables-restore-failures-alert.json': {severity: 'warning', subject: 'PrometheusRule/monitoring/kube-proxy', remediation: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total'},
   'iptables-metric-rules/unknown.prometheusrules-forbidden.json': {reason: 'permission-denied'},
   'kube-proxy-mode/fail.ipvs-mode-kubespray.json': {severity: 'info', subject: 'Cluster/cluster'},
   'kube-proxy-mode/fail.iptables-mode.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'Follow the migration plan'},
@@ -105,16 +105,16 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'kubernetes-version/unknown.version-unreachable.json': {reason: 'failed'},
   'node-local-dns/fail.node-local-dns.json': {severity: 'info', subject: 'Cluster/cluster', remediation: '169.254.20.10'},
   'node-local-dns/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
-  'nodeport-addresses/fail.node-with-two-internal-ips.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '["0.0.0.0/0"]'},
+  'nodeport-addresses/fail.node-with-two-internal-ips.json': {severity: 'warning', subject: 'Service/web/shop', remediation: '["0.0.0.0/0"]'},
   // The API shows one address per node: only the nodes' own interfaces could tell, so the finding is info.
-  'nodeport-addresses/fail.one-internal-ip-per-node.json': {severity: 'info', subject: 'Cluster/cluster', remediation: '["0.0.0.0/0"]'},
+  'nodeport-addresses/fail.one-internal-ip-per-node.json': {severity: 'info', subject: 'Service/web/shop', remediation: '["0.0.0.0/0"]'},
   'nodeport-addresses/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'platform-switch/fail.openshift-sdn.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'OVN-Kubernetes'},
   'platform-switch/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
   // Boundaries: 10,000 endpoints before kube-proxy 1.36 (a warning), from 3,000 and from 500 Services (info).
   // Boundaries: 128 bytes pass, 129 fail on kube-proxy before 1.37.0 (1.36.9), which truncates from 1.37.0.
-  'service-comment-length/fail.comment-129-bytes.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'Upgrade kube-proxy to 1.37.0 or newer'},
-  'service-comment-length/fail.comment-129-bytes-kube-proxy-1.36.9.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'at most 128 bytes'},
+  'service-comment-length/fail.comment-129-bytes.json': {severity: 'blocker', subject: 'Service/tenant-northwind-traders-payments-settlement-reconciliation-prd/ledger-reconciliation-batch-scheduler-eu-central1', remediation: 'Upgrade kube-proxy to 1.37.0 or newer'},
+  'service-comment-length/fail.comment-129-bytes-kube-proxy-1.36.9.json': {severity: 'blocker', subject: 'Service/tenant-northwind-traders-payments-settlement-reconciliation-prd/ledger-reconciliation-batch-scheduler-eu-central1', remediation: 'at most 128 bytes'},
   'service-comment-length/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'service-count/fail.10000-endpoints-kube-proxy-1.35.9.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
   'service-count/fail.3000-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},

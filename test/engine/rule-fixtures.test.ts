@@ -3,6 +3,7 @@ import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
+import {subjectName} from '../../src/contract/subject.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {reported} from '../helpers/evaluation.js'
@@ -33,9 +34,9 @@ describe('rule fixtures', () => {
         }
       })
 
-      for (const {expected, file, subjects} of fixtures) {
+      for (const {expected, file, options, subjects} of fixtures) {
         it(`is ${expected} on ${file}`, () => {
-          const finding = telling(reported(evaluateRules([rule], subjects)))
+          const finding = telling(reported(evaluateRules([rule], subjects, options)))
           assert.equal(finding.status, expected, `${file}: ${finding.message} (${finding.reason ?? ''})`)
           assert.ok(finding.message.length > 0 && !finding.message.includes('{{'), `message rendered: ${finding.message}`)
           const expectation = FIXTURE_EXPECTATIONS[`${name}/${file}`]
@@ -43,7 +44,7 @@ describe('rule fixtures', () => {
           if (expectation && 'reason' in expectation) assert.equal(finding.reason, expectation.reason, `${file}: ${finding.message}`)
           if (expectation && 'severity' in expectation) {
             assert.equal(finding.severity, expectation.severity)
-            assert.equal(`${finding.subject.kind}/${finding.subject.name}`, expectation.subject)
+            assert.equal(`${finding.subject.kind}/${subjectName(finding.subject)}`, expectation.subject)
             assert.ok(finding.remediation.length > 0, 'a failing finding says what to do')
             if (expectation.remediation) {
               assert.ok(

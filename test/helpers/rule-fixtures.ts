@@ -8,7 +8,7 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
 import type {Finding, Status} from '../../src/contract/finding.js'
-import {deriveClusterModel} from '../../src/derive/cluster-facts.js'
+import {type ClusterModel, deriveClusterModel} from '../../src/derive/cluster-facts.js'
 import {clusterSubjects} from '../../src/derive/subjects.js'
 import {celEnvironment} from '../../src/engine/cel.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
@@ -25,6 +25,8 @@ export interface RuleFixture {
   file: string
   expected: Status
   subjects: Subject[]
+  /** What the engine is told as a cluster run tells it: the subject kinds the snapshot could not list. */
+  options: {unreadableKinds?: ClusterModel['unreadableKinds']}
 }
 
 export function ruleName(rule: LoadedRule): string {
@@ -42,13 +44,14 @@ export function fixtureFiles(rule: LoadedRule): string[] {
 }
 
 export function ruleFixtures(rule: LoadedRule): RuleFixture[] {
-  return fixtureFiles(rule).map((file) => ({file, expected: file.split('.', 1)[0] as Status, subjects: subjectsOf(rule, join(RULE_FIXTURES, ruleName(rule), file))}))
+  return fixtureFiles(rule).map((file) => ({file, expected: file.split('.', 1)[0] as Status, ...subjectsOf(rule, join(RULE_FIXTURES, ruleName(rule), file))}))
 }
 
-function subjectsOf(rule: LoadedRule, file: string): Subject[] {
+function subjectsOf(rule: LoadedRule, file: string): Pick<RuleFixture, 'options' | 'subjects'> {
   const text = readFileSync(file, 'utf8')
-  if (rule.scope !== 'cluster') return [{kind: 'Node', name: basename(file), facts: deriveNodeFacts(parseBundle(text), basename(file))}]
-  return clusterSubjects(deriveClusterModel(JSON.parse(text) as ClusterSnapshot))
+  if (rule.scope !== 'cluster') return {subjects: [{kind: 'Node', name: basename(file), facts: deriveNodeFacts(parseBundle(text), basename(file))}], options: {}}
+  const model = deriveClusterModel(JSON.parse(text) as ClusterSnapshot)
+  return {subjects: clusterSubjects(model), options: {unreadableKinds: model.unreadableKinds}}
 }
 
 const STATUS_WEIGHT: Record<Status, number> = {fail: 0, unknown: 1, pass: 2, skip: 3}

@@ -54,8 +54,8 @@ function mutantsOf(rule: LoadedRule): Mutant[] {
 }
 
 /** What a user reads of a rule's findings on one fixture: the golden reports record it for every fixture. */
-function outcomeOf(rule: LoadedRule, subjects: RuleFixture['subjects']): string {
-  return JSON.stringify(reported(evaluateRules([rule], subjects)).map(({severity, status, message, subject}) => [subject.kind, subject.name, status, severity, message]))
+function outcomeOf(rule: LoadedRule, {options, subjects}: Pick<RuleFixture, 'options' | 'subjects'>): string {
+  return JSON.stringify(reported(evaluateRules([rule], subjects, options)).map(({severity, status, message, subject}) => [subject.kind, subject.name, status, severity, message]))
 }
 
 /**
@@ -63,10 +63,10 @@ function outcomeOf(rule: LoadedRule, subjects: RuleFixture['subjects']): string 
  * gives it: a changed status fails the fixture test, a changed severity or message the golden report.
  */
 function survivorsOf(rule: LoadedRule, fixtures: readonly RuleFixture[]): string[] {
-  const outcomes = fixtures.map(({subjects}) => outcomeOf(rule, subjects))
+  const outcomes = fixtures.map((fixture) => outcomeOf(rule, fixture))
   return mutantsOf(rule)
     .filter(({rule: mutant}) =>
-      fixtures.every(({expected, subjects}, index) => telling(reported(evaluateRules([mutant], subjects))).status === expected && outcomeOf(mutant, subjects) === outcomes[index]),
+      fixtures.every((fixture, index) => telling(reported(evaluateRules([mutant], fixture.subjects, fixture.options))).status === fixture.expected && outcomeOf(mutant, fixture) === outcomes[index]),
     )
     .map(({name}) => name)
 }
