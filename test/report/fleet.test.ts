@@ -145,9 +145,9 @@ describe('renderFleet junit', () => {
     const xpath = (expression: string) => execFileSync('xmllint', ['--xpath', expression, file], {encoding: 'utf8'}).trim()
     assert.equal(xpath('count(/testsuites/testsuite)'), '4')
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check fleet')
-    // The example report has 36 findings: a test case each; prod-b's nft-version is its one failure.
-    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '36')
-    assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/@failures)'), String(7 + 1))
+    // The example report has 42 findings (one per object a rule fails on): a test case each; prod-b's nft-version is its one failure.
+    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '42')
+    assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/@failures)'), String(10 + 1))
     assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/properties/property[@name="verdict"]/@value)'), 'no-go')
     assert.equal(xpath('string(/testsuites/testsuite[@name="old"]/testcase/error/@type)'), 'unauthorized')
     assert.equal(xpath('string(/testsuites/@errors)'), '2')
