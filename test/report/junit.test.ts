@@ -117,15 +117,20 @@ describe('renderJunit', () => {
   it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, the failing cases of the snapshot', async (t) => {
     if (!requireXmllint(t)) return
     const xpath = render(await exampleClusterReport())
-    // 34 rules, one case each for the cluster, plus a second subject for cni-version and ipvs-lb-hijack.
-    assertFailures(xpath, 36, [
-      'cluster/clusterip-ping cluster warning',
+    // 34 rules, one case each for the cluster, and one for each object a rule fails on (two workloads ping a
+    // ClusterIP, one Service sets externalIPs, two share a load-balancer address, three allocate NodePorts),
+    // beside a case summing up the objects that pass: 42.
+    assertFailures(xpath, 42, [
+      'cluster/clusterip-ping deployment/legacy/billing-worker warning',
+      'cluster/clusterip-ping cronjob/monitoring/dns-canary warning',
       'cluster/cni-version daemonset/kube-flannel/kube-flannel-ds warning',
-      'cluster/external-ips cluster warning',
+      'cluster/external-ips service/legacy/billing-api warning',
       'cluster/ipvs-lb-hijack service/dns/coredns-external warning',
       'cluster/ipvs-lb-hijack service/ingress-nginx/ingress-nginx-controller warning',
       'cluster/kubernetes-version cluster warning',
-      'cluster/nodeport-addresses cluster warning',
+      'cluster/nodeport-addresses service/dns/coredns-external warning',
+      'cluster/nodeport-addresses service/ingress-nginx/ingress-nginx-controller warning',
+      'cluster/nodeport-addresses service/monitoring/grafana warning',
     ])
     assert.equal(count(xpath, '/testsuites/testsuite'), 34)
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check')
@@ -133,7 +138,8 @@ describe('renderJunit', () => {
     const flannel = '//testcase[@classname="cluster/cni-version" and @name="daemonset/kube-flannel/kube-flannel-ds"]'
     assert.equal(xpath(`string(${flannel}/failure/@type)`), 'warning')
     assert.match(xpath(`string(${flannel}/failure/@message)`), /^\[warning\] flannel 0\.28\.9 runs in iptables mode/)
-    assert.equal(count(xpath, '//testcase[@name="service/dns/coredns-external"]/failure[@type="warning"]'), 1)
+    // The Service fails two rules: its shared address and its NodePorts.
+    assert.equal(count(xpath, '//testcase[@name="service/dns/coredns-external"]/failure[@type="warning"]'), 2)
 
     // A failed info finding is a note: the case passes and says it in its output.
     const mode = '//testcase[@classname="cluster/kube-proxy-mode" and @name="cluster"]'
