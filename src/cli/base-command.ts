@@ -12,7 +12,7 @@ import type {RenderOptions} from '../report/render.js'
 import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
 import {colorWanted} from './color.js'
-import {type ConfigFile, configFileOf, configFlags, configuredCommands, readConfigFile, withFileDefaults} from './config-file.js'
+import {type ConfigFile, configFileOf, configFlags, configuredCommands, gateLowering, readConfigFile, withFileDefaults} from './config-file.js'
 import type {OutputTarget} from './output-targets.js'
 import {progressMode, progressRunner} from './progress.js'
 
@@ -158,7 +158,8 @@ export abstract class KpxCommand extends Command {
   /** The report (or the fleet's) with the configuration file named, after the run's other metadata. */
   private withConfig<T extends FleetReport | Report>(result: T): T {
     if (!this.configUsed) return result
-    const config = {file: this.configUsed.file.file, flags: [...this.configUsed.flags].toSorted()}
+    const lowers = gateLowering(this.configUsed.file, this.id ?? '', this.configUsed.flags)
+    const config = {file: this.configUsed.file.file, flags: [...this.configUsed.flags].toSorted(), ...(lowers.length > 0 ? {lowers} : {})}
     const entries = Object.entries(result)
     const afterMetadata = entries.findIndex(([key]) => key === 'generatedAt') + 1
     return Object.fromEntries([...entries.slice(0, afterMetadata), ['config', config], ...entries.slice(afterMetadata)]) as T

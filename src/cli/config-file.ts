@@ -13,7 +13,7 @@ import {SEVERITIES} from '../contract/finding.js'
 import {JSON_SCHEMA_DRAFT_07} from '../contract/json-schema.js'
 import {REPORT_FORMATS} from '../report/formats.js'
 import {UsageError} from '../util/errors.js'
-import {MAX_FILE_BYTES, readUserFileSync} from '../util/user-file.js'
+import {MAX_FILE_BYTES, readUserFileSync, staysInside} from '../util/user-file.js'
 import {fileSchemaValidator, formatProblem, parseYamlFile, type ValidYamlFile} from '../util/yaml-file.js'
 import {checkFlags} from './check-flags.js'
 
@@ -182,6 +182,8 @@ export interface ConfigValue {
 export interface ConfigFile {
   /** The file as named (relative to the working directory, or as --config gave it). */
   file: string
+  /** Found in the working directory, not named with --config: a checkout's, held to FOUND_CONFIG_MAY_NOT_SET. */
+  found: boolean
   /** The values for one command: its section's over the top level's. */
   values(commandId: string): Map<string, ConfigValue>
 }
@@ -195,7 +197,7 @@ function resolvePath(folder: string, path: string): string {
 
 /** The value oclif would have parsed from the command line. */
 function asFlagValue(flag: AnyFlag, value: unknown, folder: string): unknown {
-  const isPath = (flag as {helpValue?: string}).helpValue === 'FILE' || (flag as {helpValue?: string}).helpValue === 'PATH'
+  const isPath = isPathFlag(flag)
   const mapping = MAPPING_FLAGS.get(flag)
   if (mapping) return Object.entries(value as Record<string, string>).map(([key, item]) => `${key}=${mapping.paths ? resolvePath(folder, item) : item}`)
   const values = takesList(flag) && !Array.isArray(value) ? [value] : value
@@ -251,8 +253,68 @@ export async function readConfigFile(choice: {explicit: boolean; path: string}, 
     }),
   )
   const conflicts = new Set([...listsForOne, ...commands.flatMap((command) => exclusiveConflicts(command, values.get(command.id)!))])
+  if (!choice.explicit) for (const command of commands) for (const problem of beyondTheCheckout(command, values.get(command.id)!)) conflicts.add(problem)
   if (conflicts.size > 0) throw invalid([...conflicts])
-  return {file: choice.path, values: (commandId) => values.get(commandId) ?? new Map()}
+  return {file: choice.path, found: !choice.explicit, values: (commandId) => values.get(commandId) ?? new Map()}
+}
+
+/**
+ * What a .kpx-check.yaml found in the working directory (a checkout's, a pull request's) may not set, since the CI
+ * did not name it: what could run a program (a kubeconfig's exec plugin), reach other machines with the CI's keys
+ * (SSH) or write to the cluster (probe pods). --config FILE names a file the caller trusts, and may set them.
+ */
+export const FOUND_CONFIG_MAY_NOT_SET = [
+  'kubeconfig',
+  'node-probe',
+  'probe-namespace',
+  'ssh',
+  'inventory',
+  'jump',
+  'identity',
+  'ssh-config',
+  'known-hosts',
+  'host-key-policy',
+  'sudo',
+  'ssh-user',
+  'ssh-host-template',
+] as const
+
+/** A found file's flags it may not set, and its paths that lead out of the working directory (a symlink's included). */
+function beyondTheCheckout(command: ConfiguredCommand, values: Map<string, ConfigValue>): string[] {
+  const problems: string[] = []
+  for (const [name, {origin, value}] of values) {
+    if ((FOUND_CONFIG_MAY_NOT_SET as readonly string[]).includes(name)) {
+      problems.push(`${origin} ${name}: a ${DEFAULT_CONFIG_FILE} found in the working directory may not set --${name} (it could run a program, reach other machines or write to the cluster); give it on the command line, or name a trusted file with --config`)
+      continue
+    }
+
+    const flag = command.flags[name]
+    const mapping = MAPPING_FLAGS.get(flag)
+    if (!isPathFlag(flag) && !mapping?.paths) continue
+    const paths = [value].flat().map((item) => (mapping ? String(item).slice(String(item).indexOf('=') + 1) : String(item)))
+    for (const path of paths.filter((item) => item !== '-' && item !== 'none')) {
+      if (!staysInside(path)) problems.push(`${origin} ${name}: ${path} is outside the working directory (or leads out of it through a symlink); a ${DEFAULT_CONFIG_FILE} found there reads and writes only inside it`)
+    }
+  }
+
+  return problems
+}
+
+/** The flags by which a configuration lowers the bar the gate sets: fewer rules, lower severities, accepted findings, a kinder exit. */
+const GATE_LOWERING = ['skip', 'severity', 'allow-incomplete', 'waivers', 'baseline'] as const
+
+/** What the file changed of the gate, as the command line would say it (`--skip node/kernel-version`), of the flags it set. */
+export function gateLowering(file: ConfigFile, commandId: string, flagsSet: ReadonlySet<string>): string[] {
+  const values = file.values(commandId)
+  return GATE_LOWERING.filter((name) => flagsSet.has(name)).flatMap((name) => {
+    const {value} = values.get(name)!
+    return value === true ? [`--${name}`] : [value].flat().map((item) => `--${name} ${String(item)}`)
+  })
+}
+
+function isPathFlag(flag: AnyFlag): boolean {
+  const {helpValue} = flag as {helpValue?: string}
+  return helpValue === 'FILE' || helpValue === 'PATH'
 }
 
 function originOf(file: ValidYamlFile<unknown>, path: string[]): string {

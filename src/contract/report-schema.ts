@@ -50,10 +50,10 @@ export const REPORT_SCHEMA = {
     generatedAt: {type: 'string', format: 'date-time'},
     config: {
       type: 'object',
-      description: 'Present when a configuration file (.kpx-check.yaml or --config) was read: the file, and the flags whose values it gave.',
+      description: 'Present when a configuration file (.kpx-check.yaml or --config) was read: the file, the flags whose values it gave, and (lowers) those that lower the bar the gate sets, as the command line would give them.',
       required: ['file', 'flags'],
       additionalProperties: false,
-      properties: {file: {type: 'string'}, flags: stringList},
+      properties: {file: {type: 'string'}, flags: stringList, lowers: stringList},
     },
     verdict: {...verdictSchema, description: 'no-go: a blocker failed; incomplete: a blocker could not be checked.'},
     exitCode: {enum: [EXIT_CODES.go, EXIT_CODES.noGo, EXIT_CODES.warnings, EXIT_CODES.incomplete], description: 'The process exit code for this report (see --help).'},

@@ -230,8 +230,12 @@ export interface Report {
   schemaVersion: typeof REPORT_SCHEMA_VERSION
   tool: {name: string; version: string}
   generatedAt: string
-  /** The configuration file the run read (`.kpx-check.yaml` or --config), and the flags it set. */
-  config?: {file: string; flags: string[]}
+  /**
+   * The configuration file the run read (`.kpx-check.yaml` or --config), the flags it set, and those of them that
+   * lower the bar the gate sets (`--skip RULE`, `--severity RULE=LEVEL`, `--allow-incomplete`, `--waivers FILE`,
+   * `--baseline FILE`), as the verdict line and the Markdown summary say too.
+   */
+  config?: {file: string; flags: string[]; lowers?: string[]}
   verdict: Verdict
   exitCode: number
   summary: Summary

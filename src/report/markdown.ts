@@ -28,6 +28,7 @@ export function renderMarkdown(report: Report): string {
     md``,
     ...(headline ? [md`${headline.sentence} ${headline.counts}.`, md``] : []),
     md`**${verdict}** (exit ${report.exitCode}) · ${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ${summary.passed} passed${waived} · ${report.nodes.length} node(s) · ${report.tool.name} ${report.tool.version}, ${report.generatedAt}`,
+    ...(report.config?.lowers ? [md``, md`> **The configuration file ${code(report.config.file)} lowers the bar:** ${report.config.lowers.join(', ')}`] : []),
     ...clusterLines(report),
     ...(report.plan.deadline ? [md``, md`> **Deadline:** ${report.plan.deadline}`] : []),
     ...findingTable('Blockers', failed('blocker')),

@@ -55,6 +55,7 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
   const out: string[] = [
     headline ? `${verdictColor.bold(headline.word)}  ${headline.sentence}` : `${verdictColor.bold(report.verdict.toUpperCase())}  ${verdictSentence(report)}`,
     ...(headline ? [headline.counts] : []),
+    ...(report.config?.lowers ? [chalk.yellow(`The configuration file ${report.config.file} lowers the bar: ${report.config.lowers.join(', ')}`)] : []),
     chalk.dim(
       `${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ` +
         `${summary.passed} passed · ${summary.skipped} skipped${summary.waived > 0 ? ` · ${summary.waived} waived` : ''} — ${report.nodes.length} node(s), ${report.rules.evaluated} rule(s)`,

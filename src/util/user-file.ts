@@ -156,10 +156,20 @@ export async function checkOutputFolder(where: string, path: string): Promise<vo
  * file elsewhere (~/.bashrc, a CI's credentials). A path that is outside to begin with is the user's to name.
  */
 export function checkWritesInside(where: string, path: string, root = process.cwd()): void {
-  const realRoot = realpathSync(root)
   if (!isInside(resolve(root, path), resolve(root))) return
   const target = whereWritten(resolve(root, path))
-  if (!isInside(target, realRoot)) throw new UsageError(`${where}: ${path} leads out of the working directory (to ${target}) through a symlink; kpx-check does not write through it`)
+  if (!isInside(target, realpathSync(root))) throw new UsageError(`${where}: ${path} leads out of the working directory (to ${target}) through a symlink; kpx-check does not write through it`)
+}
+
+/** Whether a path is inside `root` and stays there once every symlink on the way, and its own, is followed. */
+export function staysInside(path: string, root = process.cwd()): boolean {
+  if (!isInside(resolve(root, path), resolve(root))) return false
+  try {
+    return isInside(whereWritten(resolve(root, path)), realpathSync(root))
+  } catch {
+    // A folder on the way that is not there: nothing to read or write.
+    return false
+  }
 }
 
 function isInside(path: string, root: string): boolean {

@@ -1,9 +1,9 @@
 import {Ajv} from 'ajv'
 /** The configuration file, through bin/run.js in a folder of its own: .kpx-check.yaml there, or --config FILE. */
 import assert from 'node:assert/strict'
-import {cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {parse} from 'yaml'
 
@@ -18,7 +18,7 @@ const DEBIAN_BLOCKER = 'node/localhost-nodeports'
 const SNAPSHOT = join(FIXTURES, 'snapshots', 'kubespray-ipvs-metallb.snapshot.json')
 
 interface ConfigReport {
-  config?: {file: string; flags: string[]}
+  config?: {file: string; flags: string[]; lowers?: string[]}
   exitCode: number
   nodes: Array<{origin: string}>
   rules: {severityOverrides: Record<string, string>; skipped: string[]}
@@ -61,7 +61,7 @@ describe('configuration file', () => {
       '.kpx-check.yaml': ['# team defaults', 'facts: [bundles]', 'severity:', '  node/host-firewall: info', 'node:', `  skip: [${DEBIAN_BLOCKER}]`, ''].join('\n'),
     })
     const {code, report, stderr} = await jsonRun(cwd, ['node', '--json'])
-    assert.deepEqual(report.config, {file: '.kpx-check.yaml', flags: ['facts', 'severity', 'skip']})
+    assert.deepEqual(report.config, {file: '.kpx-check.yaml', flags: ['facts', 'severity', 'skip'], lowers: [`--skip ${DEBIAN_BLOCKER}`, '--severity node/host-firewall=info']})
     assert.deepEqual(report.nodes.map((node) => node.origin), [join('bundles', DEBIAN)])
     assert.deepEqual(report.rules, {...report.rules, skipped: [DEBIAN_BLOCKER], severityOverrides: {'node/host-firewall': 'info'}})
     assert.equal(code, 0)
@@ -76,7 +76,7 @@ describe('configuration file', () => {
       'ci/out/.keep': '',
     })
     const {code, report} = await jsonRun(cwd, ['node', '--config', 'ci/kpx.yaml', '--json'])
-    assert.deepEqual(report.config, {file: 'ci/kpx.yaml', flags: ['facts', 'output', 'waivers']})
+    assert.deepEqual(report.config, {file: 'ci/kpx.yaml', flags: ['facts', 'output', 'waivers'], lowers: [`--waivers ${join('ci', 'waivers.yaml')}`]})
     assert.deepEqual(report.nodes.map((node) => node.origin), [join('bundles', DEBIAN)])
     assert.equal(report.waivers?.file, join('ci', 'waivers.yaml'))
     assert.equal(code, 0)
@@ -120,14 +120,15 @@ describe('configuration file', () => {
 
   it('flags the file sets together that the command line refuses together are a mistake at FILE:LINE:COLUMN', async () => {
     const cwd = workdir('exclusive', {'.kpx-check.yaml': ['facts: [bundles]', 'cluster:', '  node-probe: exec', '  facts: [bundles]', ''].join('\n')})
-    const {code, stderr} = await runCli(['cluster', '--snapshot', SNAPSHOT], {cwd})
+    // Named with --config: a file found in the working directory may not set --node-probe at all.
+    const {code, stderr} = await runCli(['cluster', '--config', '.kpx-check.yaml', '--snapshot', SNAPSHOT], {cwd})
     assert.equal(code, 2, stderr)
     assert.deepEqual(problems(stderr), ['.kpx-check.yaml:3:3 node-probe cannot go with facts (.kpx-check.yaml:4:3) in kpx-check cluster, as on the command line: keep one of them'])
   })
 
   it('a flag on the command line sets aside the file\'s values of the flags it cannot go with', async () => {
     const cwd = workdir('set-aside', {'.kpx-check.yaml': 'cluster:\n  node-probe: exec\n  context: prod\n'})
-    const {code, report, stderr} = await jsonRun(cwd, ['cluster', '--snapshot', SNAPSHOT, '--facts', 'bundles', '--json'])
+    const {code, report, stderr} = await jsonRun(cwd, ['cluster', '--config', '.kpx-check.yaml', '--snapshot', SNAPSHOT, '--facts', 'bundles', '--json'])
     assert.deepEqual(report.config?.flags, ['context'])
     assert.notEqual(code, 2, stderr)
   })
@@ -181,5 +182,41 @@ describe('configuration file', () => {
     assert.ok(validate(parse(example)), JSON.stringify(validate.errors))
     assert.equal(validate({node: {'node-probe': 'exec'}}), false)
     assert.equal(validate({'fail-on': 'never'}), false)
+  })
+
+  it('a checkout\'s .kpx-check.yaml that lowers the bar says so: on the verdict line, in the JSON (config.lowers) and in the Markdown summary', async () => {
+    const cwd = workdir('lowers', {'.kpx-check.yaml': ['facts: [bundles]', `skip: [${DEBIAN_BLOCKER}]`, 'allow-incomplete: true', ''].join('\n')})
+    const lowers = [`--skip ${DEBIAN_BLOCKER}`, '--allow-incomplete']
+    const {report} = await jsonRun(cwd, ['node', '--json'])
+    assert.deepEqual(report.config?.lowers, lowers)
+    const text = await runCli(['node'], {cwd})
+    assert.match(text.stdout.split('\n').slice(0, 3).join('\n'), new RegExp(String.raw`^The configuration file \.kpx-check\.yaml lowers the bar: ${lowers.join(', ')}$`, 'm'))
+    const markdown = await runCli(['node', '--format', 'markdown'], {cwd})
+    assert.match(markdown.stdout, /^> \*\*The configuration file `\.kpx-check\.yaml` lowers the bar:\*\* --skip node\/localhost-nodeports, --allow-incomplete$/m)
+  })
+
+  it('a checkout\'s .kpx-check.yaml may not name a kubeconfig, probe nodes, or read or write outside the checkout; --config FILE may', async () => {
+    const outside = mkdtempSync(join(dir, 'outside-'))
+    writeFileSync(join(outside, 'waivers.yaml'), 'waivers: []\n')
+    for (const [what, config, problem] of [
+      ['a kubeconfig (its exec plugin would run)', 'kubeconfig: evil-kubeconfig\n', /^\.kpx-check\.yaml:1:1 kubeconfig: a \.kpx-check\.yaml found in the working directory may not set --kubeconfig/],
+      ['SSH probes', 'node:\n  inventory: hosts\n', /^\.kpx-check\.yaml:2:3 inventory: .* may not set --inventory/],
+      ['a file outside, by absolute path', `waivers: ${join(outside, 'waivers.yaml')}\n`, /^\.kpx-check\.yaml:1:1 waivers: .* is outside the working directory/],
+      ['a file outside, by ..', `facts: [../${basename(outside)}]\n`, /^\.kpx-check\.yaml:1:1 facts: .* is outside the working directory/],
+      ['a file outside, by ~/', 'baseline: ~/report.json\n', /^\.kpx-check\.yaml:1:1 baseline: .* is outside the working directory/],
+      ['a symlink out', 'waivers: linked.yaml\n', /^\.kpx-check\.yaml:1:1 waivers: linked\.yaml is outside the working directory \(or leads out of it through a symlink\)/],
+      ['an output through a symlinked folder', 'output:\n  json: out/report.json\n', /^\.kpx-check\.yaml:1:1 output: .* is outside the working directory/],
+    ] as const) {
+      const cwd = workdir(`refused-${what.replaceAll(/[^a-z]+/g, '-')}-${config.length}`, {'.kpx-check.yaml': config})
+      symlinkSync(join(outside, 'waivers.yaml'), join(cwd, 'linked.yaml'))
+      symlinkSync(outside, join(cwd, 'out'))
+      const {code, stderr} = await runCli(['node', '--facts', 'bundles'], {cwd})
+      assert.equal(code, 2, `${what}: ${stderr}`)
+      assert.match(problems(stderr)[0] ?? '', problem, `${what}: ${stderr}`)
+    }
+
+    const cwd = workdir('trusted', {'ci.yaml': `waivers: ${join(outside, 'waivers.yaml')}\n`})
+    const {code, stderr} = await runCli(['node', '--facts', 'bundles', '--config', 'ci.yaml'], {cwd})
+    assert.notEqual(code, 2, stderr)
   })
 })
