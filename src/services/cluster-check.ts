@@ -66,7 +66,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
  */
 export async function loadClusterEngine(
   options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>,
-  select: (rule: LoadedRule) => boolean = (rule) => rule.scope !== 'verify',
+  select: (rule: LoadedRule) => boolean = () => true,
 ) {
   const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([
     import('./rule-catalog.js'),

@@ -16,6 +16,7 @@ import {UsageError} from '../util/errors.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 import {rulePlans} from './rule-catalog.js'
+import {switchedNodeChecks} from './switched-node-checks.js'
 
 export interface ClusterEvaluationOptions extends Pick<CheckOptions, 'policy' | 'severity' | 'skip'>, Pick<ReportInput, 'baseline' | 'waivers'> {
   targetVersion?: string
@@ -42,10 +43,12 @@ export function refuseTargetBehindCluster(snapshot: ClusterSnapshot, targetVersi
 export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probes?: NodeProbeResult): Report {
   const model = probedClusterModel(snapshot, options.targetVersion, probes)
   const {nothingToMigrate, summary: rollout} = model.rollout
-  // Before the switch: node and cluster rules (verify's are for after it); with nothing to migrate, only the
-  // rules that say so run (`evaluate: always`); else a node rule about the switch skips, node by node, the
-  // nodes seen running nftables (loadRuleCatalog).
-  const preSwitch = rules.filter((rule) => rule.scope !== 'verify')
+  // Node and cluster rules, and verify's of the switch for the nodes already switched; with nothing to
+  // migrate, only the rules that say so run (`evaluate: always`); else a node rule about the switch skips,
+  // node by node, the nodes seen running nftables (loadRuleCatalog). A cluster that runs no kube-proxy (a
+  // replacement serves Services) has no node to judge in nftables mode.
+  const switchedChecks = model.kubeProxy.mode === 'none' ? [] : switchedNodeChecks(rules, 'cluster')
+  const preSwitch = [...rules.filter((rule) => rule.scope !== 'verify'), ...switchedChecks]
   const active = nothingToMigrate ? preSwitch.filter((rule) => rule.evaluate === 'always') : preSwitch
   const skip = new Set(options.skip)
   const {findings, grouped, bySubject} = evaluateRules(active, clusterSubjects(model), {

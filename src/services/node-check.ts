@@ -13,6 +13,7 @@ import {readGateFiles} from './gate-files.js'
 import {runSilently, type StepRunner} from './progress.js'
 import {loadRuleCatalog, rulePlans, validateRuleSelection} from './rule-catalog.js'
 import {probeOverSshWithProgress} from './ssh-probe.js'
+import {switchedNodeChecks} from './switched-node-checks.js'
 
 export interface NodeCheckOptions extends CheckOptions {
   /** Bundle files, folders of bundles, or `-` for standard input; empty (and no `ssh`) means this machine. */
@@ -27,7 +28,7 @@ export interface NodeCheckOptions extends CheckOptions {
 
 /** `kpx-check node`: the node rules on this machine, on bundles, or on nodes probed over SSH. */
 export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
-  return (await evaluateNodes(options, {kind: 'node', select: (rule) => rule.scope === 'node'})).report
+  return (await evaluateNodes(options, {kind: 'node', select: (rule) => rule.scope !== 'cluster', adapt: (rules) => [...rules.filter((rule) => rule.scope === 'node'), ...switchedNodeChecks(rules, 'node')]})).report
 }
 
 /** Which rules a node run evaluates, and what it calls them. */
@@ -35,6 +36,8 @@ export interface NodeRuleSelection {
   /** `node`, or `verify` (whose rules are about the nodes too). */
   kind: 'node' | 'verify'
   select: (rule: LoadedRule) => boolean
+  /** What the run makes of the selected rules (node runs: the verify rules for switched nodes only). */
+  adapt?: (rules: LoadedRule[]) => LoadedRule[]
 }
 
 /** The report of the selected rules on the nodes, with the nodes' facts and findings for what reads them further (verify's gate). */
@@ -49,7 +52,8 @@ export async function evaluateNodes(
       {
         title: 'Load rules',
         async task(context, task) {
-          context.rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => selection.select(rule))
+          const selected = (await loadRuleCatalog(options.rulePaths)).filter((rule) => selection.select(rule))
+          context.rules = selection.adapt ? selection.adapt(selected) : selected
           validateRuleSelection(context.rules, options.skip, options.severity)
           context.gate = await readGateFiles(context.rules, options.gateFiles ?? {}, 'node')
           task.title = `Loaded ${context.rules.length} ${selection.kind} rules`

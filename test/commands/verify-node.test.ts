@@ -112,3 +112,50 @@ describe('verify node --facts on the captured kube-proxy 1.36.2 bundles', () => 
     assert.equal(report.nodes[0].checks['verify/nftables-sync-failures'].reason, 'timeout')
   })
 })
+
+describe('node --facts: a node already running nftables is judged on whether it works there (the verify rules of the switch)', () => {
+  async function node(bundle: string): Promise<Report> {
+    const file = join(workdir, `${Math.random().toString(36).slice(2)}.facts`)
+    writeFileSync(file, bundle)
+    const {code, stdout, stderr} = await runCli(['node', '--facts', file, '--json'])
+    assert.ok(stdout.startsWith('{'), stderr)
+    const report = JSON.parse(stdout) as Report
+    assert.ok(validateReport(report), JSON.stringify(validateReport.errors))
+    assert.equal(report.exitCode, code)
+    return report
+  }
+
+  it('the captured nftables node is go, its checks after the switch passed', async () => {
+    const report = await node(capturedBundle('nftables'))
+    assert.equal(report.verdict, 'go')
+    assert.equal(report.nodes[0].checks['verify/nftables-sync-failures'].status, 'pass')
+  })
+
+  it('the same bundle with its nft tables and kube-proxy process removed (no rules, kube-proxy gone) is no-go', async () => {
+    const gone = nftables({
+      sections: {
+        'kube-proxy-process': '',
+        'nft-tables': 'table ip mangle\ntable ip6 mangle\ntable ip6 nat\ntable ip nat\ntable ip filter\ntable ip6 filter',
+        'nft-chains': 'table ip filter {\n\tchain KUBE-FIREWALL {',
+      },
+      unavailable: {'kube-proxy-mode': 'unreachable exit=7', 'kube-proxy-metrics': 'unreachable same endpoint as kube-proxy-mode'},
+    })
+    const report = await node(gone)
+    assert.equal(report.verdict, 'no-go')
+    assert.equal(report.nodes[0].checks['verify/kube-proxy-process'].status, 'fail')
+    assert.equal(report.nodes[0].checks['verify/kube-proxy-tables'].status, 'fail')
+  })
+
+  it('a sync-failure count fails its check, no-go', async () => {
+    const metrics = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family="IPv4"} 1.7965389210484002e+09\nkubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 3'
+    const report = await node(nftables({sections: {'kube-proxy-metrics': metrics}}))
+    assert.equal(report.verdict, 'no-go')
+    assert.match(report.nodes[0].checks['verify/nftables-sync-failures'].message, /counted 3 failed nftables sync/)
+  })
+
+  it('a node still in iptables mode skips them, with why', async () => {
+    const report = await node(capturedBundle('iptables'))
+    assert.equal(report.nodes[0].checks['verify/kube-proxy-tables'].status, 'skip')
+    assert.match(report.nodes[0].checks['verify/kube-proxy-tables'].message, /not seen running in nftables mode \(iptables\)/)
+  })
+})
