@@ -32,6 +32,19 @@ async function verify(bundle: string, ...flags: string[]): Promise<{code: null |
 
 /** The captured nftables bundle with these sections changed. */
 const nftables = (changes: SectionChanges) => withSections(capturedBundle('nftables'), changes)
+/**
+ * The nftables bundle after kube-proxy exited having deleted the old rules: no process, /proxyMode unanswered as on
+ * the stopped node (curl exit 7), and the nft tables of the empty capture (no kube-proxy table).
+ */
+const kubeProxyGone = () =>
+  nftables({
+    sections: {
+      'kube-proxy-process': '',
+      'nft-tables': 'table ip mangle\ntable ip6 mangle\ntable ip6 nat\ntable ip nat\ntable ip filter\ntable ip6 filter',
+      'nft-chains': 'table ip filter {\n\tchain KUBE-FIREWALL {',
+    },
+    unavailable: {'kube-proxy-mode': 'unreachable exit=7', 'kube-proxy-metrics': 'unreachable same endpoint as kube-proxy-mode'},
+  })
 const failedChecks = (report: Report) => Object.entries(report.nodes[0].checks).filter(([, check]) => check.status === 'fail').map(([rule]) => rule)
 
 describe('verify node --facts on the captured kube-proxy 1.36.2 bundles', () => {
@@ -90,15 +103,7 @@ describe('verify node --facts on the captured kube-proxy 1.36.2 bundles', () => 
   })
 
   it('no kube-proxy process and no kube-proxy tables (kube-proxy exited after deleting the old rules): failed, never verified', async () => {
-    const gone = nftables({
-      sections: {
-        'kube-proxy-process': '',
-        'nft-tables': 'table ip mangle\ntable ip6 mangle\ntable ip6 nat\ntable ip nat\ntable ip filter\ntable ip6 filter',
-        'nft-chains': 'table ip filter {\n\tchain KUBE-FIREWALL {',
-      },
-      unavailable: {'kube-proxy-mode': 'unreachable exit=7', 'kube-proxy-metrics': 'unreachable same endpoint as kube-proxy-mode'},
-    })
-    const {code, report} = await verify(gone)
+    const {code, report} = await verify(kubeProxyGone())
     assert.equal(code, 3)
     assert.equal(report.nodes[0].state, 'failed')
     assert.deepEqual(failedChecks(report), ['verify/kube-proxy-process', 'verify/kube-proxy-tables', 'verify/running-mode'])
@@ -132,15 +137,7 @@ describe('node --facts: a node already running nftables is judged on whether it 
   })
 
   it('the same bundle with its nft tables and kube-proxy process removed (no rules, kube-proxy gone) is no-go', async () => {
-    const gone = nftables({
-      sections: {
-        'kube-proxy-process': '',
-        'nft-tables': 'table ip mangle\ntable ip6 mangle\ntable ip6 nat\ntable ip nat\ntable ip filter\ntable ip6 filter',
-        'nft-chains': 'table ip filter {\n\tchain KUBE-FIREWALL {',
-      },
-      unavailable: {'kube-proxy-mode': 'unreachable exit=7', 'kube-proxy-metrics': 'unreachable same endpoint as kube-proxy-mode'},
-    })
-    const report = await node(gone)
+    const report = await node(kubeProxyGone())
     assert.equal(report.verdict, 'no-go')
     assert.equal(report.nodes[0].checks['verify/kube-proxy-process'].status, 'fail')
     assert.equal(report.nodes[0].checks['verify/kube-proxy-tables'].status, 'fail')
