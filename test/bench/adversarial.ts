@@ -2,7 +2,8 @@
  * `npm run bench`, last part: the worst case of parsing untrusted input. Each row is one 16 MiB facts
  * bundle whose every section holds the same adversarial text (runs that backtracking expressions
  * would retry at every length), run through `kpx-check node --facts FILE --json` as a user would.
- * Then untrusted rules: the rule lint rejects for its CEL cost, and the costliest it accepts.
+ * Then untrusted rules: the rule lint rejects for its CEL cost, and the costliest it accepts. Then files that never
+ * end (/dev/zero) given to every file flag: each refused, its time beside the command's own start-up.
  */
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -47,6 +48,30 @@ try {
     const run = await measure(process.execPath, [RUN_JS, ...args])
     console.log(`${label.padEnd(43)} ${String(Math.round(run.wallMs)).padStart(7)}  ${String(Math.round(run.peakRssMb)).padStart(11)}  ${run.exitCode}`)
   }
+
+  console.log('\n/dev/zero given to each file flag (a file that never ends): refused, exit 2')
+  console.log('flag                   wall ms  after start-up ms  peak RSS MB  exit')
+  const startUp = await measure(process.execPath, [RUN_JS, '--version'])
+  const bundle = join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts')
+  const zeroCases: Array<[string, string[]]> = [
+    ['--config', ['node', '--facts', bundle, '--config', '/dev/zero']],
+    ['--rules', ['node', '--facts', bundle, '--rules', '/dev/zero']],
+    ['--waivers', ['node', '--facts', bundle, '--waivers', '/dev/zero']],
+    ['--baseline', ['node', '--facts', bundle, '--baseline', '/dev/zero']],
+    ['--facts', ['node', '--facts', '/dev/zero']],
+    ['--inventory', ['node', '--inventory', '/dev/zero']],
+    ['--ssh-config', ['node', '--ssh', '127.0.0.1', '--ssh-config', '/dev/zero']],
+    ['--identity', ['node', '--ssh', '127.0.0.1', '--ssh-config', 'none', '--identity', '/dev/zero']],
+    ['--known-hosts', ['node', '--ssh', '127.0.0.1', '--ssh-config', 'none', '--known-hosts', '/dev/zero']],
+    ['--kubeconfig', ['cluster', '--kubeconfig', '/dev/zero']],
+    ['--snapshot', ['cluster', '--snapshot', '/dev/zero']],
+  ]
+  for (const [flag, args] of zeroCases) {
+    const run = await measure(process.execPath, [RUN_JS, ...args])
+    console.log(`${flag.padEnd(20)} ${String(Math.round(run.wallMs)).padStart(9)}  ${String(Math.round(run.wallMs - startUp.wallMs)).padStart(17)}  ${String(Math.round(run.peakRssMb)).padStart(11)}  ${run.exitCode}`)
+  }
+
+  console.log(`(start-up alone, kpx-check --version: ${Math.round(startUp.wallMs)} ms, ${Math.round(startUp.peakRssMb)} MB)`)
 } finally {
   rmSync(dir, {recursive: true, force: true})
 }
