@@ -89,6 +89,7 @@ export const REPORT_SCHEMA = {
       additionalProperties: false,
       properties: {
         context: nullableString,
+        server: {type: 'string', description: 'The API server read (https://HOST:PORT/PATH, without credentials): which cluster this is. A --baseline of another is refused.'},
         kubernetesVersion: nullableString,
         platform: nullableString,
         proxyMode: {
@@ -250,6 +251,7 @@ export const REPORT_SCHEMA = {
             properties: {rule: {type: 'string'}, subject: {type: 'string'}, source: {type: 'string'}},
           },
         },
+        notes: {...stringList, description: 'How waivers matched that a reader should know: a `cluster` waiver that accepts each object of a rule whose findings are per object.'},
       },
     },
     baseline: {
@@ -271,6 +273,7 @@ export const REPORT_SCHEMA = {
             properties: {rule: {type: 'string'}, subject: subjectSchema, was: {enum: ['fail', 'unknown']}},
           },
         },
+        notes: {...stringList, description: 'How the comparison went that a reader should know: a baseline from before findings named their objects compares by rule.'},
       },
     },
     verify: {

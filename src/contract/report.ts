@@ -1,4 +1,4 @@
-import type {AppliedWaiver, Confidence, FactValue, GatedFinding, RuleReference, Severity, Status} from './finding.js'
+import type {AppliedWaiver, Confidence, FactValue, GatedFinding, RuleReference, Severity, Status, SubjectRef} from './finding.js'
 import type {PlanPhase} from './phases.js'
 
 export const REPORT_SCHEMA_VERSION = 'kpx-check/v1'
@@ -185,6 +185,8 @@ export interface Plan {
 /** What a cluster run learnt about the cluster as a whole. */
 export interface ClusterSummary {
   context: null | string
+  /** The API server read, without credentials: which cluster this is, so that a baseline of another is refused. */
+  server?: string
   kubernetesVersion: null | string
   platform: null | string
   proxyMode: 'iptables' | 'ipvs' | 'nftables' | 'none' | 'unknown'
@@ -212,6 +214,8 @@ export interface WaiverSummary {
   expired: number
   /** Waivers that matched no failed or unknown finding (fixed, or mistyped). */
   unused: Array<{rule: string; subject: string; source: string}>
+  /** What a reader should know of how waivers matched: a `cluster` waiver that accepts each object of a rule judged per object. */
+  notes?: string[]
 }
 
 /** What --baseline found: the exit code gates only on findings that are new since the baseline report. */
@@ -223,7 +227,9 @@ export interface BaselineSummary {
   /** Failed or unknown results the baseline already had, with the same status. */
   existing: number
   /** Findings that failed or were unknown in the baseline and no longer are. */
-  fixed: Array<{rule: string; subject: {kind: string; name: string}; was: 'fail' | 'unknown'}>
+  fixed: Array<{rule: string; subject: SubjectRef; was: 'fail' | 'unknown'}>
+  /** What a reader should know of the comparison: a baseline from before findings named their objects compares by rule. */
+  notes?: string[]
 }
 
 export interface Report {

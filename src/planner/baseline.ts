@@ -1,4 +1,4 @@
-import type {GatedFinding} from '../contract/finding.js'
+import type {GatedFinding, SubjectRef} from '../contract/finding.js'
 import type {BaselineSummary, NodeCheck, NodeReport} from '../contract/report.js'
 import {findingKey} from '../contract/subject.js'
 
@@ -8,7 +8,16 @@ type Open = 'fail' | 'unknown'
 export interface Baseline {
   file: string
   generatedAt: string
-  findings: Map<string, {rule: string; status: Open; subject: {kind: string; name: string}}>
+  /** A cluster run's: which cluster the baseline is of. */
+  cluster?: {context: null | string; server?: string}
+  findings: Map<string, OpenResult>
+}
+
+/** A failed or unknown result, by rule and subject. */
+interface OpenResult {
+  rule: string
+  status: Open
+  subject: SubjectRef
 }
 
 /** The failed and unknown results of a report, the way a baseline compares them. */
@@ -55,11 +64,22 @@ function isOpen(status: string): status is Open {
 export function compareWithBaseline(findings: GatedFinding[], nodes: NodeReport[], baseline: Baseline): {findings: GatedFinding[]; nodes: NodeReport[]; summary: BaselineSummary} {
   const summary: BaselineSummary = {file: baseline.file, generatedAt: baseline.generatedAt, new: 0, existing: 0, fixed: []}
   const current = openResults(findings, nodes)
-  const markOf = (key: string, status: Open) => (baseline.findings.get(key)?.status === status ? 'existing' : 'new')
-  for (const [key, {status}] of current.byKey) summary[markOf(key, status)]++
-  for (const [key, earlier] of baseline.findings) {
-    if (!current.byKey.has(key)) summary.fixed.push({rule: earlier.rule, subject: earlier.subject, was: earlier.status})
+  const byCluster = new ClusterWideBaseline(baseline, current.byKey)
+  const markOf = (key: string, status: Open, finding?: {rule: string; subject: SubjectRef}) => {
+    const earlier = baseline.findings.get(key) ?? (finding && byCluster.standingFor(finding))
+    return earlier?.status === status ? 'existing' : 'new'
   }
+
+  for (const [key, result] of current.byKey) {
+    summary[markOf(key, result.status, result)]++
+    if (!baseline.findings.has(key)) byCluster.count(result)
+  }
+  for (const [key, earlier] of baseline.findings) {
+    if (!current.byKey.has(key) && !byCluster.used(key)) summary.fixed.push({rule: earlier.rule, subject: earlier.subject, was: earlier.status})
+  }
+
+  const notes = byCluster.notes()
+  if (notes.length > 0) summary.notes = notes
 
   // Rules whose sum-up finding is new: a node check of that rule and status that the baseline did not have.
   const newInSums = new Set<string>()
@@ -81,7 +101,48 @@ export function compareWithBaseline(findings: GatedFinding[], nodes: NodeReport[
   const marked = findings.map((finding): GatedFinding => {
     if (!isOpen(finding.status)) return finding
     if (current.sums.has(finding)) return {...finding, baseline: newInSums.has(`${finding.rule} ${finding.status}`) ? 'new' : 'existing'}
-    return {...finding, baseline: markOf(findingKey(finding), finding.status)}
+    return {...finding, baseline: markOf(findingKey(finding), finding.status, finding)}
   })
   return {findings: marked, nodes: markedNodes, summary}
+}
+
+const CLUSTER: SubjectRef = {kind: 'Cluster', name: 'cluster'}
+
+/**
+ * A baseline from before a rule's findings named their objects has one finding about the cluster for
+ * it. An object's finding of that rule, absent from such a baseline, compares with that one: as well as
+ * it can (a new object then joins an existing finding, as it did), and the summary says so.
+ */
+class ClusterWideBaseline {
+  private readonly objects = new Map<string, number>()
+
+  constructor(
+    private readonly baseline: Baseline,
+    private readonly current: ReadonlyMap<string, unknown>,
+  ) {}
+
+  /** The baseline's finding about the cluster an object's finding compares with, if the baseline is of that age. */
+  standingFor(finding: {rule: string; subject: SubjectRef}): OpenResult | undefined {
+    if (finding.subject.kind === 'Cluster' || finding.subject.kind === 'Node') return undefined
+    const key = findingKey({rule: finding.rule, subject: CLUSTER})
+    return this.current.has(key) ? undefined : this.baseline.findings.get(key)
+  }
+
+  /** Notes that this result (absent from the baseline) was compared with the baseline's finding about the cluster. */
+  count(result: OpenResult): void {
+    if (!this.standingFor(result)) return
+    const key = findingKey({rule: result.rule, subject: CLUSTER})
+    this.objects.set(key, (this.objects.get(key) ?? 0) + 1)
+  }
+
+  used(key: string): boolean {
+    return this.objects.has(key)
+  }
+
+  notes(): string[] {
+    return [...this.objects].map(
+      ([key, count]) =>
+        `the baseline has ${key.split(' ', 1)[0]} about the cluster (a report from before its findings named their objects): ${count} finding(s) on objects were compared with that one; write a new baseline to gate on each object`,
+    )
+  }
 }

@@ -1,4 +1,4 @@
-import type {AppliedWaiver, GatedFinding} from '../contract/finding.js'
+import type {AppliedWaiver, GatedFinding, SubjectRef} from '../contract/finding.js'
 import type {WaiverSummary} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
 
@@ -20,6 +20,8 @@ export interface Waiver {
 /** Finds the waiver for failed and unknown findings (the first matching one wins), and keeps which were used. */
 export class WaiverMatcher {
   private readonly used = new Set<Waiver>()
+  /** `cluster` waivers matched to objects, with how many. */
+  private readonly widened = new Map<Waiver, number>()
   private readonly today: string
   private readonly matchers: Array<{matches: (path: string) => boolean; waiver: Waiver}>
 
@@ -32,10 +34,20 @@ export class WaiverMatcher {
   waiverOf(finding: Pick<GatedFinding, 'rule' | 'status' | 'subject'>): AppliedWaiver | undefined {
     if (finding.status !== 'fail' && finding.status !== 'unknown') return undefined
     const path = subjectPath(finding.subject)
-    const waiver = this.matchers.find(({waiver, matches}) => waiver.rule === finding.rule && matches(path))?.waiver
-    if (!waiver) return undefined
+    const match = this.matchers.find(({waiver, matches}) => waiver.rule === finding.rule && (matches(path) || coversAsCluster(waiver, finding.subject)))
+    if (!match) return undefined
+    const {waiver} = match
     this.used.add(waiver)
+    if (!match.matches(path)) this.widened.set(waiver, (this.widened.get(waiver) ?? 0) + 1)
     return {reason: waiver.reason, ...(waiver.expires ? {expires: waiver.expires} : {}), expired: waiver.expires !== undefined && waiver.expires < this.today, source: waiver.source}
+  }
+
+  /** What the `cluster` waivers matched that are now each an object's. */
+  notes(): string[] {
+    return [...this.widened].map(
+      ([{rule, source}, count]) =>
+        `waiver ${source} names the cluster for ${rule}, whose findings are each about one object now: it waives all ${count} of them; name the objects (service/NAMESPACE/NAME, deployment/NAMESPACE/NAME, …) to waive only those`,
+    )
   }
 
   /** The waivers that matched nothing: fixed, or mistyped. */
@@ -58,7 +70,17 @@ export function applyWaivers(findings: GatedFinding[], matcher: WaiverMatcher, f
     return {...finding, waiver}
   })
   summary.unused = matcher.unused()
+  const notes = matcher.notes()
+  if (notes.length > 0) summary.notes = notes
   return {findings: marked, summary}
+}
+
+/**
+ * A waiver for `cluster` written before a rule's findings named their objects (a Service, a workload):
+ * it still accepts what it accepted, each of them. Nodes have their own waivers (node/NAME), as before.
+ */
+function coversAsCluster(waiver: Waiver, subject: SubjectRef): boolean {
+  return waiver.subject === 'cluster' && subject.kind !== 'Cluster' && subject.kind !== 'Node'
 }
 
 /** node/edge-* → a test of subject paths: * matches within one path segment, ** across them. */

@@ -110,6 +110,7 @@ function baselineLines(report: Report): Markdown[] {
     md``,
     md`${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed. The exit code gates on the new ones only.`,
     ...baseline.fixed.slice(0, ROWS_SHOWN).map((fixed) => md`- fixed: ${code(fixed.rule)} on ${subjectName(fixed.subject)} (was ${fixed.was})`),
+    ...(baseline.notes ?? []).map((note) => md`- note: ${prose(note)}`),
   ]
 }
 

@@ -183,12 +183,14 @@ function gateLines(report: Report, chalk: ChalkInstance): string[] {
   if (waivers) {
     lines.push(chalk.dim(`Waivers ${waivers.file}: ${waivers.applied} finding(s) waived, ${waivers.expired} with an expired waiver`))
     for (const unused of waivers.unused) lines.push(chalk.yellow(`  waiver ${unused.source} (${unused.rule} ${unused.subject}) matches nothing: fixed, or mistyped?`))
+    for (const note of waivers.notes ?? []) lines.push(chalk.yellow(`  ${note}`))
   }
 
   if (baseline) {
     lines.push(
       chalk.dim(`Baseline ${baseline.file}: ${baseline.new} new, ${baseline.existing} already there, ${baseline.fixed.length} fixed; the exit code (${report.exitCode}) looks at the new ones only`),
       ...baseline.fixed.slice(0, SUBJECTS_SHOWN).map((fixed) => chalk.green(`  fixed: ${fixed.rule} on ${fixed.subject.kind} ${subjectName(fixed.subject)}`)),
+      ...(baseline.notes ?? []).map((note) => chalk.yellow(`  ${note}`)),
     )
   }
 

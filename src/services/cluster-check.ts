@@ -43,6 +43,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   })
   const snapshot = await reading
   engine.refuseTargetBehindCluster(snapshot, options.targetVersion)
+  engine.refuseBaselineOfAnotherCluster(engine.gate.baseline, snapshot.source)
   let probes: NodeProbeResult | undefined
   if (options.nodeProbe) {
     const {probeClusterNodes} = await import('./cluster-node-probe.js')
@@ -68,7 +69,7 @@ export async function loadClusterEngine(
   options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>,
   select: (rule: LoadedRule) => boolean = () => true,
 ) {
-  const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([
+  const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot, refuseBaselineOfAnotherCluster, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([
     import('./rule-catalog.js'),
     import('./gate-files.js'),
     import('./cluster-evaluation.js'),
@@ -76,7 +77,7 @@ export async function loadClusterEngine(
   ])
   const rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => select(rule))
   validateRuleSelection(rules, options.skip, options.severity)
-  return {rules, evaluateSnapshot, refuseTargetBehindCluster, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
+  return {rules, evaluateSnapshot, refuseBaselineOfAnotherCluster, refuseTargetBehindCluster, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
 }
 
 export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>>

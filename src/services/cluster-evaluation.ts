@@ -8,6 +8,7 @@ import {deriveRollout} from '../derive/rollout.js'
 import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, withKubeProxyEndpoint} from '../derive/subjects.js'
 import {evaluateRules, GROUPED_KINDS} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
+import type {Baseline} from '../planner/baseline.js'
 import {buildReport, type ReportInput} from '../planner/gate.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
 import {objectName} from '../sources/cluster/resources.js'
@@ -37,6 +38,39 @@ export function refuseTargetBehindCluster(snapshot: ClusterSnapshot, targetVersi
   throw new UsageError(`--target-version ${targetVersion} is older than the cluster's own Kubernetes ${running.version}${context}`, [
     `Give the version you are upgrading to: ${running.major}.${running.minor} or later.`,
   ])
+}
+
+/**
+ * A baseline is an earlier report of this cluster: one whose API server differs (or, in a report that
+ * does not name its server, whose context does) is another cluster's, and its findings would pass for
+ * this one's. Refused as soon as the cluster's source is known.
+ */
+export function refuseBaselineOfAnotherCluster(baseline: Baseline | undefined, source: ClusterSnapshot['source']): void {
+  const earlier = baseline?.cluster
+  if (!earlier) return
+  const server = serverOf(source)
+  const context = source.context ?? null
+  const another = earlier.server && server ? earlier.server !== server : earlier.context !== null && context !== null && earlier.context !== context
+  if (!another) return
+  throw new UsageError(`--baseline ${baseline.file}: a report of another cluster (${clusterName(earlier)}), and this is ${clusterName({context, server})}: its findings are not this cluster's`, [
+    'Pass a report written earlier of this cluster (kpx-check cluster --json, or --output json=FILE), or drop --baseline.',
+  ])
+}
+
+/** A cluster as a baseline names it: its API server and context. */
+function clusterName(run: {context: null | string; server?: string}): string {
+  return [run.server, run.context && `context ${run.context}`].filter(Boolean).join(', ') || 'unnamed'
+}
+
+/** The API server a snapshot was read from, without credentials or query: which cluster it is. */
+function serverOf(source: ClusterSnapshot['source']): string | undefined {
+  if (!source.server) return undefined
+  try {
+    const url = new URL(source.server)
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/$/, '')}`
+  } catch {
+    return undefined
+  }
 }
 
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
@@ -126,6 +160,7 @@ export function clusterSummary(facts: ClusterModel['cluster'], nothingToMigrate:
 
   return {
     context: snapshot.source.context ?? null,
+    ...(serverOf(snapshot.source) ? {server: serverOf(snapshot.source)} : {}),
     kubernetesVersion: text('cluster.version'),
     platform: text('cluster.platform'),
     proxyMode: (text('cluster.proxyMode') ?? 'unknown') as ClusterSummary['proxyMode'],

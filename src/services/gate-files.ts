@@ -5,7 +5,7 @@
 
 import type {Finding} from '../contract/finding.js'
 import {FLEET_SCHEMA_VERSION} from '../contract/fleet.js'
-import {type NodeCheck, type NodeReport, type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
+import {type ClusterSummary, type NodeCheck, type NodeReport, type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {type Baseline, openResults} from '../planner/baseline.js'
 import type {ReportInput} from '../planner/gate.js'
@@ -49,7 +49,17 @@ export async function readBaseline(path: string, run: RunKind): Promise<Baseline
     ])
   }
 
-  return {file: path, generatedAt: String(report.generatedAt ?? ''), findings: openResults(report.findings, nodeChecksOf(report.nodes)).byKey}
+  return {
+    file: path,
+    generatedAt: String(report.generatedAt ?? ''),
+    ...(report.cluster ? {cluster: clusterOf(report.cluster)} : {}),
+    findings: openResults(report.findings, nodeChecksOf(report.nodes)).byKey,
+  }
+}
+
+/** Which cluster a baseline is of, as far as the file says. */
+function clusterOf(summary: Partial<ClusterSummary>): NonNullable<Baseline['cluster']> {
+  return {context: typeof summary.context === 'string' ? summary.context : null, ...(typeof summary.server === 'string' ? {server: summary.server} : {})}
 }
 
 /** Enough of a finding to compare: its rule, status and subject. */

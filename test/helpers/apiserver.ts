@@ -98,6 +98,8 @@ export type Fault = {
 export interface ApiServerOptions {
   /** A folder of test/fixtures/clusters, or the objects themselves. Default: an empty cluster. */
   scenario?: Scenario | string
+  /** The port to listen on (default: a free one): a cluster served again, changed, at the same address is the same cluster to a --baseline. */
+  port?: number
   /** The one bearer token the server accepts. */
   token?: string
   /** Whom the token authenticates, as 403 messages name them. */
@@ -837,7 +839,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const hanging = new Set<Duplex>()
   const server = createServer({key: tls.key, cert: tls.cert}, handle)
   server.on('upgrade', upgrade)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const {port} = server.address() as AddressInfo
   documents = discoveryDocuments(store.types, versionInfo(scenario.version, options.version), `127.0.0.1:${port}`)
   return {

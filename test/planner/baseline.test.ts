@@ -62,6 +62,20 @@ describe('comparing with a baseline', () => {
     assert.deepEqual(summary, {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', new: 2, existing: 2, fixed: []})
   })
 
+  it('gates on objects new since the baseline, and compares a baseline from before findings named their objects by rule, saying so', () => {
+    const onService = (name: string): GatedFinding => ({...finding('cluster/external-ips', name, 'fail'), subject: {kind: 'Service', namespace: 'web', name}})
+    const byObject: Baseline = {file: 'before.json', generatedAt: '', findings: new Map([['cluster/external-ips service/web/a', {rule: 'cluster/external-ips', subject: {kind: 'Service', namespace: 'web', name: 'a'}, status: 'fail'}]])}
+    const now = compareWithBaseline([onService('a'), onService('b')], [], byObject)
+    assert.deepEqual([now.findings.map((marked) => marked.baseline), now.summary.new, now.summary.notes], [['existing', 'new'], 1, undefined])
+
+    const byRule: Baseline = {file: 'before.json', generatedAt: '', findings: new Map([['cluster/external-ips cluster', {rule: 'cluster/external-ips', subject: {kind: 'Cluster', name: 'cluster'}, status: 'fail'}]])}
+    const old = compareWithBaseline([onService('a'), onService('b')], [], byRule)
+    assert.deepEqual([old.findings.map((marked) => marked.baseline), old.summary.existing, old.summary.fixed], [['existing', 'existing'], 2, []])
+    assert.deepEqual(old.summary.notes, [
+      'the baseline has cluster/external-ips about the cluster (a report from before its findings named their objects): 2 finding(s) on objects were compared with that one; write a new baseline to gate on each object',
+    ])
+  })
+
   it('leaves passed and skipped findings unmarked and uncounted', () => {
     const passed = finding('node/kernel-version', 'a', 'pass')
     const skipped = finding('node/nft-version', 'a', 'skip')
@@ -217,8 +231,11 @@ describe('kpx-check cluster --baseline: gates node by node', () => {
     return {...scenario, objects: {...scenario.objects, [NODES]: [...scenario.objects[NODES], worker]}}
   }
 
+  /** One address for every run: the same cluster, as it changes (a --baseline of another is refused). */
+  let port: number | undefined
   async function clusterRun(scenario: Scenario | string, args: string[]): Promise<{code: null | number; report: Report; stdout: string}> {
-    const server = await startApiServer({scenario})
+    const server = await startApiServer({scenario, port})
+    port = Number(new URL(server.url).port)
     try {
       const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(workdir, 'cluster-')), server), ...args, '--json'])
       assert.ok(stdout.startsWith('{'), stderr)

@@ -81,6 +81,16 @@ describe('applying waivers', () => {
     assert.deepEqual(summary, {file: 'w.yaml', applied: 2, expired: 0, unused: [{rule: 'cluster/ipvs-lb-hijack', subject: 'service/*', source: 'w.yaml:5'}]})
   })
 
+  it('a waiver for the cluster, written before a rule named its objects, waives each object of the rule and says so; nodes need their own', () => {
+    const waivers = [{rule: 'cluster/ipvs-lb-hijack', subject: 'cluster', reason: 'accepted for all', source: 'w.yaml:2'}, {rule: 'node/kernel-version', subject: 'cluster', reason: 'not nodes', source: 'w.yaml:5'}]
+    const {findings: marked, summary} = applyWaivers(findings, new WaiverMatcher(waivers, now), 'w.yaml')
+    assert.deepEqual(marked.map((item) => item.waiver?.source), [undefined, undefined, 'w.yaml:2', undefined])
+    assert.deepEqual(summary.notes, [
+      'waiver w.yaml:2 names the cluster for cluster/ipvs-lb-hijack, whose findings are each about one object now: it waives all 1 of them; name the objects (service/NAMESPACE/NAME, deployment/NAMESPACE/NAME, …) to waive only those',
+    ])
+    assert.deepEqual(summary.unused, [{rule: 'node/kernel-version', subject: 'cluster', source: 'w.yaml:5'}])
+  })
+
   it('waives unknowns as failures, and takes a pattern literally but for * and **, whole', () => {
     const subjects = ['edge.1', 'edgeX1', 'edge.1-old', 'core-edge.1'].map((name) => finding('node/kernel-version', 'Node', name, 'unknown'))
     const waivers = [{rule: 'node/kernel-version', subject: 'node/edge.1', reason: 'r', source: 'w.yaml:2'}]
