@@ -155,7 +155,7 @@ export interface Wave {
   /** A kubectl label selector for exactly this wave's nodes; null when the labels cannot be written in one safely. */
   selector: null | string
   nodes: string[]
-  /** The node that switches first: a ready one, else one whose blockers are only undecided; null when every node is blocked. */
+  /** The node that switches first: a ready one; null when none is (every node blocked, not checked, or switched already). */
   canary: null | string
   /** Nodes whose checks find nothing that blocks the switch. */
   ready: string[]
@@ -163,6 +163,8 @@ export interface Wave {
   blocked: Array<{node: string; rules: string[]}>
   /** Nodes with no failed blocker but a blocker that could not be checked, with those rules. */
   undecided: Array<{node: string; rules: string[]}>
+  /** Nodes seen running nftables already: no command restarts them. */
+  switched: string[]
 }
 
 export interface Plan {

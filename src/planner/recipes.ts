@@ -32,6 +32,8 @@ export interface RecipeStep {
   when?: RecipeCondition[]
   /** The step comes once for each wave of nodes (a node pool, plan.waves), with the WAVE_VARIABLES filled in. */
   forEachWave?: boolean
+  /** The step restarts kube-proxy on every node at once (one configuration for the cluster): left out while a node is blocked or not checked. */
+  restartsEveryNode?: boolean
   /** One runnable command an element: a loop or a block over several lines stays one element. */
   commands: string[]
   verify?: string[]
@@ -93,6 +95,7 @@ export const RECIPE_FILE_SCHEMA = {
           why: {type: 'string', minLength: 1},
           when: {type: 'array', items: {enum: [...RECIPE_CONDITIONS]}},
           forEachWave: {type: 'boolean', description: 'Repeat the step for each wave of nodes (node pool), with {{waveName}}, {{waveCanary}} and {{waveNodes}}.'},
+          restartsEveryNode: {type: 'boolean', description: 'The step restarts kube-proxy on every node at once: the plan leaves its commands out while a node is blocked or not checked.'},
           commands: lines,
           verify: lines,
           undo: lines,

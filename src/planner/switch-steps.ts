@@ -15,9 +15,11 @@ export function switchSteps(
   cluster: ClusterPlanInput,
   input: {findings: readonly GatedFinding[]; nodeGroups: NodeGroup[]; nodes: readonly NodeRow[]; rulePlans: ReadonlyMap<string, RulePlan>; waves: readonly Wave[]},
 ): PlanStep[] {
-  const controlPlane = new Set(input.nodes.filter((node) => node.controlPlane).map((node) => node.name))
   const additions = configAdditions(input.findings, input.rulePlans)
-  const {variables, refused} = planVariables(cluster, input.nodeGroups, controlPlane, additions, input.waves)
+  // The first wave's canary (the pool most ready to switch), a worker's if one can be; only ever a ready node.
+  const canary = (input.waves.find((wave) => wave.canary !== null && wave.name !== CONTROL_PLANE_WAVE) ?? input.waves.find((wave) => wave.canary !== null))?.canary ?? undefined
+  const {variables, refused} = planVariables(cluster, additions, canary)
+  const held = input.waves.flatMap((wave) => [...wave.blocked, ...wave.undecided].map(({node}) => node))
   const recipe = recipeFor(cluster.summary, cluster.recipes)
   const snippets = recipeSnippets(cluster.recipes, recipe)
   return recipeSteps(cluster.recipes, recipe)
@@ -32,7 +34,9 @@ export function switchSteps(
 
       if (!step.forEachWave) {
         const subjects = step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}]
-        return [filled(variables, refusalNotes(lines, refused), subjects)]
+        const step_ = filled(variables, refusalNotes(lines, refused), subjects)
+        const withheld = withheldBecause(step, lines, held, canary)
+        return [withheld ? {...step_, actions: [...step_.actions, withheld], commands: [], verify: []} : step_]
       }
 
       return input.waves.map((wave) => {
@@ -45,6 +49,20 @@ export function switchSteps(
     })
 }
 
+/**
+ * Why a step's commands are left out: a canary with no node ready to switch, or a step that restarts
+ * kube-proxy on every node at once (one configuration for the cluster) while nodes are blocked or not checked.
+ */
+function withheldBecause(step: PlatformRecipe['steps'][number], lines: readonly string[], held: readonly string[], canary: string | undefined): string | undefined {
+  const shown = `${held.slice(0, 5).join(', ')}${held.length > 5 ? ` and ${held.length - 5} more` : ''}`
+  if (step.restartsEveryNode && held.length > 0) {
+    return `Not yet: this restarts kube-proxy on every node at once, and ${shown} ${held.length === 1 ? 'is' : 'are'} blocked or not checked (the nodes table and the prerequisites steps say why). The platform keeps no node on the old mode: fix, replace or drain them first, then run kpx-check again.`
+  }
+
+  if (canary === undefined && lines.some((line) => /{{\s*canaryNode\s*}}/.test(line))) return 'No node is ready to switch: fix the blockers and check the unchecked nodes first, then run kpx-check again.'
+  return undefined
+}
+
 /** A wave's name as a step id part: `eks-node-group-workers-a`. */
 function slug(name: string): string {
   return name.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-').replaceAll(/^-|-$/g, '')
@@ -55,13 +73,11 @@ function waveVariables(wave: Wave): {refused: Refusal[]; values: Record<WaveVari
   const refused: Refusal[] = []
   const canary = passing('waveCanary', wave.canary ?? 'NODE', {rule: NAME_RULES.subdomain, placeholder: 'NODE'}, refused)
 
-  // A selector picks the pool's nodes when the plan runs (nodes come and go); else they are named, valid names only.
-  let nodes = wave.selector === null ? '' : `$(kubectl get nodes -l '${wave.selector}' -o jsonpath='{.items[*].metadata.name}')`
-  if (wave.selector === null) {
-    const valid = wave.nodes.filter((name) => NAME_RULES.subdomain.test(name))
-    if (valid.length < wave.nodes.length) refused.push({variable: 'waveNodes', value: wave.nodes.find((name) => !valid.includes(name))!, placeholder: 'its other nodes'})
-    nodes = valid.join(' ') || 'NODE'
-  }
+  // The ready nodes, named as the report judged them: a selector evaluated when the loop runs would also pick
+  // the pool's blocked, unchecked and new nodes. Valid names only.
+  const valid = wave.ready.filter((name) => NAME_RULES.subdomain.test(name))
+  if (valid.length < wave.ready.length) refused.push({variable: 'waveNodes', value: wave.ready.find((name) => !valid.includes(name))!, placeholder: 'its other ready nodes'})
+  const nodes = valid.join(' ') || 'NODE'
 
   // The name holds the pool label's value, which only a valid label value may bring into a command.
   let name = wave.name
@@ -81,7 +97,7 @@ function waveNotes(wave: Wave): string[] {
   }
 
   const notes: string[] = []
-  if (wave.canary === null) notes.push(`No node of ${wave.name} can switch yet: every one is blocked. Fix what blocks it first (the prerequisites steps).`)
+  if (wave.canary === null) notes.push(`No node of ${wave.name} is ready to switch: fix what blocks it and check what is not checked first (the prerequisites steps).`)
   if (wave.blocked.length > 0) notes.push(`Blocked, fix before this wave: ${listed(wave.blocked)}.`)
   if (wave.undecided.length > 0) notes.push(`Not checked, probe before this wave: ${listed(wave.undecided)}.`)
   return notes
@@ -203,22 +219,12 @@ function refusalNotes(lines: readonly string[], refused: readonly Refusal[]): st
     .map(({value, placeholder}) => `The cluster names an object ${JSON.stringify(value)}, which is not a valid Kubernetes name: the commands say ${placeholder} instead; put the real name there by hand.`)
 }
 
-function planVariables(
-  cluster: ClusterPlanInput,
-  nodeGroups: NodeGroup[],
-  controlPlane: ReadonlySet<string>,
-  additions: Record<string, unknown>,
-  waves: readonly Wave[],
-): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
+function planVariables(cluster: ClusterPlanInput, additions: Record<string, unknown>, canaryNode: string | undefined): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
   const {kubeProxy, summary} = cluster
   const daemonSet = kubeProxy.daemonSet ?? {namespace: 'kube-system', name: 'kube-proxy'}
   const configMap = kubeProxy.configMap ?? {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'}
   const carried = carriedSettings(kubeProxy)
   const config = {mode: 'nftables', ...(carried.length > 0 ? {nftables: Object.fromEntries(carried)} : {}), ...additions}
-  // The canary is the first wave's (the pool most ready to switch). With no wave that has one, it is a
-  // worker of the largest group with nothing failing, so that it stands for many and a failure there spares the control plane.
-  const canaryGroup = nodeGroups.filter((group) => group.blockers.length === 0).toSorted((a, b) => b.nodes.length - a.nodes.length)[0] ?? nodeGroups[0]
-  const canaryNode = waves.find((wave) => wave.canary !== null && wave.name !== CONTROL_PLANE_WAVE)?.canary ?? canaryGroup?.nodes.find((name) => !controlPlane.has(name)) ?? canaryGroup?.nodes[0]
   const cnis = cniToSwitch(cluster)
   const calico = cnis.find((cni) => cni.name === 'calico')?.daemonSet
   const flannel = cnis.find((cni) => cni.name === 'flannel')?.daemonSet

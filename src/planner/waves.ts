@@ -13,7 +13,7 @@ export const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)
 
 export const CONTROL_PLANE_WAVE = 'control plane'
 
-type WaveNode = Pick<NodeReport, 'checks' | 'controlPlane' | 'name' | 'pool' | 'verdict'>
+type WaveNode = Pick<NodeReport, 'checks' | 'controlPlane' | 'name' | 'pool' | 'proxyMode' | 'verdict'>
 
 /** A wave before its selector: which nodes, and the label term that picks them. */
 interface Draft {
@@ -107,7 +107,9 @@ function readyShare(draft: Draft): number {
 
 function waveOf(draft: Draft, selector: null | string, blockersOf: (node: WaveNode) => BlockerRules): Wave {
   const nodes = draft.nodes.toSorted((a, b) => a.name.localeCompare(b.name))
-  const ready = nodes.filter((node) => node.verdict === 'go').map((node) => node.name)
+  // A node seen running nftables has switched: no command of the plan restarts it again.
+  const switched = nodes.filter((node) => node.proxyMode?.running === 'nftables').map((node) => node.name)
+  const ready = nodes.filter((node) => node.verdict === 'go' && node.proxyMode?.running !== 'nftables').map((node) => node.name)
   const blocked = nodes.filter((node) => node.verdict === 'no-go').map((node) => ({node: node.name, rules: blockersOf(node).fail}))
   const undecided = nodes.filter((node) => node.verdict === 'incomplete').map((node) => ({node: node.name, rules: blockersOf(node).unknown}))
   return {
@@ -115,10 +117,12 @@ function waveOf(draft: Draft, selector: null | string, blockersOf: (node: WaveNo
     pool: draft.pool,
     selector,
     nodes: nodes.map((node) => node.name),
-    canary: ready[0] ?? undecided[0]?.node ?? null,
+    // Only a node whose checks all passed switches: an unchecked one may be as blocked as any.
+    canary: ready[0] ?? null,
     ready,
     blocked,
     undecided,
+    switched,
   }
 }
 

@@ -162,7 +162,7 @@ function waveTable(report: Report): Markdown[] {
     md`|---|---|---|---|---|---|---|`,
     ...waves
       .slice(0, ROWS_SHOWN)
-      .map((wave, index) => tableRow([prose(String(index + 1)), prose(wave.name), prose(String(wave.nodes.length)), wave.canary ? code(wave.canary) : md`none: every node is blocked`, prose(String(wave.ready.length)), nodesOf(wave.blocked), nodesOf(wave.undecided)])),
+      .map((wave, index) => tableRow([prose(String(index + 1)), prose(wave.name), prose(String(wave.nodes.length)), wave.canary ? code(wave.canary) : md`none: no node is ready`, prose(String(wave.ready.length)), nodesOf(wave.blocked), nodesOf(wave.undecided)])),
     ...(waves.length > ROWS_SHOWN ? [md`| | … ${waves.length - ROWS_SHOWN} more waves | | | | | |`] : []),
   ]
 }

@@ -134,7 +134,7 @@ function waveLines(waves: Report['plan']['waves']): string[] {
     '  Waves, in this order (a canary first in each):',
     ...waves.map((wave, index) => {
       const counts = [`${wave.ready.length} ready`, ...(wave.blocked.length > 0 ? [`${wave.blocked.length} blocked`] : []), ...(wave.undecided.length > 0 ? [`${wave.undecided.length} not checked`] : [])]
-      return `    ${index + 1}. ${wave.name}: ${wave.nodes.length} node(s), ${counts.join(', ')}; canary ${wave.canary ?? 'none (every node is blocked)'}`
+      return `    ${index + 1}. ${wave.name}: ${wave.nodes.length} node(s), ${counts.join(', ')}; canary ${wave.canary ?? 'none (no node is ready)'}`
     }),
   ]
 }

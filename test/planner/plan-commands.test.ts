@@ -18,7 +18,9 @@ import type {Component} from '../../src/derive/components.js'
 import type {KubeProxyConfig} from '../../src/derive/kube-proxy-config.js'
 import {buildPlan} from '../../src/planner/plan.js'
 import {loadRecipes} from '../../src/services/recipe-catalog.js'
+import {scenarioNames} from '../helpers/apiserver-scenario.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {capturedBundle, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
 import {KUBEADM_KUBE_PROXY, KUBEADM_SUMMARY} from '../helpers/plan-inputs.js'
 
@@ -95,13 +97,17 @@ describe('every command of every recipe', () => {
   })
 })
 
-/** The plan `kpx-check cluster --json` prints for the kubeadm cluster with manifest-installed Calico. */
+/**
+ * The plan `kpx-check cluster --json` prints for the kubeadm cluster with manifest-installed Calico, its nodes
+ * checked with the real kube-proxy 1.36.2 iptables-mode bundle renamed to each (kernel 6.18: ready); only nodes
+ * a check passed on are ever switched.
+ */
 async function kubeadmCalicoPlan(server: ApiServer): Promise<Report> {
-  const kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'kubeconfig-')), server)
-  // Its nodes run kernel 4.18, a blocker: waived here, so that the plan has nodes to switch.
-  const waivers = join(workdir, 'kernel-waived.yaml')
-  writeFileSync(waivers, ['waivers:', '  - rule: node/kernel-version', "    subject: 'node/*'", '    reason: RHEL 8 kernel with the nftables backports, tested (CHG-7)', ''].join('\n'))
-  const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--waivers', waivers, '--json'])
+  const dir = mkdtempSync(join(workdir, 'kubeadm-calico-'))
+  const kubeconfig = writeKubeconfig(dir, server)
+  mkdirSync(join(dir, 'facts'))
+  for (const node of ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']) writeFileSync(join(dir, 'facts', `${node}.facts`), withSections(capturedBundle('iptables'), {sections: {hostname: node}}))
+  const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--facts', join(dir, 'facts'), '--json'])
   assert.ok(stdout.startsWith('{'), stderr)
   return JSON.parse(stdout) as Report
 }
@@ -145,6 +151,13 @@ case " $* " in
 esac
 `
 
+/** kpx-check as the canary loop calls it: each call logged as kubectl's are; KPX_VERIFY_FAILS names a node it finds not switched cleanly. */
+const STUB_KPX_CHECK = String.raw`#!/bin/sh
+for arg in "$@"; do printf '%s\037' "$arg"; done >> "$KPX_LOG"
+printf '\n' >> "$KPX_LOG"
+[ "$4" != "$KPX_VERIFY_FAILS" ]
+`
+
 describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
   let server: ApiServer
   let report: Report
@@ -155,8 +168,9 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
     stubs = join(workdir, 'stubs')
     mkdirSync(stubs)
     writeFileSync(join(stubs, 'kubectl'), STUB_KUBECTL)
+    writeFileSync(join(stubs, 'kpx-check'), STUB_KPX_CHECK)
     writeFileSync(join(stubs, 'sleep'), '#!/bin/sh\nexit 0\n')
-    for (const tool of ['kubectl', 'sleep']) chmodSync(join(stubs, tool), 0o755)
+    for (const tool of ['kubectl', 'kpx-check', 'sleep']) chmodSync(join(stubs, tool), 0o755)
   })
   after(() => server.close())
 
@@ -192,15 +206,15 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
   /** The workers' wave: kubeadm's workers carry no pool label, and the control plane is a wave of its own. */
   const WORKERS = 'rollout/rollout/nodes-in-no-pool'
   const CONTROL_PLANE = 'rollout/rollout/control-plane'
-  const listNodes = ['get', 'nodes', '-l', 'kubernetes.io/os=linux,!node-role.kubernetes.io/control-plane,!node-role.kubernetes.io/master', '-o', 'jsonpath={.items[*].metadata.name}']
-
   for (const shell of SHELLS) {
-    it(`${shell}: the rollout switches each wave's nodes one at a time, each waited for by its new pod: the workers but the canary, then the control plane`, async () => {
+    it(`${shell}: the rollout switches each wave's ready nodes, named in the command, one at a time, each waited for by its new pod: the workers but the canary, then the control plane`, async () => {
       const [workersCanary, workers] = commandsOf(report, WORKERS)
+      assert.match(workers, /^for node in k8s-worker-01 k8s-worker-02; do$/m)
       assert.deepEqual((await stubbed(shell, workersCanary)).calls, [], 'the workers\' first node is the canary, switched already')
-      const rest = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-01 k8s-worker-02'})
+      // kubectl lists every node there is: the loop asks it for none.
+      const rest = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-01 k8s-worker-02 k8s-worker-03 blocked-1'})
       assert.equal(rest.status, 0, rest.stderr)
-      assert.deepEqual(rest.calls, [listNodes, ...switchCalls('k8s-worker-02')])
+      assert.deepEqual(rest.calls, switchCalls('k8s-worker-02'))
       assert.equal(rest.stdout.match(/switched; check it, then press Enter for the next node/g)?.length, 1)
 
       const [controlPlaneCanary, controlPlane] = commandsOf(report, CONTROL_PLANE)
@@ -212,27 +226,21 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
 
     it(`${shell}: the rollout stops at the first node whose kube-proxy is not Ready, or restarts`, async () => {
       const [, workers] = commandsOf(report, WORKERS)
-      const notReady = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-02 k8s-worker-03', KPX_NOT_READY: 'k8s-worker-02'})
-      assert.deepEqual(notReady.calls, [listNodes, ...switchCalls('k8s-worker-02').slice(0, 5)])
+      const notReady = await stubbed(shell, workers, {KPX_NOT_READY: 'k8s-worker-02'})
+      assert.deepEqual(notReady.calls, switchCalls('k8s-worker-02').slice(0, 5))
       assert.match(notReady.stderr, /kube-proxy on k8s-worker-02 is not Ready: stopping here/)
-      const restarted = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-02 k8s-worker-03', KPX_RESTARTED: 'k8s-worker-02'})
-      assert.deepEqual(restarted.calls, [listNodes, ...switchCalls('k8s-worker-02')])
+      const restarted = await stubbed(shell, workers, {KPX_RESTARTED: 'k8s-worker-02'})
+      assert.deepEqual(restarted.calls, switchCalls('k8s-worker-02'))
       assert.match(restarted.stderr, /kube-proxy on k8s-worker-02 restarted after the switch: stopping here/)
     })
 
-    it(`${shell}: a node name that carries shell syntax reaches kubectl as a name, and runs nothing`, async () => {
-      // No blanks or glob characters: the API server accepts none in a name, and the loop splits kubectl's output into names.
-      const hostile = 'n1;touch>PWNED;$(touch>PWNED)`touch>PWNED`|id&'
-      const {calls, cwd} = await stubbed(shell, commandsOf(report, WORKERS)[1], {KPX_NODES: hostile})
-      assert.deepEqual(calls, [listNodes, ...switchCalls(hostile)])
-      assert.ok(!existsSync(join(cwd, 'PWNED')))
-    })
-
-    it(`${shell}: the canary switches its one node and shows kube-proxy's nftables log line`, async () => {
-      const {status, stdout, calls} = await stubbed(shell, commandOf(report, 'canary/canary-node'))
+    it(`${shell}: the canary switches its one node and has kpx-check verify it; a node not switched cleanly stops it with what to do`, async () => {
+      const verifyCall = ['verify', 'cluster', '--node', 'k8s-worker-01', '--node-probe', 'exec']
+      const {status, calls} = await stubbed(shell, commandOf(report, 'canary/canary-node'))
       assert.equal(status, 0)
-      assert.deepEqual(calls, [...switchCalls('k8s-worker-01'), ['-n', 'kube-system', 'logs', 'pod/kube-proxy-new-k8s-worker-01']])
-      assert.match(stdout, /"Using nftables Proxier"/)
+      assert.deepEqual(calls, [...switchCalls('k8s-worker-01'), verifyCall])
+      const failed = await stubbed(shell, commandOf(report, 'canary/canary-node'), {KPX_VERIFY_FAILS: 'k8s-worker-01'})
+      assert.match(failed.stderr, /k8s-worker-01 did not switch cleanly: roll it back/)
     })
   }
 
@@ -262,4 +270,90 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
       assert.doesNotMatch(stderr, /not Ready|restarted|unknown flag|error:/)
     })
   }
+})
+
+describe('no canary or rollout command touches a node the report marks blocked or not checked', () => {
+  let stubs: string
+  before(() => {
+    stubs = mkdtempSync(join(workdir, 'stand-ins-'))
+    writeFileSync(join(stubs, 'kubectl'), STUB_KUBECTL)
+    writeFileSync(join(stubs, 'kpx-check'), STUB_KPX_CHECK)
+    writeFileSync(join(stubs, 'sleep'), '#!/bin/sh\nexit 0\n')
+    for (const tool of ['kubectl', 'kpx-check', 'sleep']) chmodSync(join(stubs, tool), 0o755)
+  })
+
+  /** `kpx-check cluster --json` on a scenario, with these nodes' bundles (the real iptables-mode one, renamed; `kernel` replaces its kernel). */
+  async function planOf(scenario: string, bundles: Record<string, {kernel?: string}> = {}): Promise<Report> {
+    const server = await startApiServer({scenario})
+    try {
+      const dir = mkdtempSync(join(workdir, `${scenario}-`))
+      const facts = join(dir, 'facts')
+      mkdirSync(facts)
+      for (const [node, {kernel}] of Object.entries(bundles)) {
+        writeFileSync(join(facts, `${node}.facts`), withSections(capturedBundle('iptables'), {sections: {hostname: node, ...(kernel ? {'kernel-release': kernel} : {})}}))
+      }
+
+      const args = ['cluster', '--kubeconfig', writeKubeconfig(dir, server), ...(Object.keys(bundles).length > 0 ? ['--facts', facts] : []), '--json']
+      const {stdout, stderr} = await runCli(args)
+      assert.ok(stdout.startsWith('{'), stderr)
+      return JSON.parse(stdout) as Report
+    } finally {
+      await server.close()
+    }
+  }
+
+  /** Runs each canary and rollout command under bash with kubectl standing in: it lists every node there is, and logs what it is asked. */
+  async function deletedOn(report: Report): Promise<{deleted: string[]; restartsAll: boolean}> {
+    const every = report.nodes.map((node) => node.name).join(' ')
+    const calls: string[][] = []
+    for (const step of report.plan.steps.filter((candidate) => candidate.phase === 'canary' || candidate.phase === 'rollout')) {
+      for (const command of step.commands) {
+        const cwd = mkdtempSync(join(workdir, 'run-'))
+        const log = join(cwd, 'calls.log')
+        const child = spawn('bash', ['-c', command], {cwd, env: {PATH: `${stubs}:${process.env.PATH}`, HOME: cwd, KPX_LOG: log, KPX_NODES: every}, timeout: 60_000})
+        child.stdin.on('error', () => {})
+        child.stdin.end('\n'.repeat(50))
+        child.stdout.resume()
+        child.stderr.resume()
+        await once(child, 'close')
+        if (existsSync(log)) calls.push(...readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => line.split('\u001F').slice(0, -1)))
+      }
+    }
+
+    const deleted = calls.filter((call) => call.includes('delete') && call.includes('pod')).map((call) => call.at(-1)!.replace(/^(?:kube-proxy|calico-node)-old-/, ''))
+    return {deleted, restartsAll: calls.some((call) => call.includes('rollout') && call.includes('restart'))}
+  }
+
+  const held = (report: Report) => new Set(report.plan.waves.flatMap((wave) => [...wave.blocked, ...wave.undecided].map(({node}) => node)))
+
+  for (const scenario of scenarioNames()) {
+    it(`${scenario}, as the API shows it (no node checked): nothing is deleted or restarted`, async () => {
+      const report = await planOf(scenario)
+      const {deleted, restartsAll} = await deletedOn(report)
+      assert.deepEqual(deleted.filter((node) => held(report).has(node)), [])
+      assert.deepEqual(deleted, [], 'no node was checked, so none is ready')
+      assert.equal(restartsAll, false)
+    })
+  }
+
+  it('kubeadm-rhel8 with one node ready, one blocked (kernel 4.18), one not checked: only the ready one is switched', async () => {
+    const report = await planOf('kubeadm-rhel8', {'k8s-cp-01': {}, 'k8s-worker-02': {kernel: '4.18.0-553.el8_10.x86_64'}})
+    assert.deepEqual([...held(report)].toSorted(), ['k8s-worker-01', 'k8s-worker-02'])
+    const {deleted, restartsAll} = await deletedOn(report)
+    assert.deepEqual([...new Set(deleted)], ['k8s-cp-01'])
+    assert.equal(restartsAll, false)
+  })
+
+  it('eks-old-vpc-cni with every node checked and one blocked: the add-on switch, which restarts every node, is left out', async () => {
+    const report = await planOf('eks-old-vpc-cni', {})
+    const nodes = report.nodes.map((node) => node.name)
+    const checked = await planOf('eks-old-vpc-cni', Object.fromEntries(nodes.map((name, index) => [name, index === 0 ? {kernel: '4.18.0-553.el8_10.x86_64'} : {}])))
+    for (const id of ['configure/set-mode', 'canary/canary-node']) {
+      const step = checked.plan.steps.find((candidate) => candidate.id === id)!
+      assert.deepEqual(step.commands, [], id)
+      assert.match(step.actions.join(' '), new RegExp(`restarts kube-proxy on every node at once, and ${nodes[0].replaceAll('.', String.raw`\.`)} is blocked or not checked`))
+    }
+
+    assert.equal((await deletedOn(checked)).restartsAll, false)
+  })
 })

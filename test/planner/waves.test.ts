@@ -49,11 +49,17 @@ describe('waves by node pool', () => {
     )
   })
 
-  it('says per wave which nodes are ready and what blocks the others; the canary is a ready node, else an unchecked one', () => {
+  it('says per wave which nodes are ready and what blocks the others; the canary is a ready node, never an unchecked one', () => {
     const ng1 = waves.find((wave) => wave.name === 'EKS node group ng-1')!
     assert.deepEqual([ng1.ready, ng1.blocked, ng1.undecided, ng1.canary], [['a'], [{node: 'b', rules: ['node/kernel-version']}], [], 'a'])
     const ng2 = waves.find((wave) => wave.name === 'EKS node group ng-2')!
-    assert.deepEqual([ng2.ready, ng2.blocked, ng2.undecided, ng2.canary], [[], [], [{node: 'd', rules: ['node/nft-version']}], 'd'])
+    assert.deepEqual([ng2.ready, ng2.blocked, ng2.undecided, ng2.canary], [[], [], [{node: 'd', rules: ['node/nft-version']}], null])
+  })
+
+  it('a node seen running nftables has switched: neither ready nor the canary', () => {
+    const switched = {...node('s', {[EKS]: 'ng-3'}, 'go', {}, {label: EKS, name: 'ng-3'}).report, proxyMode: {running: 'nftables', evidence: '/proxyMode answered nftables'}}
+    const [wave] = planWaves([switched, node('t', {[EKS]: 'ng-3'}, 'go', {}, {label: EKS, name: 'ng-3'}).report])
+    assert.deepEqual([wave.switched, wave.ready, wave.canary], [['s'], ['t'], 't'])
   })
 
   it('no canary where every node is blocked, and a waived blocker blocks nothing', () => {

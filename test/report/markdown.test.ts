@@ -195,10 +195,10 @@ describe('a hostile report read back by a GFM parser', () => {
       group.children.map((cell) => shown(cell)),
       [HOSTILE_SHOWN, `${HOSTILE_SHOWN} 0, ${HOSTILE_SHOWN} 1, ${HOSTILE_SHOWN} 2`, '–', '–', '–'],
     )
-    // The workers' wave: named, its canary and its two unchecked nodes, each in its cell.
+    // The workers' wave: named, no canary (no node is ready) and its two unchecked nodes, each in its cell.
     assert.deepEqual(
       wave.children.map((cell) => shown(cell)),
-      ['1', HOSTILE_SHOWN, '2', `${HOSTILE_SHOWN} 1`, '0', '–', `${HOSTILE_SHOWN} 1, ${HOSTILE_SHOWN} 2`],
+      ['1', HOSTILE_SHOWN, '2', 'none: no node is ready', '0', '–', `${HOSTILE_SHOWN} 1, ${HOSTILE_SHOWN} 2`],
     )
     const cluster = nodes.find((node) => node.type === 'paragraph' && shown(node).startsWith('Cluster '))!
     assert.equal(shown(cluster), `Cluster ${HOSTILE_SHOWN} · platform kubeadm · Kubernetes 1.32.5 · kube-proxy mode ipvs (DaemonSet kube-system/kube-proxy v1.32.5)`)
