@@ -20,7 +20,7 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'cni-version/fail.aws-vpc-cni-1.20.json': {
     severity: 'blocker',
     subject: 'DaemonSet/kube-system/aws-node',
-    remediation: 'aws eks update-addon --addon-name vpc-cni',
+    remediation: 'aws eks update-addon --cluster-name CLUSTER --addon-name vpc-cni',
   },
   'cni-version/fail.calico-iptables-dataplane.json': {
     severity: 'warning',
