@@ -89,6 +89,11 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
     cluster.set('cluster.windowsNodes', nodes.filter((node) => isWindowsNode(node)).map((node) => node.metadata?.name ?? ''))
     cluster.set('cluster.multiAddressNodes', nodes.filter((node) => hasSeveralAddressesPerFamily(node)).map((node) => node.metadata?.name ?? ''))
   })
+  resources.derive(cluster, ['nodes'], ['cluster.oldestKernel'], () => {
+    const oldest = oldestKernel(nodes)
+    if (oldest) cluster.set('cluster.oldestKernel', oldest)
+    else cluster.unknown('cluster.oldestKernel', 'not-present', 'no Linux node shows a kernel version kube-proxy can parse')
+  })
   resources.derive(cluster, ['daemonSets'], ['cluster.components'], () =>
     cluster.set('cluster.components', [
       ...components.filter((component) => component.role === 'addon').map((component) => component.name),
@@ -404,6 +409,9 @@ function componentFacts(cluster: FactSet, component: Component): FactSet {
   else facts.unknown('component.dataplane', 'not-present', `${component.name} has one dataplane`)
   if (component.unread?.dataplane) facts.unknown('component.dataplane', component.unread.dataplane.reason, component.unread.dataplane.detail)
   if (component.unread?.replacesKubeProxy) facts.unknown('component.replacesKubeProxy', component.unread.replacesKubeProxy.reason, component.unread.replacesKubeProxy.detail)
+  const unreadConfig = component.unread?.replacesKubeProxy
+  if (component.nftablesHostNetwork === undefined) facts.unknown('component.nftablesHostNetwork', unreadConfig?.reason ?? 'not-present', unreadConfig?.detail ?? `${component.name} has no NFTablesHostNetworkMode (Antrea's)`)
+  else facts.set('component.nftablesHostNetwork', component.nftablesHostNetwork)
   return facts
 }
 
@@ -503,6 +511,19 @@ function sharedNodeFacts(release: string | undefined, osImage: string | undefine
   if (typeof image === 'string') facts.set('kubeProxy.image', image)
   else if (imageUnknown) facts.unknown('kubeProxy.image', imageUnknown.reason, imageUnknown.detail)
   return {facts, os: {id: os?.id ?? null, versionId: os?.versionId ?? null, prettyName: osImage ?? null}}
+}
+
+/** The lowest kernel version (major.minor.patch, as kube-proxy parses it) among the Linux nodes, if any shows one. */
+function oldestKernel(nodes: readonly KubeObject[]): string | undefined {
+  let oldest: string | undefined
+  for (const node of nodes) {
+    if (isWindowsNode(node)) continue
+    const release = (node as Raw).status?.nodeInfo?.kernelVersion
+    const version = typeof release === 'string' ? parseKernelVersion(release) : undefined
+    if (version && (oldest === undefined || semver.lt(version, oldest))) oldest = version
+  }
+
+  return oldest
 }
 
 export function isWindowsNode(node: KubeObject): boolean {

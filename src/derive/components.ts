@@ -27,6 +27,8 @@ export interface Component {
   replacesKubeProxy: boolean
   /** The AWS VPC CNI: its network policy agent enforces policies (aws-eks-nodeagent --enable-network-policy=true). */
   networkPolicy?: boolean
+  /** Antrea: its host rules are written with nftables (the NFTablesHostNetworkMode feature gate), which does not rely on kube-proxy's mode. */
+  nftablesHostNetwork?: boolean
   /** It balances with IPVS virtual servers, which every start of a kube-proxy in nftables mode flushes: kube-vip with lb_enable, lvscare. */
   ipvsBalancing?: boolean
   /** Settings its configuration would show, when that configuration could not be read (a 403 on its ConfigMap), and why. */
@@ -174,7 +176,10 @@ function refine(component: Component, containers: Container[], reads: SnapshotRe
     case 'antrea': {
       const agentConf = ownConfig(reads, component, 'antrea-config', 'antrea-agent.conf')
       if ('failure' in agentConf) component.unread = {replacesKubeProxy: agentConf.failure}
-      else component.replacesKubeProxy = /^[ \t]*proxyAll:[ \t]*true/m.test(agentConf.value)
+      else {
+        component.replacesKubeProxy = /^[ \t]*proxyAll:[ \t]*true/m.test(agentConf.value)
+        component.nftablesHostNetwork = /^[ \t]*NFTablesHostNetworkMode:[ \t]*true/m.test(agentConf.value)
+      }
       break
     }
 

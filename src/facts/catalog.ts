@@ -93,8 +93,17 @@ export const NODE_FACTS = [
   {path: 'netfilter.kubeProxyObjects', type: 'list<string>', maxItems: 32, description: 'The sets and maps of kube-proxy\'s own nftables tables, as "family name" (ip service-ips, ip6 cluster-ips); per-endpoint sets (with a / in their name) left out.', sections: ['nft-chains']},
   {path: 'netfilter.dropPolicyChains', type: 'list<string>', maxItems: 64, description: 'nftables base chains on input/forward hooks with policy drop, as "family table chain".', sections: ['nft-chains']},
 
+  {path: 'netfilter.dropPolicyHooks', type: 'list<string>', maxItems: 2, description: 'The hooks, of input and forward, that an nftables base chain with policy drop filters on.', sections: ['nft-chains']},
+  {path: 'netfilter.flushRulesetFiles', type: 'list<string>', maxItems: 32, description: 'nftables configuration files that start with flush ruleset (/etc/nftables.conf, /etc/sysconfig/nftables.conf, /etc/nftables/*), which deletes every table when loaded.', sections: ['ruleset-flush']},
+  {path: 'netfilter.nftablesServiceEnabled', type: 'bool', description: 'nftables.service is enabled (systemctl is-enabled), so it loads its configuration at boot and on every restart.', sections: ['ruleset-flush']},
+  {path: 'netfilter.firewalldFlushAllOnReload', type: 'string', description: 'firewalld.conf FlushAllOnReload: yes, no, default (not set) or other; not-present without firewalld.conf.', sections: ['ruleset-flush']},
+  {path: 'netfilter.iptablesKernel', type: 'bool', description: 'The kernel can run iptables mode: ip_tables with iptable_nat (legacy), or nft_compat (iptables-nft), loaded, built in or loadable.', sections: ['rollback-kernel']},
+  {path: 'netfilter.ipvsKernel', type: 'bool', description: 'The kernel can run IPVS mode: ip_vs loaded, built in or loadable.', sections: ['rollback-kernel']},
+  {path: 'iptables.nftIncompatibleTables', type: 'list<string>', maxItems: 8, description: 'Tables iptables-nft-save could not render because they hold native nftables rules of another tool (nat, filter, …).', sections: ['iptables-nft-incompatible']},
+
   {path: 'ipvs.virtualServers', type: 'int', description: 'IPVS virtual servers in /proc/net/ip_vs (0 when IPVS is not loaded).', sections: ['ipvs']},
   {path: 'ipvs.schedulers', type: 'list<string>', maxItems: 16, description: 'IPVS schedulers in use (rr, lc, sh, …).', sections: ['ipvs']},
+  {path: 'ipvs.balancers', type: 'list<string>', maxItems: 16, maxLength: 200, description: 'IPVS load balancers on the node besides kube-proxy: kube-vip with lb_enable=true and lvscare, as static pods or processes ("kube-vip, static pod /etc/kubernetes/manifests/kube-vip.yaml").', sections: ['ipvs-balancers']},
   {path: 'ipvs.kubeIpvs0', type: 'bool', description: 'The kube-ipvs0 dummy interface exists.', sections: ['kube-ipvs0']},
   {path: 'ipvs.kubeIpvs0Addresses', type: 'int', description: 'Addresses bound to kube-ipvs0.', sections: ['kube-ipvs0']},
 
@@ -120,6 +129,7 @@ export const NODE_FACTS = [
   {path: 'kubeProxy.skipKernelCheck', type: 'bool', description: 'KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK is set in kube-proxy\'s environment.', sections: ['kube-proxy-process'], api: 'kube-proxy'},
   {path: 'kubeProxy.nftVersion', type: 'string', description: 'The nft kube-proxy runs, normalised: its image\'s, read in its pod (--node-probe exec); the host\'s when kube-proxy runs on the host.', sections: ['kube-proxy-nft-version', 'nft-version', 'kube-proxy-process']},
   {path: 'kubeProxy.image', type: 'string', description: 'kube-proxy\'s image, from its workload in the cluster (cluster runs only).', sections: [], api: 'kube-proxy'},
+  {path: 'kubeProxy.nftJson', type: 'bool', description: 'The nft kube-proxy runs has JSON support (nft -j list tables): its image\'s, read in its pod; the host\'s when kube-proxy runs on the host; k3s\'s own for k3s.', sections: ['nft-json']},
   {path: 'kubeProxy.localhostNodePortsAccepted', type: 'int', description: 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.ctInvalidDropped', type: 'int', description: 'kubeproxy_iptables_ct_state_invalid_dropped_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.nftablesSyncFailures', type: 'int', description: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total.', sections: ['kube-proxy-metrics']},
@@ -147,6 +157,7 @@ export const CLUSTER_FACTS = [
   {path: 'cluster.nodes', type: 'int', description: 'Nodes in the cluster.'},
   {path: 'cluster.windowsNodes', type: 'list<string>', ...NODE_NAMES, description: 'Windows nodes (kube-proxy on Windows is untouched).'},
   {path: 'cluster.multiAddressNodes', type: 'list<string>', ...NODE_NAMES, description: 'Nodes with more than one InternalIP or ExternalIP of a family.'},
+  {path: 'cluster.oldestKernel', type: 'string', description: 'The lowest kernel version among the Linux nodes, major.minor.patch as kube-proxy parses it (5.14.0).'},
   {path: 'cluster.bottlerocketNodes', type: 'list<string>', ...NODE_NAMES, description: 'Nodes whose osImage is Bottlerocket.'},
   {path: 'cluster.awsNetworkPolicy', type: 'bool', description: 'The AWS VPC CNI\'s network policy agent enforces policies (aws-eks-nodeagent --enable-network-policy=true).'},
   {path: 'cluster.components', type: 'list<string>', maxItems: 32, description: 'Networking components found: metallb, kube-vip, node-local-dns, istio, lvscare, kube-router-service-proxy, and the IPVS balancers among them as kube-vip-ipvs (kube-vip with lb_enable=true) and lvscare-ipvs, …'},
@@ -209,6 +220,7 @@ export const CLUSTER_FACTS = [
   {path: 'component.image', type: 'string', description: 'Component subject: main container image.'},
   {path: 'component.version', type: 'string', description: 'Component subject: version from the image tag (3.30.7).'},
   {path: 'component.dataplane', type: 'string', description: 'Component subject: its dataplane where it has several (Calico: Iptables, Nftables, BPF; flannel: iptables or nftables).'},
+  {path: 'component.nftablesHostNetwork', type: 'bool', description: 'Component subject: Antrea writes its host rules with nftables (feature gate NFTablesHostNetworkMode in antrea-agent.conf), whatever kube-proxy\'s mode.'},
   {path: 'component.replacesKubeProxy', type: 'bool', description: 'Component subject: it implements Services itself (Cilium KPR, kube-router proxy, Antrea proxyAll).'},
 ] as const satisfies readonly FactSpec[]
 

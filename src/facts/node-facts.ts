@@ -21,9 +21,10 @@ import {assessKernelSupport, type KernelEvidence} from './parsers/kernel-feature
 import {parseKernelRelease, parseKernelVersion} from './parsers/kernel.js'
 import {kubeProxyRuntime, type MetricSample, metricTotals, parseKubeProxyProcess, parseMetricSamples, parseProxyMode, type ProxyMode} from './parsers/kube-proxy.js'
 import {parseModulePaths, parseProcModules} from './parsers/modules.js'
-import {parseNftChains, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
+import {parseDropPolicyHooks, parseNftChains, parseNftCheck, parseNftTables} from './parsers/nft-ruleset.js'
 import {parseOsRelease} from './parsers/os-release.js'
 import {activeServices, parseServices} from './parsers/services.js'
+import {kernelCan, parseIncompatibleTables, parseIpvsBalancers, parseNftJson, parseRollbackKernel, parseRulesetFlush} from './parsers/switch-hazards.js'
 import {parseSysctl, sysctlInt} from './parsers/sysctl.js'
 import {parseIptablesVersion, parseNftVersion} from './parsers/versions.js'
 import {MODE_METRIC_FAMILIES, type ModeEvidence, setRunningMode} from './running-mode.js'
@@ -78,6 +79,11 @@ export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
     deriveKubeProxy,
     deriveKubeProxyNft,
     deriveRunningMode,
+    deriveNftJson,
+    deriveRulesetFlush,
+    deriveIpvsBalancers,
+    deriveRollbackKernel,
+    deriveIncompatibleTables,
   ]
   for (const derive of derivations) derive(facts, sections, fallbackName)
 
@@ -349,7 +355,7 @@ function deriveNftState(facts: FactSet, sections: Sections): void {
   fromSection(facts, sections, 'nft-chains', (text) => {
     const chains = parseNftChains(text)
     if (!chains) return `expected nft list ruleset table/chain lines, found ${quote(text)}`
-    facts.set('netfilter.dropPolicyChains', chains.dropPolicyChains)
+    facts.set('netfilter.dropPolicyChains', chains.dropPolicyChains).set('netfilter.dropPolicyHooks', parseDropPolicyHooks(text))
     // kube-proxy makes its sets and maps with its table, in one transaction: a kube-proxy table without
     // a set or map line anywhere is a bundle whose collector kept no such lines.
     const stable = chains.kubeProxyObjects.filter((object) => !object.includes('/'))
@@ -600,4 +606,93 @@ function deriveSyncProgress(facts: FactSet, samples: readonly MetricSample[], re
   }
 
   facts.set('kubeProxy.pendingSyncSeconds', Math.max(0, Math.round(pending)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// What breaks after the switch, and what a rollback needs (the sections after kube-proxy-process).
+
+/**
+ * The nft kube-proxy runs has JSON support: in a pod, the nft there is the image's; on the host, it is
+ * kube-proxy's when kube-proxy runs on the host, and k3s's own nft when it runs in k3s. A containerised
+ * kube-proxy's nft is only seen in its pod. Runs after deriveKubeProxy, which tells where kube-proxy runs.
+ */
+function deriveNftJson(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'nft-json', (text) => {
+    const probes = parseNftJson(text)
+    if (!probes) return `expected "path|k3s json=yes|no|unknown" lines, found ${quote(text)}`
+    const where = facts.get('collector.where')
+    const runtime = facts.get('kubeProxy.runtime')
+    let which: string | undefined
+    if (where === 'kube-proxy-pod' || where === 'probe-pod' || runtime === 'host') which = 'path'
+    else if (runtime === 'k3s') which = 'k3s'
+    if (which === undefined) {
+      const runtimeUnknown = facts.whyUnknown('kubeProxy.runtime')
+      if (runtimeUnknown) facts.unknown('kubeProxy.nftJson', runtimeUnknown.reason, `where kube-proxy runs is not known: ${runtimeUnknown.detail}`)
+      else facts.unknown('kubeProxy.nftJson', 'not-present', `kube-proxy runs ${runtime === 'none' ? 'nowhere on the node' : `as ${runtime}`}: the nft in its image is tried in its pod (kpx-check cluster --node-probe exec or pod)`)
+      return
+    }
+
+    const probe = probes.get(which)
+    if (probe === undefined) facts.unknown('kubeProxy.nftJson', 'not-installed', which === 'k3s' ? "k3s's own nft was not found in its data folder" : 'no nft on the path')
+    else if ('json' in probe) facts.set('kubeProxy.nftJson', probe.json)
+    else facts.unknown('kubeProxy.nftJson', probe.reason, `nft -j list tables: ${probe.detail}`)
+  })
+}
+
+function deriveRulesetFlush(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'ruleset-flush', (text) => {
+    const found = parseRulesetFlush(text)
+    if (!found) return `expected "flush-ruleset FILE", "firewalld-flush-all-on-reload V" or "nftables-service STATE" lines, found ${quote(text)}`
+    facts.set('netfilter.flushRulesetFiles', found.flushFiles)
+    if (found.nftablesService === undefined) facts.unknown('netfilter.nftablesServiceEnabled', 'not-collected', 'systemd was not asked (no systemctl, or not on the host)')
+    else facts.set('netfilter.nftablesServiceEnabled', found.nftablesService === 'enabled')
+    if (found.firewalldFlushAllOnReload === undefined) facts.unknown('netfilter.firewalldFlushAllOnReload', 'not-present', 'the node has no firewalld.conf')
+    else facts.set('netfilter.firewalldFlushAllOnReload', found.firewalldFlushAllOnReload)
+  })
+}
+
+function deriveIpvsBalancers(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'ipvs-balancers', (text) => {
+    const found = parseIpvsBalancers(text)
+    if (!found) return `expected "static-pod|process kube-vip|lvscare … lb_enable=…" lines, found ${quote(text)}`
+    const unread = found.filter((balancer) => balancer.name === 'kube-vip' && balancer.lbEnable === undefined)
+    const balancing = found.filter((balancer) => balancer.name === 'lvscare' || balancer.lbEnable === true)
+    if (balancing.length === 0 && unread.length > 0) {
+      const where = unread.map((balancer) => balancer.where).join(', ')
+      facts.unknown('ipvs.balancers', 'permission-denied', `kube-vip runs (${where}), and whether it sets lb_enable is in its environment, readable only by root`)
+      return
+    }
+
+    facts.set('ipvs.balancers', balancing.map((balancer) => `${balancer.name}${balancer.lbEnable ? ' (lb_enable=true)' : ''}, ${balancer.where}`))
+  })
+}
+
+/** iptables mode needs ip_tables with iptable_nat (iptables-legacy), or nft_compat (iptables-nft); IPVS mode ip_vs. */
+const ROLLBACK_MODULES = [
+  ['netfilter.iptablesKernel', [['ip_tables', 'iptable_nat'], ['nft_compat']]],
+  ['netfilter.ipvsKernel', [['ip_vs']]],
+] as const
+
+function deriveRollbackKernel(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'rollback-kernel', (text) => {
+    const modules = parseRollbackKernel(text)
+    if (!modules) return `expected "<module> <state>" lines, found ${quote(text)}`
+    for (const [path, groups] of ROLLBACK_MODULES) {
+      const can = kernelCan(modules, groups)
+      const states = groups
+        .flat()
+        .map((name) => `${name} ${modules.get(name) ?? 'not listed'}`)
+        .join(', ')
+      if (can === undefined) facts.unknown(path, 'not-present', `not loaded, and no module index (modules.builtin, modules.dep) to look in: ${states}`)
+      else facts.set(path, can)
+    }
+  })
+}
+
+function deriveIncompatibleTables(facts: FactSet, sections: Sections): void {
+  fromSection(facts, sections, 'iptables-nft-incompatible', (text) => {
+    const tables = parseIncompatibleTables(text)
+    if (!tables) return `expected "table \`name' is incompatible" lines, found ${quote(text)}`
+    facts.set('iptables.nftIncompatibleTables', tables)
+  })
 }

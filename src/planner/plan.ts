@@ -5,6 +5,7 @@ import {deadline} from './deadline.js'
 import {stepsForFindings} from './finding-steps.js'
 import {groupNodes} from './node-groups.js'
 import {needsStep, type PlanInput} from './plan-input.js'
+import {rollbackReadinessStep} from './rollback-readiness.js'
 import {recipeFor, switchSteps} from './switch-steps.js'
 import {planWaves} from './waves.js'
 
@@ -33,7 +34,7 @@ export function buildPlan(input: PlanInput): Plan {
       references: [],
       nodeGroups,
       waves,
-      steps: inPhaseOrder(findingSteps),
+      steps: inPhaseOrder([...findingSteps, rollbackReadinessStep(input)]),
     }
   }
 
@@ -46,7 +47,7 @@ export function buildPlan(input: PlanInput): Plan {
     references: recipe.references,
     nodeGroups,
     waves,
-    steps: inPhaseOrder([...findingSteps, ...switchSteps(cluster, {findings: input.findings, nodeGroups, nodes: input.nodes, rulePlans: input.rulePlans, waves})]),
+    steps: inPhaseOrder([...findingSteps, rollbackReadinessStep(input), ...switchSteps(cluster, {findings: input.findings, nodeGroups, nodes: input.nodes, rulePlans: input.rulePlans, waves})]),
   }
 }
 

@@ -17,6 +17,34 @@ export type FixtureExpectation = {reason: UnknownReason} | {remediation?: string
 
 export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   // --- cluster rules ---
+  // What breaks after the switch (field reports of 2025–2026) and rollback readiness: each fail has a pass twin differing in one detail.
+  'antrea-proxy-all/fail.antrea-2.5.0-proxy-all-without-nftables-host-network.json': {severity: 'warning', subject: 'DaemonSet/kube-system/antrea-agent', remediation: 'NFTablesHostNetworkMode: true'},
+  // Just below 2.5: the gate does not help (heuristic version floor).
+  'antrea-proxy-all/fail.antrea-2.4.9-proxy-all-nftables-host-network.json': {severity: 'warning', subject: 'DaemonSet/kube-system/antrea-agent', remediation: 'Upgrade Antrea to 2.5'},
+  'antrea-proxy-all/unknown.antrea-config-forbidden.json': {reason: 'permission-denied'},
+  // Felix in eBPF mode beside the kube-proxy DaemonSet deletes kube-proxy's tables: a blocker; nftables mode before v3.33: a warning.
+  'calico-kube-proxy-tables/fail.calico-ebpf-beside-kube-proxy.json': {severity: 'blocker', subject: 'DaemonSet/kube-system/calico-node', remediation: 'remove kube-proxy'},
+  'calico-kube-proxy-tables/fail.calico-3.32.9-nftables.json': {severity: 'warning', subject: 'DaemonSet/kube-system/calico-node', remediation: 'projectcalico/calico#13579'},
+  'calico-kube-proxy-tables/fail.calico-3.30.7-nftables.json': {severity: 'warning', subject: 'DaemonSet/kube-system/calico-node', remediation: 'projectcalico/calico#13579'},
+  'calico-kube-proxy-tables/unknown.installation-forbidden.json': {reason: 'permission-denied'},
+  // 99,999 endpoints pass, 100,000 on kernel 4.18 fail.
+  'endpoints-kernel/fail.100000-endpoints-kernel-4.18.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kernel 6.12 or later'},
+  'endpoints-kernel/fail.100000-endpoints-kernel-6.11.11.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kernel 6.12 or later'},
+  'endpoints-kernel/unknown.endpointslices-forbidden.json': {reason: 'permission-denied'},
+  // RKE2 v1.33.4 (rancher/rke2#8840's version) fails; v1.33.5, the first 1.33 release with the k3s-root bump, passes.
+  'k3s-nft-json/fail.rke2-v1.33.4.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'v1.33.5'},
+  // Before 1.31 no release has the bump; 1.31.12 and 1.34.0 are just before theirs; 1.32's backport release is not recorded.
+  'k3s-nft-json/fail.rke2-v1.30.14.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'v1.31.13'},
+  'k3s-nft-json/fail.rke2-v1.31.12.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'v1.31.13'},
+  'k3s-nft-json/fail.rke2-v1.34.0.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'v1.34.1'},
+  'k3s-nft-json/unknown.rke2-v1.32.8.json': {reason: 'not-collected'},
+  'k3s-nft-json/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
+  // kube-proxy 1.30 deletes its nftables tables on a rollback only with the alpha gate on; 1.31 passes.
+  'rollback-cleanup/fail.kube-proxy-1.30.14.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'nft delete table ip kube-proxy'},
+  'rollback-cleanup/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
+  // primary with a CIDR is 1.37-only; primary alone passes.
+  'rollback-config/fail.nodeport-addresses-primary-and-cidr.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'free of 1.37-only values'},
+  'rollback-config/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
   'cni-version/fail.aws-vpc-cni-1.20.json': {
     severity: 'blocker',
     subject: 'DaemonSet/kube-system/aws-node',
@@ -125,6 +153,26 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'windows-nodes/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
 
   // --- node rules (a node fixture's subject is the node named after its file) ---
+  // What breaks after the switch (field reports of 2025–2026) and rollback readiness: each fail has a pass twin differing in one line.
+  'nft-json/fail.kube-proxy-on-host-nft-without-json.facts': {severity: 'blocker', subject: 'Node/fail.kube-proxy-on-host-nft-without-json.facts', remediation: 'k3s-root bump'},
+  // kube-proxy in a container, the collector on the host: the nft on the path is not the one kube-proxy runs.
+  'nft-json/unknown.containerised-kube-proxy-host-run.facts': {reason: 'not-present'},
+  'nft-json/unknown.not-collected.facts': {reason: 'not-collected'},
+  'ruleset-flush/fail.nftables-conf-flush-ruleset-enabled.facts': {severity: 'warning', subject: 'Node/fail.nftables-conf-flush-ruleset-enabled.facts', remediation: 'flush table inet filter'},
+  // firewalld's default FlushAllOnReload (yes) hits hostPorts' iptables DNAT, not kube-proxy's table: info.
+  'ruleset-flush/fail.firewalld-flush-all-on-reload-default.facts': {severity: 'info', subject: 'Node/fail.firewalld-flush-all-on-reload-default.facts', remediation: 'FlushAllOnReload=no'},
+  'ruleset-flush/unknown.etc-unreadable.facts': {reason: 'permission-denied'},
+  'ipvs-other-users/fail.kube-vip-static-pod-lb-enable.facts': {severity: 'blocker', subject: 'Node/fail.kube-vip-static-pod-lb-enable.facts', remediation: 'drop lb_enable'},
+  'input-only-firewall/fail.nftables-input-drop-forward-accept.facts': {severity: 'warning', subject: 'Node/fail.nftables-input-drop-forward-accept.facts', remediation: 'ct status dnat accept'},
+  'input-only-firewall/fail.iptables-input-drop-forward-accept.facts': {severity: 'warning', subject: 'Node/fail.iptables-input-drop-forward-accept.facts', remediation: 'ct status dnat accept'},
+  'input-only-firewall/unknown.nft-chains-not-root.facts': {reason: 'permission-denied'},
+  // No ip_tables/iptable_nat nor nft_compat: one-way (no ip_vs either), or IPVS as the only way back.
+  'rollback-target/fail.no-ip-tables-no-nft-compat.facts': {severity: 'warning', subject: 'Node/fail.no-ip-tables-no-nft-compat.facts', remediation: 'one-way'},
+  'rollback-target/fail.ipvs-only.facts': {severity: 'warning', subject: 'Node/fail.ipvs-only.facts', remediation: 'one-way'},
+  // Nothing loaded and no module index: whether the modules could be loaded is not known.
+  'rollback-target/unknown.no-module-index.facts': {reason: 'not-present'},
+  'native-nft-rules/fail.native-rules-in-nat.facts': {severity: 'warning', subject: 'Node/fail.native-rules-in-nat.facts', remediation: 'table inet'},
+  'native-nft-rules/unknown.non-root.facts': {reason: 'permission-denied'},
   'conntrack-liberal/fail.drops-on-5.15.facts': {severity: 'warning', subject: 'Node/fail.drops-on-5.15.facts', remediation: '--conntrack-tcp-be-liberal'},
   'conntrack-liberal/fail.drops-on-6.0.19-from-fixed-kernel-6.1.facts': {severity: 'warning', subject: 'Node/fail.drops-on-6.0.19-from-fixed-kernel-6.1.facts', remediation: '--conntrack-tcp-be-liberal'},
   'conntrack-liberal/unknown.metrics-unreachable.facts': {reason: 'unreachable'},

@@ -69,7 +69,7 @@ describe('rule fixtures', () => {
 
   it('expects permission-denied of every fixture named <resource>-forbidden', () => {
     const forbidden = Object.entries(FIXTURE_EXPECTATIONS).filter(([path]) => /^[^/]+\/unknown\.[\w-]+-forbidden\.json$/.test(path))
-    assert.equal(forbidden.length, 20)
+    assert.equal(forbidden.length, 26)
     for (const [path, expectation] of forbidden) assert.deepEqual(expectation, {reason: 'permission-denied'}, path)
   })
 

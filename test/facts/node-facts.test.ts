@@ -15,7 +15,20 @@ import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
  * What every bundle fixture here leaves unknown besides its own gaps: written by a collector from before it said where it ran
  * and read the nft of kube-proxy's image in its pod, they lack both; kube-proxy's image only the cluster shows.
  */
-const BEFORE_WHERE = {'collector.where': 'not-collected', 'kubeProxy.image': 'not-collected', 'kubeProxy.nftVersion': 'not-collected'}
+const BEFORE_WHERE = {
+  'collector.where': 'not-collected',
+  'kubeProxy.image': 'not-collected',
+  'kubeProxy.nftVersion': 'not-collected',
+  // Sections the collector prints since these bundles were made: nft-json, ruleset-flush, ipvs-balancers, rollback-kernel, iptables-nft-incompatible.
+  'kubeProxy.nftJson': 'not-collected',
+  'netfilter.flushRulesetFiles': 'not-collected',
+  'netfilter.nftablesServiceEnabled': 'not-collected',
+  'netfilter.firewalldFlushAllOnReload': 'not-collected',
+  'ipvs.balancers': 'not-collected',
+  'netfilter.iptablesKernel': 'not-collected',
+  'netfilter.ipvsKernel': 'not-collected',
+  'iptables.nftIncompatibleTables': 'not-collected',
+}
 
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {
   return deriveNodeFacts(parseBundle(readFileSync(join(FIXTURES_DIR, 'bundles', `${fixture}.facts`), 'utf8')), fallbackName)
@@ -142,6 +155,7 @@ const FIXTURES: FixtureCase[] = [
       'netfilter.checkOutput': 'not-installed',
       'netfilter.tables': 'not-installed',
       'netfilter.dropPolicyChains': 'not-installed',
+      'netfilter.dropPolicyHooks': 'not-installed',
       'kubeProxy.skipKernelCheck': 'permission-denied',
       'iptables.serviceChainRules': 'permission-denied',
       'iptables.serviceChainBackends': 'permission-denied',

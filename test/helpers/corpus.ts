@@ -866,6 +866,7 @@ export function buildBundleText(spec: NodeSpec): string {
     add('kube-proxy-process', `${process}\nskip-kernel-check=${spec.root ? (spec.skipKernelCheck ? 'set' : 'unset') : 'unreadable'}`)
   }
 
+  addSwitchHazardSections(spec, add, deny)
   if (unavailable.length > 0) add('unavailable', unavailable.join('\n'))
   return ['# kpx-check node facts v1', ...sections.flatMap(([name, text]) => [`### ${name}`, ...(text === '' ? [] : [text])]), '### end', ''].join('\n')
 }
@@ -989,4 +990,18 @@ export function writeCorpusBundles(dir: string): CorpusBundle[] {
   }
 
   return written
+}
+
+/**
+ * The sections the collector prints after kube-proxy-process, as it would on a host like this one where
+ * nothing of the field reports applies: nft with JSON, no flush ruleset, no other IPVS balancer, every
+ * module a rollback needs loadable, iptables-nft reading every table (root only).
+ */
+function addSwitchHazardSections(spec: NodeSpec, add: (name: string, text: string) => void, deny: (name: string, reason: string, detail: string) => void): void {
+  add('nft-json', spec.nftBanner ? 'path json=yes' : 'path json=unknown not-installed')
+  add('ruleset-flush', 'nftables-service disabled')
+  add('ipvs-balancers', '')
+  add('rollback-kernel', ['ip_tables module', 'iptable_nat module', 'nft_compat module', `ip_vs ${spec.mode === 'ipvs' ? 'loaded' : 'module'}`].join('\n'))
+  add('iptables-nft-incompatible', '')
+  if (!spec.root) deny('iptables-nft-incompatible', 'permission-denied', 'iptables-nft-save needs root')
 }

@@ -2,6 +2,7 @@
 export const NODE_RULES = [
   'node/conntrack-liberal',
   'node/host-firewall',
+  'node/input-only-firewall',
   'node/iptables-backend-mix',
   'node/ipvs-leftovers',
   'node/ipvs-other-users',
@@ -9,9 +10,13 @@ export const NODE_RULES = [
   'node/kernel-version',
   'node/kube-proxy-nft-pair',
   'node/localhost-nodeports',
+  'node/native-nft-rules',
   'node/nf-tables-kernel',
+  'node/nft-json',
   'node/nft-version',
   'node/nftables-kernel-features',
   'node/nodeport-addresses',
   'node/os-distro',
+  'node/rollback-target',
+  'node/ruleset-flush',
 ]

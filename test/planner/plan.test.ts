@@ -122,7 +122,14 @@ describe('the migration plan, per platform', () => {
     assert.deepEqual(listNodes.rules, NODE_RULES)
     assert.deepEqual(
       report.plan.steps.filter((candidate) => candidate.title.startsWith('Find out')).map((candidate) => candidate.id),
-      ['prerequisites/cluster-platform-switch', 'prerequisites/list-nodes', 'prerequisites/cluster-eks-bottlerocket', 'prerequisites/cluster-windows-nodes'],
+      [
+        'prerequisites/cluster-platform-switch',
+        'prerequisites/list-nodes',
+        'prerequisites/cluster-eks-bottlerocket',
+        'prerequisites/cluster-endpoints-kernel',
+        'prerequisites/cluster-k3s-nft-json',
+        'prerequisites/cluster-windows-nodes',
+      ],
     )
   })
 

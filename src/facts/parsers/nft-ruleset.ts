@@ -68,6 +68,17 @@ export function parseNftChains(text: string): NftChains | undefined {
   return parsed
 }
 
+/** The hooks, of input and forward, that a base chain with policy drop filters on, each once, from the same lines. */
+export function parseDropPolicyHooks(text: string): string[] {
+  const hooks = new Set<string>()
+  for (const line of text.split('\n')) {
+    const base = /\btype\s+\S+\s+hook\s+(input|forward)\b.*\bpolicy\s+drop\s*;/.exec(line)
+    if (base) hooks.add(base[1])
+  }
+
+  return [...hooks]
+}
+
 export interface NftCheck {
   exitCode: number
   /** What nft printed, trimmed. */

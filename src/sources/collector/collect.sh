@@ -854,6 +854,8 @@ fi
 # count comes first, on a line of its own; when ip6tables-*-save fails, the IPv4 line has no svc=.
 SVC_CHAINS='^(:|-A ).*KUBE-(SERVICES|EXTERNAL-SERVICES|NODEPORTS|SVC-|SEP-|EXT-|FW-|SVL-|XLB-)'
 header iptables-rules
+IPT_NFT_SAVED=no
+IPT_NFT_INCOMPATIBLE=
 _lines=0
 _failed=
 _tried=0
@@ -873,6 +875,11 @@ for _backend in legacy nft; do
     fi
   fi
   run "$OUT" "$ERR" "$_cmd"
+  if [ "$_backend" = nft ] && [ "$RC" != 124 ]; then
+    # A table holding native nftables rules is named, not saved (iptables-nft-incompatible reads this).
+    IPT_NFT_INCOMPATIBLE=$(grep -h -o -i -E "table .[a-z0-9_]+' is incompatible" "$OUT" "$ERR" 2>/dev/null)
+    { [ "$RC" != 0 ] && [ -z "$IPT_NFT_INCOMPATIBLE" ]; } || IPT_NFT_SAVED=yes
+  fi
   if [ "$RC" = 0 ]; then
     _total=$(grep -c '^-A' "$OUT" 2>/dev/null)
     _kube=$(grep '^-A' "$OUT" 2>/dev/null | grep -c 'KUBE-')
@@ -1131,6 +1138,199 @@ else
   [ "$_hidden" = no ] || unavailable kube-proxy-process permission-denied 'hidepid on /proc'
 fi
 : >"$TMPF"
+
+# ---------------------------------------------------------------------------------------------
+# What breaks after the switch, seen before it (field reports of 2025–2026), and rollback readiness.
+# Each section is one function, called in the fixed order below.
+
+# safe_path PATH : PATH as printed, with HOST_ROOT taken off in a probe pod; a name with characters
+# outside [A-Za-z0-9/._-] is printed as "(unusual name)" rather than carried into the bundle.
+safe_path() {
+  _p=$1
+  [ "$WHERE" != probe-pod ] || _p=${_p#"$HOST_ROOT"}
+  case $_p in
+    *[!A-Za-z0-9/._-]*) printf '(unusual name)' ;;
+    *) printf '%s' "$_p" ;;
+  esac
+}
+
+# --- nft-json: whether the nft kube-proxy runs was built with JSON (`nft -j`), which kube-proxy
+# before 1.37 lists its elements with. Without it nft stops at the option, before any netlink
+# request, so no root is needed to tell. k3s's own nft (its data folder) is tried too.
+nft_json_probe() {
+  run "$OUT" "$OUT" "$1" -j list tables
+  if grep -q -i 'JSON support not compiled' "$OUT" 2>/dev/null; then
+    printf '%s json=no\n' "$2"
+  elif [ "$RC" = 0 ]; then
+    printf '%s json=yes\n' "$2"
+  else
+    classify "$RC" "$OUT"
+    printf '%s json=unknown %s %s\n' "$2" "$REASON" "$DETAIL"
+  fi
+}
+
+nft_json_section() {
+  header nft-json
+  if [ "$NFT" = yes ]; then
+    nft_json_probe nft path
+  else
+    printf 'path json=unknown not-installed\n'
+  fi
+  [ "$WHERE" = host ] || return 0
+  for _nft in /var/lib/rancher/k3s/data/current/bin/aux/nft /var/lib/rancher/k3s/data/current/bin/nft; do
+    [ -x "$_nft" ] || continue
+    nft_json_probe "$_nft" k3s
+    break
+  done
+}
+
+# --- ruleset-flush: configuration that flushes the whole ruleset (`flush ruleset` in what
+# nftables.service loads; firewalld's FlushAllOnReload), which deletes kube-proxy's tables too.
+ruleset_flush_section() {
+  header ruleset-flush
+  if [ "$WHERE" = kube-proxy-pod ]; then
+    unavailable ruleset-flush not-present "the node's /etc is not visible from the kube-proxy container"
+    return 0
+  fi
+  _etc=/etc
+  [ "$WHERE" != probe-pod ] || _etc=$HOST_ROOT/etc
+  _denied=
+  for _file in "$_etc/nftables.conf" "$_etc/sysconfig/nftables.conf" "$_etc"/nftables/*.nft "$_etc"/nftables/*.conf "$_etc"/nftables.d/*.nft "$_etc"/nftables.d/*.conf; do
+    [ -f "$_file" ] || continue
+    if [ ! -r "$_file" ]; then
+      _denied="$_denied${_denied:+,}$(safe_path "$_file")"
+      continue
+    fi
+    if grep -q -E '^[[:space:]]*flush[[:space:]]+ruleset([[:space:];#]|$)' "$_file" 2>/dev/null; then
+      printf 'flush-ruleset %s\n' "$(safe_path "$_file")"
+    fi
+  done
+  _fw="$_etc/firewalld/firewalld.conf"
+  if [ -f "$_fw" ]; then
+    if [ -r "$_fw" ] && grep -E '^[[:space:]]*FlushAllOnReload[[:space:]]*=' "$_fw" >"$TMPF" 2>/dev/null; then
+      _v=
+      IFS= read -r _v <"$TMPF" || :
+      _v=${_v#*=}
+      case $_v in
+        yes | no) ;;
+        *) _v=other ;;
+      esac
+      printf 'firewalld-flush-all-on-reload %s\n' "$_v"
+    elif [ -r "$_fw" ]; then
+      printf 'firewalld-flush-all-on-reload default\n'
+    else
+      _denied="$_denied${_denied:+,}$(safe_path "$_fw")"
+    fi
+    : >"$TMPF"
+  fi
+  if [ "$WHERE" = host ] && [ -d /run/systemd/system ] && have systemctl; then
+    run "$OUT" "$ERR" systemctl is-enabled nftables.service
+    _state=
+    IFS= read -r _state <"$OUT" 2>/dev/null || :
+    case $_state in
+      '' | *[!a-z-]*) _state=unknown ;;
+    esac
+    printf 'nftables-service %s\n' "$_state"
+  fi
+  [ -z "$_denied" ] || unavailable ruleset-flush permission-denied "$_denied"
+}
+
+# --- ipvs-balancers: kube-vip and lvscare, as static pods (their manifests) and as processes,
+# and whether kube-vip balances with IPVS (lb_enable=true). Environments are searched, never printed.
+ipvs_balancers_section() {
+  header ipvs-balancers
+  if [ "$WHERE" = kube-proxy-pod ]; then
+    unavailable ipvs-balancers not-present "the node's processes and static pods are not visible from the kube-proxy container (no hostPID)"
+    return 0
+  fi
+  _root=
+  [ "$WHERE" != probe-pod ] || _root=$HOST_ROOT
+  _denied=
+  for _dir in "$_root/etc/kubernetes/manifests" /var/lib/rancher/rke2/agent/pod-manifests /var/lib/rancher/k3s/agent/pod-manifests; do
+    [ -d "$_dir" ] || continue
+    if [ ! -r "$_dir" ] || [ ! -x "$_dir" ]; then
+      _denied="$_denied${_denied:+,}$(safe_path "$_dir")"
+      continue
+    fi
+    for _file in "$_dir"/*; do
+      [ -f "$_file" ] || continue
+      if [ ! -r "$_file" ]; then
+        _denied="$_denied${_denied:+,}$(safe_path "$_file")"
+        continue
+      fi
+      grep -q -E 'image:.*(kube-vip|lvscare)' "$_file" 2>/dev/null || continue
+      _name=kube-vip
+      grep -q -E 'image:.*lvscare' "$_file" 2>/dev/null && _name=lvscare
+      grep -A 1 -E '^[[:space:]-]*name:[[:space:]]*"?lb_enable"?[[:space:]]*$' "$_file" >"$TMPF" 2>/dev/null
+      _lb=false
+      grep -q -E 'value:[[:space:]]*"?true"?' "$TMPF" 2>/dev/null && _lb=true
+      printf 'static-pod %s %s lb_enable=%s\n' "$_name" "$(safe_path "$_file")" "$_lb"
+    done
+  done
+  for _pid in /proc/[0-9]*; do
+    _comm=
+    read -r _comm 2>/dev/null <"$_pid/comm" || continue
+    case $_comm in
+      kube-vip | lvscare) ;;
+      *) continue ;;
+    esac
+    _lb=unreadable
+    if [ -r "$_pid/environ" ] && nul_lines "$_pid/environ" >"$TMPF" 2>/dev/null && [ -s "$TMPF" ]; then
+      _lb=false
+      grep -q -x 'lb_enable=true' "$TMPF" 2>/dev/null && _lb=true
+    fi
+    printf 'process %s pid=%s lb_enable=%s\n' "$_comm" "${_pid#/proc/}" "$_lb"
+  done
+  : >"$TMPF"
+  [ -z "$_denied" ] || unavailable ipvs-balancers permission-denied "$_denied"
+}
+
+# --- rollback-kernel: whether the kernel can still run the modes a rollback goes back to: iptables
+# (ip_tables with iptable_nat, or nft_compat under iptables-nft) and IPVS (ip_vs). Each module is
+# loaded, builtin, module (loadable), missing (not in a readable module index) or unknown (not
+# loaded, and no module index to look in).
+rollback_kernel_section() {
+  header rollback-kernel
+  _builtin="/lib/modules/$REL/modules.builtin"
+  _dep="/lib/modules/$REL/modules.dep"
+  _index=no
+  [ -n "$REL" ] && [ -r "$_builtin" ] && [ -r "$_dep" ] && _index=yes
+  for _mod in ip_tables iptable_nat nft_compat ip_vs; do
+    if grep -q "^$_mod " /proc/modules 2>/dev/null; then
+      _state=loaded
+    elif [ "$_index" = no ]; then
+      _state=unknown
+    elif grep -q -E "(^|/)$_mod\\.ko" "$_builtin" 2>/dev/null; then
+      _state=builtin
+    elif grep -q -E "(^|/)$_mod\\.ko" "$_dep" 2>/dev/null; then
+      _state=module
+    else
+      _state=missing
+    fi
+    printf '%s %s\n' "$_mod" "$_state"
+  done
+}
+
+# --- iptables-nft-incompatible (root): the tables iptables-nft-save could not render, because
+# another tool wrote native nftables rules into them (iptables-rules ran it).
+iptables_nft_incompatible_section() {
+  header iptables-nft-incompatible
+  if [ "$IPT_NFT_SAVED" = yes ]; then
+    [ -z "$IPT_NFT_INCOMPATIBLE" ] || printf '%s\n' "$IPT_NFT_INCOMPATIBLE"
+  elif ! have iptables-nft-save; then
+    unavailable iptables-nft-incompatible not-installed iptables-nft-save
+  elif [ "$IS_ROOT" = no ]; then
+    unavailable iptables-nft-incompatible permission-denied
+  else
+    unavailable iptables-nft-incompatible failed 'iptables-nft-save failed (see iptables-rules)'
+  fi
+}
+
+nft_json_section
+ruleset_flush_section
+ipvs_balancers_section
+rollback_kernel_section
+iptables_nft_incompatible_section
 
 # --- unavailable (last), then the line that says the bundle is whole
 header unavailable

@@ -46,6 +46,11 @@ const SECTIONS = [
   'kube-proxy-mode',
   'kube-proxy-metrics',
   'kube-proxy-process',
+  'nft-json',
+  'ruleset-flush',
+  'ipvs-balancers',
+  'rollback-kernel',
+  'iptables-nft-incompatible',
   'unavailable',
 ]
 
