@@ -59,7 +59,7 @@ describe('the fleet report', () => {
     const parsed = JSON.parse(renderFleet(fleet, 'json')) as FleetReport
     assert.ok(validateFleet(parsed), JSON.stringify(validateFleet.errors, null, 2))
     assert.deepEqual(parsed.summary, fleet.summary)
-    assert.deepEqual(parsed.clusters.map((cluster) => [cluster.context, cluster.report?.findings.length ?? cluster.error?.reason]), [['kubespray-prod', 53], ['prod-b', 53], [HOSTILE, 'unreachable'], ['old', 'unauthorized']])
+    assert.deepEqual(parsed.clusters.map((cluster) => [cluster.context, cluster.report?.findings.length ?? cluster.error?.reason]), [['kubespray-prod', 60], ['prod-b', 60], [HOSTILE, 'unreachable'], ['old', 'unauthorized']])
     // A cluster with neither a report nor an error is refused by the schema.
     const broken = {...parsed, clusters: [{context: 'x', verdict: 'go', exitCode: 0}]}
     assert.equal(validateFleet(broken), false)
@@ -145,8 +145,8 @@ describe('renderFleet junit', () => {
     const xpath = (expression: string) => execFileSync('xmllint', ['--xpath', expression, file], {encoding: 'utf8'}).trim()
     assert.equal(xpath('count(/testsuites/testsuite)'), '4')
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check fleet')
-    // The example report has 53 findings (one per object a rule fails on): a test case each; prod-b's nft-version is its one failure.
-    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '53')
+    // The example report has 60 findings (one per object a rule fails on): a test case each; prod-b's nft-version is its one failure.
+    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '60')
     assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/@failures)'), String(10 + 1))
     assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/properties/property[@name="verdict"]/@value)'), 'no-go')
     assert.equal(xpath('string(/testsuites/testsuite[@name="old"]/testcase/error/@type)'), 'unauthorized')

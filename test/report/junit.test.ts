@@ -117,10 +117,10 @@ describe('renderJunit', () => {
   it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, the failing cases of the snapshot', async (t) => {
     if (!requireXmllint(t)) return
     const xpath = render(await exampleClusterReport())
-    // 45 rules, one case each for the cluster, and one for each object a rule fails on (two workloads ping a
+    // 52 rules, one case each for the cluster, and one for each object a rule fails on (two workloads ping a
     // ClusterIP, one Service sets externalIPs, two share a load-balancer address, three allocate NodePorts),
-    // beside a case summing up the objects that pass: 53.
-    assertFailures(xpath, 53, [
+    // beside a case summing up the objects that pass: 60.
+    assertFailures(xpath, 60, [
       'cluster/clusterip-ping deployment/legacy/billing-worker warning',
       'cluster/clusterip-ping cronjob/monitoring/dns-canary warning',
       'cluster/cni-version daemonset/kube-flannel/kube-flannel-ds warning',
@@ -132,7 +132,7 @@ describe('renderJunit', () => {
       'cluster/nodeport-addresses service/ingress-nginx/ingress-nginx-controller warning',
       'cluster/nodeport-addresses service/monitoring/grafana warning',
     ])
-    assert.equal(count(xpath, '/testsuites/testsuite'), 45)
+    assert.equal(count(xpath, '/testsuites/testsuite'), 52)
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check')
 
     const flannel = '//testcase[@classname="cluster/cni-version" and @name="daemonset/kube-flannel/kube-flannel-ds"]'
@@ -158,10 +158,10 @@ describe('renderJunit', () => {
     if (!requireXmllint(t)) return
     const report = await exampleNodeReport()
     const xpath = render(report)
-    // Four bundles, nineteen node rules: 76 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail the
+    // Four bundles, nineteen node rules: 104 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail the
     // kernel and the OS check, the Debian 12 node pulls via localhost NodePorts; CBL-Mariner runs nftables
     // already (its /proxyMode), so the pre-switch checks skip it (its missing nft_fib is verify's to see).
-    assertFailures(xpath, 76, [
+    assertFailures(xpath, 104, [
       'node/kernel-version node/ip-10-0-1-23 blocker',
       'node/kernel-version node/rhel8-worker-07.corp.example blocker',
       'node/localhost-nodeports node/worker-bookworm-1 blocker',
@@ -206,7 +206,7 @@ describe('renderJunit', () => {
     assertCountsConsistent(report, xpath)
     assert.equal(report.summary.waived, 3)
     // Of the 10 failing cases, the waived blocker and the open-ended warning no longer fail; the expired one does.
-    assert.equal(xpath('string(/testsuites/@failures)'), '8')
+    assert.equal(xpath('string(/testsuites/@failures)'), '9')
     assert.equal(count(xpath, '//testcase/skipped[starts-with(@message, "waived")]'), 3)
 
     const waived = 'waived until 2099-12-31: Kernel upgrade booked for the <Q3> window & tracked in "OPS-42"'
