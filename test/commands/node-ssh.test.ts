@@ -137,7 +137,7 @@ describe('kpx-check node --ssh (CLI)', {skip: skipSuiteOutsideCi(sshdUnavailable
     ['--ssh with --facts', () => ['--ssh', 'node-1', '--facts', home], /cannot also be provided when using --ssh/],
     ['a missing --identity', () => ['--ssh', 'node-1', '--identity', join(home, 'nope')], /--identity .*nope: no such file/],
     ['a missing --known-hosts under strict', () => ['--ssh', 'node-1', '--known-hosts', join(home, 'nope')], /--known-hosts .*nope: no such file/],
-    ['a bad inventory line', () => ['--inventory', writeInventory(home, '[nodes]\nnode-1\nnode-2 ansible_port=x\n')], /hosts-bad:3: "x" is not a port number/],
+    ['a bad inventory line', () => ['--inventory', writeInventory(home, '[nodes]\nnode-1\nnode-2 ansible_port=x\n')], /hosts-bad:3: \(text of the file\) is not a port number/],
   ]
   for (const [name, args, message] of mistakes) {
     it(`exits 2 on ${name}, with and without --json`, async () => {

@@ -117,9 +117,10 @@ describe('renderJunit', () => {
   it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, the failing cases of the snapshot', async (t) => {
     if (!requireXmllint(t)) return
     const xpath = render(await exampleClusterReport())
-    // 52 rules, one case each for the cluster, and one for each object a rule fails on (two workloads ping a
-    // ClusterIP, one Service sets externalIPs, two share a load-balancer address, three allocate NodePorts),
-    // beside a case summing up the objects that pass: 60.
+    // 52 rules (26 cluster, 19 node and 7 verify rules, which skip nodes not seen running nftables), one case
+    // each for the cluster, and one for each object a rule fails on (two workloads ping a ClusterIP, one
+    // Service sets externalIPs, two share a load-balancer address, three allocate NodePorts), beside a case
+    // summing up the objects that pass: 60.
     assertFailures(xpath, 60, [
       'cluster/clusterip-ping deployment/legacy/billing-worker warning',
       'cluster/clusterip-ping cronjob/monitoring/dns-canary warning',
@@ -158,10 +159,12 @@ describe('renderJunit', () => {
     if (!requireXmllint(t)) return
     const report = await exampleNodeReport()
     const xpath = render(report)
-    // Four bundles, nineteen node rules: 104 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail the
-    // kernel and the OS check, the Debian 12 node pulls via localhost NodePorts; CBL-Mariner runs nftables
-    // already (its /proxyMode), so the pre-switch checks skip it (its missing nft_fib is verify's to see).
+    // Four bundles, 19 node rules and 7 verify rules: 104 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail
+    // the kernel and the OS check, the Debian 12 node pulls via localhost NodePorts; CBL-Mariner runs nftables
+    // already (its /proxyMode), so the pre-switch checks skip it and the verify checks judge it: its
+    // kube-proxy counted 17 failed nftables syncs.
     assertFailures(xpath, 104, [
+      'verify/nftables-sync-failures node/aks-nodepool1-31718369-vmss000002 blocker',
       'node/kernel-version node/ip-10-0-1-23 blocker',
       'node/kernel-version node/rhel8-worker-07.corp.example blocker',
       'node/localhost-nodeports node/worker-bookworm-1 blocker',
@@ -173,7 +176,7 @@ describe('renderJunit', () => {
       'node/os-distro node/ip-10-0-1-23 warning',
       'node/os-distro node/rhel8-worker-07.corp.example warning',
     ])
-    assert.equal(count(xpath, '/testsuites/testsuite'), 19)
+    assert.equal(count(xpath, '/testsuites/testsuite'), 26)
 
     const kernel = report.findings.find((finding) => finding.rule === 'node/kernel-version' && finding.subject.name === 'ip-10-0-1-23')!
     assert.equal(xpath(`string(${testCase(kernel)}/failure/@type)`), 'blocker')
@@ -205,7 +208,7 @@ describe('renderJunit', () => {
     const xpath = render(report)
     assertCountsConsistent(report, xpath)
     assert.equal(report.summary.waived, 3)
-    // Of the 10 failing cases, the waived blocker and the open-ended warning no longer fail; the expired one does.
+    // Of the 11 failing cases, the waived blocker and the open-ended warning no longer fail; the expired one does.
     assert.equal(xpath('string(/testsuites/@failures)'), '9')
     assert.equal(count(xpath, '//testcase/skipped[starts-with(@message, "waived")]'), 3)
 
@@ -220,7 +223,7 @@ describe('renderJunit', () => {
     )
   })
 
-  it('escapes markup and replaces the characters XML 1.0 cannot carry', async (t) => {
+  it('escapes markup, shows control characters as escapes and replaces the characters XML 1.0 cannot carry', async (t) => {
     if (!requireXmllint(t)) return
     const report = await exampleNodeReport()
     const finding = firstFinding(report, 'fail', 'blocker')
@@ -232,13 +235,14 @@ describe('renderJunit', () => {
     const path = testCase(finding)
     assert.match(path, /@name="node\/node-<&>-1"/)
     assert.equal(count(xpath, path), 1)
-    // Attribute values keep their line breaks and tabs; forbidden characters become U+FFFD.
+    // Attribute values keep their line breaks; other controls and a lone surrogate are shown as escapes, as in
+    // every format; U+FFFE, which XML 1.0 cannot carry, becomes U+FFFD.
     assert.equal(
       xpath(`string(${path}/failure/@message)`),
-      'Tag <b> & "quotes" \'apos\' ]]> nul\uFFFD bell\uFFFD \uFFFD[31mred\uFFFD[0m \uFFFD lone\uFFFD pair😀\nline 2\ttab\r\nend',
+      String.raw`Tag <b> & "quotes" 'apos' ]]> nul\x00 bell\x07 \x1B[31mred\x1B[0m � lone\uD83D pair😀` + '\n' + String.raw`line 2\ttab\r` + '\nend',
     )
     const details = xpath(`string(${path}/failure)`)
     assert.match(details, /^What to do:\n {2}Run <nft list ruleset> && check \]\]>$/m)
-    assert.match(details, /^ {2}kernel\.release = 5\.4\.0\uFFFD-custom$/m)
+    assert.match(details, /^ {2}kernel\.release = 5\.4\.0\\x01-custom$/m)
   })
 })
