@@ -18,6 +18,27 @@ before(() => {
 })
 after(() => rmSync(workdir, {recursive: true, force: true}))
 
+/** The verify rules of the switch (rules/verify, direction switch), written out by hand: every node has a check of each after its node rules. */
+const VERIFY_RULES = [
+  'verify/iptables-leftovers',
+  'verify/kube-ipvs0-gone',
+  'verify/kube-proxy-process',
+  'verify/kube-proxy-tables',
+  'verify/nftables-sync-failures',
+  'verify/running-mode',
+  'verify/sync-pending',
+]
+const CHECKS = [...NODE_RULES, ...VERIFY_RULES]
+
+/** A node not seen running nftables skips each verify check as not applicable. */
+function assertVerifySkipped(node: Report['nodes'][number]): void {
+  assert.deepEqual(
+    VERIFY_RULES.map((rule) => [rule, node.checks[rule].status, node.checks[rule].reason]),
+    VERIFY_RULES.map((rule) => [rule, 'skip', 'not-applicable']),
+    node.name,
+  )
+}
+
 async function json(args: string[]): Promise<Report> {
   const {stdout, stderr} = await runCli([...args, '--json'])
   assert.ok(stdout.startsWith('{'), stderr)
@@ -40,7 +61,8 @@ describe('nodes[]: a verdict and a check per node rule on every node', () => {
     const report = await json(['node', '--facts', join(FIXTURES, 'bundles', 'rhel-8.10-firewalld.facts'), '--facts', join(FIXTURES, 'bundles', 'debian-12-iptables-root.facts')])
     const rhel = report.nodes.find((node) => node.name === 'rhel8-worker-07.corp.example')!
     assert.equal(rhel.verdict, 'no-go')
-    assert.deepEqual(Object.keys(rhel.checks), NODE_RULES)
+    assert.deepEqual(Object.keys(rhel.checks), CHECKS)
+    for (const node of report.nodes) assertVerifySkipped(node)
     assert.deepEqual({status: rhel.checks['node/kernel-version'].status, severity: rhel.checks['node/kernel-version'].severity}, {status: 'fail', severity: 'blocker'})
     for (const node of report.nodes) {
       for (const [rule, check] of Object.entries(node.checks)) {
@@ -50,12 +72,13 @@ describe('nodes[]: a verdict and a check per node rule on every node', () => {
     }
   })
 
-  it('cluster run: each kubeadm node (kernel 4.18) has all 14 checks and is no-go, though the findings sum the nodes up', async () => {
+  it('cluster run: each kubeadm node (kernel 4.18) has all 19 node checks and the 7 verify checks (skipped: no node runs nftables) and is no-go, though the findings sum the nodes up', async () => {
     const report = await clusterReport('kubeadm-calico')
     assert.deepEqual(
       report.nodes.map((node) => [node.name, node.verdict, Object.keys(node.checks)]),
-      ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02'].map((name) => [name, 'no-go', NODE_RULES]),
+      ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02'].map((name) => [name, 'no-go', CHECKS]),
     )
+    for (const node of report.nodes) assertVerifySkipped(node)
     const worker = report.nodes[1].checks
     assert.deepEqual([worker['node/kernel-version'].status, worker['node/kernel-check-bypass'].status, worker['node/nft-version'].status, worker['node/nft-version'].reason], ['fail', 'pass', 'unknown', 'not-collected'])
     assert.ok(!report.findings.some((finding) => finding.rule === 'node/nft-version' && finding.subject.kind === 'Node'), 'the not-collected unknowns are one finding about the cluster')
@@ -149,7 +172,8 @@ describe('every scenario: each Linux node\'s verdict and checks agree with the f
       }
 
       for (const node of linux) {
-        assert.deepEqual(Object.keys(node.checks), NODE_RULES, node.name)
+        assert.deepEqual(Object.keys(node.checks), CHECKS, node.name)
+        if (node.proxyMode?.running !== 'nftables') assertVerifySkipped(node)
         assert.equal(node.verdict, verdictOfChecks(node.checks), node.name)
         for (const [rule, check] of Object.entries(node.checks)) {
           const own = report.findings.find((finding) => finding.rule === rule && finding.subject.kind === 'Node' && finding.subject.name === node.name)
