@@ -33,6 +33,12 @@ export async function loadRuleCatalog(extraPaths: readonly string[]): Promise<Lo
 /** The facts that tell a node already switched. */
 const RUNNING_MODE_FACTS = ['kubeProxy.runningMode', 'kubeProxy.runningModeEvidence']
 
+/** The skip every node rule about the switch gets: the node is seen running nftables already. */
+export const SWITCHED_NODE_SKIP = {
+  when: 'has(kubeProxy.runningMode) && kubeProxy.runningMode == "nftables"',
+  message: 'kube-proxy on this node already runs in nftables mode ({{ kubeProxy.runningModeEvidence }}): nothing to migrate here.',
+} as const
+
 /**
  * A node seen running nftables has nothing left to migrate: a node rule about the switch (evaluate
  * when-migrating) does not apply there, and says why. A node not seen running it (iptables, IPVS, or
@@ -40,11 +46,7 @@ const RUNNING_MODE_FACTS = ['kubeProxy.runningMode', 'kubeProxy.runningModeEvide
  */
 function migratingNodesOnly(rule: LoadedRule): LoadedRule {
   if (rule.scope !== 'node' || rule.evaluate === 'always') return rule
-  const switched = {
-    when: 'has(kubeProxy.runningMode) && kubeProxy.runningMode == "nftables"',
-    message: 'kube-proxy on this node already runs in nftables mode ({{ kubeProxy.runningModeEvidence }}): nothing to migrate here.',
-  }
-  return {...rule, skip: [switched, ...(rule.skip ?? [])], uses: [...new Set([...(rule.uses ?? []), ...RUNNING_MODE_FACTS])]}
+  return {...rule, skip: [SWITCHED_NODE_SKIP, ...(rule.skip ?? [])], uses: [...new Set([...(rule.uses ?? []), ...RUNNING_MODE_FACTS])]}
 }
 
 /** --skip and --severity must name rules that exist, so a typo does not silently keep a rule. */

@@ -266,6 +266,7 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
     remediation: 'install nftables 1.0.1 or newer',
   },
   // kube-proxy runs in a container and the bundle was collected on the host: the image's nft was not read.
+  'nft-version/unknown.cbl-mariner-2.0-host-nft-1.0.1-iptables-image-nft-not-read.facts': {reason: 'not-collected'},
   'nft-version/unknown.no-host-nft-containerised-kube-proxy.facts': {reason: 'not-collected'},
   // Without the kube-proxy runtime nobody can tell which nft it runs.
   'nft-version/unknown.no-host-nft-kube-proxy-runtime-not-collected.facts': {reason: 'not-collected'},
