@@ -20,3 +20,14 @@ export const NODE_RULES = [
   'node/rollback-target',
   'node/ruleset-flush',
 ]
+
+/** The built-in checks of a switched node (rules/verify, verifies: switch), which node runs also list on every node. */
+export const SWITCH_CHECK_RULES = [
+  'verify/iptables-leftovers',
+  'verify/kube-ipvs0-gone',
+  'verify/kube-proxy-process',
+  'verify/kube-proxy-tables',
+  'verify/nftables-sync-failures',
+  'verify/running-mode',
+  'verify/sync-pending',
+]

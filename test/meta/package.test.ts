@@ -16,7 +16,7 @@ import {parse} from 'yaml'
 import {PACKAGE_ROOT} from '../../src/util/paths.js'
 import {skipOutsideCi} from '../helpers/ci.js'
 import {runProgram} from '../helpers/cli.js'
-import {NODE_RULES} from '../helpers/node-rules.js'
+import {NODE_RULES, SWITCH_CHECK_RULES} from '../helpers/node-rules.js'
 import {startLockRegistry} from '../helpers/npm-registry.js'
 import {FIXTURES} from '../helpers/paths.js'
 
@@ -106,7 +106,7 @@ describe('the npm package', () => {
     const report = JSON.parse(stdout) as {findings: Array<{rule: string; status: string}>; nodes: Array<{name: string}>; verdict: string}
     assert.equal(report.verdict, 'no-go')
     assert.deepEqual(report.nodes.map((node) => node.name), ['worker-bookworm-1'])
-    assert.deepEqual(report.findings.map((finding) => finding.rule).toSorted(), NODE_RULES)
+    assert.deepEqual(report.findings.map((finding) => finding.rule).toSorted(), [...NODE_RULES, ...SWITCH_CHECK_RULES])
     assert.deepEqual(report.findings.filter((finding) => finding.status === 'fail').map((finding) => finding.rule).toSorted(), ['node/host-firewall', 'node/localhost-nodeports', 'node/nodeport-addresses'])
   })
 
