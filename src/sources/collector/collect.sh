@@ -860,8 +860,9 @@ _lines=0
 _failed=
 _tried=0
 for _backend in legacy nft; do
-  _cmd="iptables-$_backend-save"
-  have "$_cmd" || continue
+  # Not _cmd: watched() sets that to the PID of what it runs.
+  _save="iptables-$_backend-save"
+  have "$_save" || continue
   _tried=$((_tried + 1))
   [ "$IS_ROOT" = yes ] || continue
   _svc6=0
@@ -874,7 +875,7 @@ for _backend in legacy nft; do
       _svc6=
     fi
   fi
-  run "$OUT" "$ERR" "$_cmd"
+  run "$OUT" "$ERR" "$_save"
   if [ "$_backend" = nft ] && [ "$RC" != 124 ]; then
     # A table holding native nftables rules is named, not saved (iptables-nft-incompatible reads this).
     IPT_NFT_INCOMPATIBLE=$(grep -h -o -i -E "table .[a-z0-9_]+' is incompatible" "$OUT" "$ERR" 2>/dev/null)
