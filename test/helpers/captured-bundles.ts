@@ -43,6 +43,11 @@ export function withSections(bundle: string, changes: SectionChanges): string {
     }
 
     if (name === 'unavailable') {
+      // A section the bundle lacks (one the collector added after the capture) goes before the unavailable list.
+      for (const [added, text] of Object.entries(changes.sections ?? {})) {
+        if (text !== null && !bundle.includes(`### ${added}\n`)) out.push(`### ${added}\n${text}${text === '' || text.endsWith('\n') ? '' : '\n'}`)
+      }
+
       out.push(part + unavailable.map((line) => `${line}\n`).join(''))
       continue
     }

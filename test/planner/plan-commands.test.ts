@@ -25,6 +25,9 @@ import {runCli} from '../helpers/cli.js'
 import {KUBEADM_KUBE_PROXY, KUBEADM_SUMMARY} from '../helpers/plan-inputs.js'
 
 const SHELLS = ['bash', 'zsh'] as const
+/** The captures predate the collector's nft-json section; the lab's nft (Debian's 1.0.6) lists JSON, as a ready node's must. */
+const NFT_LISTS_JSON = {'nft-json': 'path json=yes'}
+
 /** kubectl is not a Debian package: where the machine has none, the runs with the real one are skipped, saying why. */
 const noKubectl = spawnSync('kubectl', ['version', '--client'], {encoding: 'utf8'}).status === 0 ? false : 'kubectl is not on PATH'
 const recipes = await loadRecipes()
@@ -106,7 +109,7 @@ async function kubeadmCalicoPlan(server: ApiServer): Promise<Report> {
   const dir = mkdtempSync(join(workdir, 'kubeadm-calico-'))
   const kubeconfig = writeKubeconfig(dir, server)
   mkdirSync(join(dir, 'facts'))
-  for (const node of ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']) writeFileSync(join(dir, 'facts', `${node}.facts`), withSections(capturedBundle('iptables'), {sections: {hostname: node}}))
+  for (const node of ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']) writeFileSync(join(dir, 'facts', `${node}.facts`), withSections(capturedBundle('iptables'), {sections: {hostname: node, ...NFT_LISTS_JSON}}))
   const {stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--facts', join(dir, 'facts'), '--json'])
   assert.ok(stdout.startsWith('{'), stderr)
   return JSON.parse(stdout) as Report
@@ -290,7 +293,7 @@ describe('no canary or rollout command touches a node the report marks blocked o
       const facts = join(dir, 'facts')
       mkdirSync(facts)
       for (const [node, {kernel}] of Object.entries(bundles)) {
-        writeFileSync(join(facts, `${node}.facts`), withSections(capturedBundle('iptables'), {sections: {hostname: node, ...(kernel ? {'kernel-release': kernel} : {})}}))
+        writeFileSync(join(facts, `${node}.facts`), withSections(capturedBundle('iptables'), {sections: {hostname: node, ...NFT_LISTS_JSON, ...(kernel ? {'kernel-release': kernel} : {})}}))
       }
 
       const args = ['cluster', '--kubeconfig', writeKubeconfig(dir, server), ...(Object.keys(bundles).length > 0 ? ['--facts', facts] : []), '--json']
