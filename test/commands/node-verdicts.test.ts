@@ -8,7 +8,7 @@ import {after, before, describe, it} from 'node:test'
 import type {Report} from '../../src/contract/report.js'
 import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
-import {NODE_RULES} from '../helpers/node-rules.js'
+import {NODE_RULES, SWITCH_CHECK_RULES} from '../helpers/node-rules.js'
 import {FIXTURES} from '../helpers/paths.js'
 import {validateReport} from '../helpers/schemas.js'
 
@@ -18,23 +18,14 @@ before(() => {
 })
 after(() => rmSync(workdir, {recursive: true, force: true}))
 
-/** The verify rules of the switch (rules/verify, direction switch), written out by hand: every node has a check of each after its node rules. */
-const VERIFY_RULES = [
-  'verify/iptables-leftovers',
-  'verify/kube-ipvs0-gone',
-  'verify/kube-proxy-process',
-  'verify/kube-proxy-tables',
-  'verify/nftables-sync-failures',
-  'verify/running-mode',
-  'verify/sync-pending',
-]
-const CHECKS = [...NODE_RULES, ...VERIFY_RULES]
+/** Every node has a check of each node rule, then of each switched-node check. */
+const CHECKS = [...NODE_RULES, ...SWITCH_CHECK_RULES]
 
 /** A node not seen running nftables skips each verify check as not applicable. */
 function assertVerifySkipped(node: Report['nodes'][number]): void {
   assert.deepEqual(
-    VERIFY_RULES.map((rule) => [rule, node.checks[rule].status, node.checks[rule].reason]),
-    VERIFY_RULES.map((rule) => [rule, 'skip', 'not-applicable']),
+    SWITCH_CHECK_RULES.map((rule) => [rule, node.checks[rule].status, node.checks[rule].reason]),
+    SWITCH_CHECK_RULES.map((rule) => [rule, 'skip', 'not-applicable']),
     node.name,
   )
 }
