@@ -4,31 +4,12 @@
  * Static, type-only, re-export and dynamic imports all count.
  */
 import assert from 'node:assert/strict'
-import {readdirSync, readFileSync} from 'node:fs'
-import {dirname, join, relative, resolve} from 'node:path'
+import {dirname} from 'node:path'
 import {describe, it} from 'node:test'
 
-import {PACKAGE_ROOT} from '../../src/util/paths.js'
+import {importGraph, RELATIVE_IMPORT} from '../helpers/imports.js'
 
 const LAYERS = ['contract', 'util', 'facts', 'sources', 'derive', 'engine', 'planner', 'report', 'services', 'cli', 'commands', 'build'] as const
-
-const SRC = join(PACKAGE_ROOT, 'src')
-const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g
-
-/** Every .ts file under src/ (repository paths) with the files it imports. */
-function importGraph(): Map<string, string[]> {
-  const files = readdirSync(SRC, {recursive: true, withFileTypes: true})
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => join(entry.parentPath, entry.name))
-  const graph = new Map<string, string[]>()
-  for (const file of files) {
-    const text = readFileSync(file, 'utf8')
-    const targets = [...text.matchAll(IMPORT)].map((match) => relative(PACKAGE_ROOT, resolve(dirname(file), (match[1] ?? match[2]).replace(/\.js$/, '.ts'))))
-    graph.set(relative(PACKAGE_ROOT, file), [...new Set(targets)])
-  }
-
-  return graph
-}
 
 /** The layer a file belongs to: its first folder under src/. */
 function layerOf(file: string): string {
@@ -74,7 +55,7 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 }
 
 describe('layers of src/', () => {
-  const graph = importGraph()
+  const graph = importGraph('src')
 
   it('every file lives in a layer folder', () => {
     const strays = [...graph.keys()].filter((file) => !(LAYERS as readonly string[]).includes(layerOf(file)))
@@ -120,6 +101,6 @@ describe('layers of src/', () => {
   it('finds the cycles and wrong-way imports it is there to find', () => {
     assert.deepEqual(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['d']], ['e', ['a']]])), [['a', 'b', 'c'], ['d']])
     const sample = "import type {A} from './a.js'\nexport {B} from '../b.js'\nconst c = await import('./c/d.js')\nimport './side.js'\n"
-    assert.deepEqual([...sample.matchAll(IMPORT)].map((match) => match[1] ?? match[2]), ['./a.js', '../b.js', './c/d.js', './side.js'])
+    assert.deepEqual([...sample.matchAll(RELATIVE_IMPORT)].map((match) => match[1] ?? match[2]), ['./a.js', '../b.js', './c/d.js', './side.js'])
   })
 })

@@ -6,7 +6,7 @@
  * control character, well-formed XML and JSON that reads back.
  *
  * The run is deterministic: KPX_FUZZ_SEED (default below) seeds it, and a failure names the seed and
- * the input, so `KPX_FUZZ_SEED=<seed> node --test dist/test/fuzz/untrusted-input.test.js` replays it.
+ * the input, so `KPX_FUZZ_SEED=<seed> node --test dist/test/fuzz/untrusted-input.integration.test.js` replays it.
  * Another seed explores other inputs.
  */
 import assert from 'node:assert/strict'
@@ -54,7 +54,7 @@ after(() => rmSync(workdir, {recursive: true, force: true}))
 
 /** A generated input as a failure message shows it: where it came from, how long, how it starts. */
 function described(target: string, index: number, input: unknown): string {
-  return `seed ${SEED}, ${target}, input #${index}${shape(input)}; replay: KPX_FUZZ_SEED=${SEED} node --test dist/test/fuzz/untrusted-input.test.js`
+  return `seed ${SEED}, ${target}, input #${index}${shape(input)}; replay: KPX_FUZZ_SEED=${SEED} node --test dist/test/fuzz/untrusted-input.integration.test.js`
 }
 
 function shape(input: unknown): string {
