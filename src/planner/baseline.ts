@@ -10,6 +10,8 @@ export interface Baseline {
   generatedAt: string
   /** A cluster run's: which cluster the baseline is of. */
   cluster?: {context: null | string; server?: string}
+  /** A node run's: the nodes it checked. */
+  nodes?: readonly string[]
   findings: Map<string, OpenResult>
 }
 

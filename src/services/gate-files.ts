@@ -49,12 +49,31 @@ export async function readBaseline(path: string, run: RunKind): Promise<Baseline
     ])
   }
 
+  const nodes = nodeChecksOf(report.nodes)
   return {
     file: path,
     generatedAt: String(report.generatedAt ?? ''),
-    ...(report.cluster ? {cluster: clusterOf(report.cluster)} : {}),
-    findings: openResults(report.findings, nodeChecksOf(report.nodes)).byKey,
+    ...(report.cluster ? {cluster: clusterOf(report.cluster)} : {nodes: nodes.map((node) => node.name)}),
+    findings: openResults(report.findings, nodes).byKey,
   }
+}
+
+/**
+ * A node run's baseline is an earlier report of some of the same nodes: one that shares none of them
+ * (another machine's, another inventory's) would make every finding here new, or pass another node's
+ * as existing. Refused once the run's nodes are known; nodes added or gone since are fine.
+ */
+export function refuseBaselineOfOtherNodes(baseline: Baseline | undefined, names: readonly string[]): void {
+  const earlier = baseline?.nodes
+  if (!earlier || earlier.length === 0 || names.length === 0 || names.some((name) => earlier.includes(name))) return
+  throw new UsageError(`--baseline ${baseline.file}: a report of other nodes (${listed(earlier)}), and this run checks ${listed(names)}: its findings are not these nodes'`, [
+    'Pass a report written earlier of these nodes (kpx-check node --json, or --output json=FILE), or drop --baseline.',
+  ])
+}
+
+/** A few names, and how many more. */
+function listed(names: readonly string[]): string {
+  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ')
 }
 
 /** Which cluster a baseline is of, as far as the file says. */

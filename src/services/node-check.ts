@@ -1,6 +1,6 @@
 import type {Finding} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
-import {distinctNodes, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
+import {distinctNodes, nodeName, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {buildReport} from '../planner/gate.js'
@@ -9,7 +9,7 @@ import {type ProbedNode, probeThisMachine} from '../sources/node/node-probes.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
-import {readGateFiles} from './gate-files.js'
+import {readGateFiles, refuseBaselineOfOtherNodes} from './gate-files.js'
 import {runSilently, type StepRunner} from './progress.js'
 import {loadRuleCatalog, rulePlans, validateRuleSelection} from './rule-catalog.js'
 import {probeOverSshWithProgress} from './ssh-probe.js'
@@ -77,6 +77,7 @@ export async function evaluateNodes(
     run,
   )
 
+  refuseBaselineOfOtherNodes(run.gate.baseline, run.probed.map((node) => nodeName(node)))
   const skip = new Set(options.skip)
   const {findings, grouped, bySubject} = evaluateRules(run.rules, nodeSubjects(run.probed), {skip, severity: options.severity, perSubject: PER_NODE})
   const report = buildReport({

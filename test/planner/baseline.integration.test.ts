@@ -205,6 +205,16 @@ describe('kpx-check node --baseline', () => {
     assert.match(text.stdout, /fixed: node\/kernel-version on Node rhel8-worker-07\.corp\.example/)
   })
 
+  it('a baseline of other nodes only (another machine\'s report) is refused with exit 2; one sharing a node is taken', async () => {
+    const baseline = await baselineOf('rhel-only.json', [RHEL8])
+    const other = await runCli(['node', '--facts', DEBIAN_12, '--baseline', baseline])
+    assert.equal(other.code, 2)
+    assert.match(other.stderr, /--baseline .*rhel-only\.json: a report of other nodes \(rhel8-worker-07\.corp\.example\), and this run checks worker-bookworm-1: its findings are not these nodes'/)
+    assert.equal(other.stdout, '', 'no report for a refused baseline')
+    const sharing = await check(['--facts', DEBIAN_12, '--facts', RHEL8, '--baseline', baseline])
+    assert.equal(sharing.report.baseline?.file, baseline)
+  })
+
   it('a file that is not a kpx-check report is a usage error (exit 2)', async () => {
     const notReport = join(workdir, 'other.json')
     writeFileSync(notReport, '{"kind": "List"}')
