@@ -59,6 +59,9 @@ const RUNNING_MODE_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics', 'kube-pr
  */
 export const NODE_FACTS = [
   {path: 'node.name', type: 'string', description: 'Node name (the hostname section, else the bundle file name).', sections: ['hostname'], api: 'node'},
+  {path: 'node.hostname', type: 'string', description: 'The host name the collector read, whatever the node is named after (a probe names it after its Node).', sections: ['hostname']},
+  {path: 'node.machineID', type: 'string', description: '/etc/machine-id, which the kubelet reports as the Node\'s nodeInfo.machineID (not readable in kube-proxy\'s container).', sections: ['machine-id']},
+  {path: 'node.systemUUID', type: 'string', description: '/sys/class/dmi/id/product_uuid, which the kubelet reports as the Node\'s nodeInfo.systemUUID.', sections: ['machine-id']},
   {path: 'collector.root', type: 'bool', description: 'The collector ran as root, so root-only reads were possible.', sections: ['collector']},
   {path: 'collector.version', type: 'string', description: 'Version of the collector that wrote the bundle.', sections: ['collector']},
   {path: 'collector.where', type: 'string', description: 'Where the collector ran: host, kube-proxy-pod (inside kube-proxy\'s container, --node-probe exec) or probe-pod (a probe pod on kube-proxy\'s image with the host\'s namespaces and files, --node-probe pod).', sections: ['collector']},

@@ -134,6 +134,17 @@ function quote(text: string): string {
 
 function deriveIdentity(facts: FactSet, sections: Sections, fallbackName: string): void {
   facts.set('node.name', sections.hostname() ?? fallbackName)
+  const hostname = sections.hostname()
+  if (hostname === undefined) facts.unknown('node.hostname', 'not-collected', 'the bundle names no host')
+  else facts.set('node.hostname', hostname)
+  fromSection(facts, sections, 'machine-id', (text) => {
+    const ids = new Map(text.split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
+    for (const [path, key] of [['node.machineID', 'machine-id'], ['node.systemUUID', 'system-uuid']] as const) {
+      const id = ids.get(key)
+      if (id) facts.set(path, id)
+      else facts.unknown(path, 'not-present', `machine-id: no ${key}= line`)
+    }
+  })
 
   fromSection(facts, sections, 'collector', (text) => {
     const info = parseCollectorInfo(text)

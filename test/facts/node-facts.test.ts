@@ -16,6 +16,9 @@ import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
  * and read the nft of kube-proxy's image in its pod, they lack both; kube-proxy's image only the cluster shows.
  */
 const BEFORE_WHERE = {
+  // The machine-id section came after these bundles.
+  'node.machineID': 'not-collected',
+  'node.systemUUID': 'not-collected',
   'collector.where': 'not-collected',
   'kubeProxy.image': 'not-collected',
   'kubeProxy.nftVersion': 'not-collected',

@@ -738,6 +738,7 @@ export function buildBundleText(spec: NodeSpec): string {
 
   add('collector', `version=0.1.0\nuid=${spec.root ? 0 : 1000}\ntime=${spec.time ?? `2026-08-24T09:${String(spec.seed % 60).padStart(2, '0')}:17Z`}\nwhere=host`)
   if (spec.hostname !== false) add('hostname', spec.name)
+  add('machine-id', `machine-id=${spec.seed.toString(16).padStart(32, '0')}`)
   add('kernel-release', spec.kernelRelease)
   add('os-release', spec.osRelease.replace(/\n+$/, ''))
 

@@ -398,6 +398,21 @@ else
   unavailable hostname failed
 fi
 
+# --- machine-id: what the Node calls nodeInfo.machineID and systemUUID, so that a probe can tell it reached
+# that Node and not another machine. In kube-proxy's container /etc is the image's: no machine-id there.
+header machine-id
+_etc=/etc
+[ "$WHERE" != probe-pod ] || _etc=$HOST_ROOT/etc
+_mid=
+[ "$WHERE" = kube-proxy-pod ] || read -r _mid 2>/dev/null <"$_etc/machine-id" || :
+_uuid=
+read -r _uuid 2>/dev/null </sys/class/dmi/id/product_uuid || :
+case $_mid in *[!0-9a-f]*) _mid= ;; esac
+case $_uuid in *[!0-9A-Fa-f-]*) _uuid= ;; esac
+[ -z "$_mid" ] || printf 'machine-id=%s\n' "$_mid"
+[ -z "$_uuid" ] || printf 'system-uuid=%s\n' "$_uuid"
+[ -n "$_mid$_uuid" ] || unavailable machine-id not-present "no readable /etc/machine-id or /sys/class/dmi/id/product_uuid"
+
 # --- kernel-release
 header kernel-release
 REL=$(uname -r 2>/dev/null)

@@ -24,6 +24,7 @@ import {startKubeProxyStandIn} from '../../helpers/kube-proxy-stand-in.js'
 const SECTIONS = [
   'collector',
   'hostname',
+  'machine-id',
   'kernel-release',
   'os-release',
   'nft-version',
@@ -381,6 +382,9 @@ describe('collector on this machine', () => {
     const {sections} = dashRun.bundle
     assert.equal(sections.get('kernel-release'), release())
     assert.equal(sections.get('hostname'), hostname())
+    // What the Node calls nodeInfo.machineID: a probe compares it with the Node it meant to reach.
+    const machineId = (await readFile('/etc/machine-id', 'utf8')).trim()
+    assert.match(sections.get('machine-id') ?? '', new RegExp(`^machine-id=${machineId}$`, 'm'))
     assert.equal(sections.get('os-release'), (await osReleaseText()).replace(/\n+$/, ''))
     assert.equal(sections.get('collector')?.split('\n', 2)[1], `uid=${process.getuid?.()}`)
   })

@@ -97,6 +97,7 @@ describe('collector in the kube-proxy image (sh -s kube-proxy-pod)', () => {
   it('says the node facts the container cannot see are unavailable, with why, instead of reading its own', () => {
     assert.equal(pod.bundle.sections.get('os-release'), '')
     assert.equal(unavailable(pod.bundle, 'os-release'), "not-present the node's /etc/os-release is not mounted in the kube-proxy container (its own is the image's)")
+    assert.doesNotMatch(pod.bundle.sections.get('machine-id') ?? '', /^machine-id=/m, "the container's /etc/machine-id is the image's, never the node's")
     assert.equal(pod.bundle.sections.get('services'), '')
     assert.equal(unavailable(pod.bundle, 'services'), "not-present the node's processes and /etc are not visible from the kube-proxy container (no hostPID)")
     assert.equal(unavailable(pod.bundle, 'addresses'), 'not-installed ip')
