@@ -25,6 +25,9 @@ interface RequestOptions {
   /** Default: the server's CA; null trusts only the system CAs. */
   ca?: null
   timeoutMs?: number
+  /** A body to send (JSON), with its content type (default application/json). */
+  body?: unknown
+  contentType?: string
 }
 
 /** A plain node:https request, TLS verified against the server's test CA. */
@@ -34,7 +37,7 @@ function get(server: ApiServer, path: string, options: RequestOptions = {}): Pro
     const outgoing = request(new URL(path, server.url), {
       method: options.method ?? 'GET',
       ca: options.ca === null ? undefined : server.ca,
-      headers: token === null ? {} : {Authorization: `Bearer ${token}`},
+      headers: {...(token === null ? {} : {Authorization: `Bearer ${token}`}), ...(options.body !== undefined && {'Content-Type': options.contentType ?? 'application/json'})},
       timeout: options.timeoutMs,
     })
     outgoing.on('timeout', () => outgoing.destroy(new Error('timed out')))
@@ -45,7 +48,7 @@ function get(server: ApiServer, path: string, options: RequestOptions = {}): Pro
       response.on('data', (chunk: string) => (text += chunk))
       response.on('end', () => resolve({status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text)}))
     })
-    outgoing.end()
+    outgoing.end(options.body === undefined ? undefined : JSON.stringify(options.body))
   })
 }
 
@@ -96,7 +99,7 @@ describe('test API server: TLS, auth and discovery', () => {
     assert.equal(core.kind, 'APIResourceList')
     assert.deepEqual(
       core.resources.find((resource: {name: string}) => resource.name === 'nodes'),
-      {name: 'nodes', singularName: 'node', namespaced: false, kind: 'Node', verbs: ['get', 'list']},
+      {name: 'nodes', singularName: 'node', namespaced: false, kind: 'Node', verbs: ['get', 'list', 'update', 'patch']},
     )
     assert.equal((await get(server(), '/apis/discovery.k8s.io/v1')).body.resources[0].kind, 'EndpointSlice')
   })
@@ -243,10 +246,65 @@ describe('test API server: Pods by node, deleted and brought back', () => {
     assert.deepEqual(pod.status.containerStatuses.map((status: {restartCount: number}) => status.restartCount), [0])
   })
 
-  it('allows no other write: DELETE and POST of anything but a Pod or a Namespace, and PATCH, are 405', async () => {
-    for (const [method, path] of [['DELETE', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['PATCH', '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy'], ['POST', '/api/v1/namespaces/kube-system/services'], ['POST', '/api/v1/pods']]) {
+  it('allows no other write: POST and DELETE of anything but a Pod, a Namespace, a ConfigMap or a DaemonSet, and PUT or PATCH of anything but a ConfigMap, a DaemonSet or a Node, are 405', async () => {
+    for (const [method, path] of [['DELETE', '/api/v1/namespaces/default/services/kubernetes'], ['PATCH', '/api/v1/namespaces/default/services/kubernetes'], ['PUT', '/api/v1/namespaces/kube-system/pods/kube-proxy-kd9f4'], ['POST', '/api/v1/namespaces/kube-system/services'], ['POST', '/api/v1/pods']]) {
       assert.equal((await get(server(), path, {method})).status, 405, `${method} ${path}`)
     }
+  })
+})
+
+describe('test API server: updates, as kube-apiserver checks resourceVersion', () => {
+  const server = serve({scenario: 'kubeadm-calico'})
+  const CONFIG_MAP = '/api/v1/namespaces/kube-system/configmaps/kube-proxy'
+
+  it('answers a PUT whose resourceVersion is not the stored one with 409 Conflict, and takes one without a resourceVersion', async () => {
+    const stored = (await get(server(), CONFIG_MAP)).body
+    const labelled = await get(server(), CONFIG_MAP, {method: 'PUT', body: {...stored, metadata: {...stored.metadata, labels: {app: 'kube-proxy', first: 'yes'}}}})
+    assert.equal(labelled.status, 200)
+    assert.notEqual(labelled.body.metadata.resourceVersion, stored.metadata.resourceVersion, 'every write is a new version')
+    assert.equal(labelled.body.metadata.uid, stored.metadata.uid)
+
+    const stale = await get(server(), CONFIG_MAP, {method: 'PUT', body: stored})
+    assert.deepEqual(stale.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Operation cannot be fulfilled on configmaps "kube-proxy": the object has been modified; please apply your changes to the latest version and try again',
+      reason: 'Conflict',
+      details: {name: 'kube-proxy', kind: 'configmaps'},
+      code: 409,
+    })
+    assert.deepEqual((await get(server(), CONFIG_MAP)).body.metadata.labels, {app: 'kube-proxy', first: 'yes'})
+
+    const {resourceVersion, uid, ...unversioned} = stored.metadata // eslint-disable-line @typescript-eslint/no-unused-vars
+    const restored = await get(server(), CONFIG_MAP, {method: 'PUT', body: {...stored, metadata: unversioned}})
+    assert.equal(restored.status, 200)
+    assert.deepEqual(restored.body.metadata.labels, {app: 'kube-proxy'})
+  })
+
+  it('applies merge and JSON patches, with the same precondition when the patch names a resourceVersion', async () => {
+    const merged = await get(server(), CONFIG_MAP, {method: 'PATCH', contentType: 'application/merge-patch+json', body: {metadata: {labels: {patched: 'merge'}}}})
+    assert.equal(merged.status, 200)
+    assert.equal(merged.body.metadata.labels.patched, 'merge')
+    const stale = await get(server(), CONFIG_MAP, {method: 'PATCH', contentType: 'application/merge-patch+json', body: {metadata: {resourceVersion: '1', labels: {patched: 'stale'}}}})
+    assert.equal(stale.status, 409)
+    const json = await get(server(), CONFIG_MAP, {method: 'PATCH', contentType: 'application/json-patch+json', body: [{op: 'remove', path: '/metadata/labels/patched'}]})
+    assert.equal(json.body.metadata.labels.patched, undefined)
+    const missing = await get(server(), CONFIG_MAP, {method: 'PATCH', contentType: 'application/json-patch+json', body: [{op: 'remove', path: '/metadata/labels/patched'}]})
+    assert.equal(missing.status, 422)
+  })
+
+  it('refuses a create that sets a resourceVersion, as etcd\'s storage does, and deletes a DaemonSet with its pods', async () => {
+    const copy = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'kube-proxy-copy', namespace: 'kube-system', resourceVersion: '5'}, data: {}}
+    assert.equal((await get(server(), '/api/v1/namespaces/kube-system/configmaps', {method: 'POST', body: copy})).status, 500)
+    assert.equal((await get(server(), '/api/v1/namespaces/kube-system/configmaps', {method: 'POST', body: {...copy, metadata: {name: 'kube-proxy-copy'}}})).status, 201)
+    assert.equal((await get(server(), '/api/v1/namespaces/kube-system/configmaps', {method: 'POST', body: {...copy, metadata: {name: 'kube-proxy-copy'}}})).body.reason, 'AlreadyExists')
+
+    const podsOf = () => server().objects('/api/v1/pods').filter((pod) => pod.metadata.ownerReferences?.some((owner: {name: string}) => owner.name === 'kube-proxy'))
+    assert.equal(podsOf().length, 3)
+    assert.equal((await get(server(), '/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy', {method: 'DELETE'})).status, 200)
+    assert.equal(podsOf().length, 0)
   })
 })
 

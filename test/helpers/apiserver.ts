@@ -8,7 +8,7 @@
  *   real `<Kind>List` objects sorted by namespace/name like etcd, with `limit` and opaque
  *   `continue` tokens (`metadata.continue`, `remainingItemCount`), `labelSelector` (=, ==, !=, in,
  *   notin, key, !key) and `fieldSelector` (metadata.name, metadata.namespace; a Pod's spec.nodeName and status.phase).
- * - DELETE of a Pod (anything else but GET, and the creates below → 405). A Pod a DaemonSet owns comes back as its
+ * - DELETE of a Pod (anything else but GET, and the writes below → 405). A Pod a DaemonSet owns comes back as its
  *   controller and the node's kubelet would bring it: a new name on the same node, Running and Ready
  *   (the server stands in for both, as no kubelet runs here). A watch (`?watch=true`) sees no change
  *   and ends after its timeout (5 s at most); a Pod's log is empty, unless a kubelet ran it (below).
@@ -19,6 +19,11 @@
  *   the command's output. For 300 ms after a namespace is created, pods in it are refused for want of
  *   its `default` service account, as the ServiceAccount admission refuses them until its controller has
  *   made one.
+ * - PUT and PATCH (merge, JSON and strategic merge patch: apiserver-writes.ts) of ConfigMaps, DaemonSets and
+ *   Nodes, with kube-apiserver's optimistic concurrency: a body whose `metadata.resourceVersion` is not the
+ *   stored one is a 409 Conflict, and every write gives the object a new resourceVersion. POST and DELETE of
+ *   ConfigMaps and DaemonSets (a DaemonSet's pods go with it; a create that sets a resourceVersion is refused as
+ *   etcd's storage refuses it). No controller runs: a created or changed DaemonSet makes no pods.
  * - Gets by name. A missing object → 404 NotFound Status with `details: {name, kind}`; an unknown
  *   resource or a custom resource whose CRD is not installed → the real 404 "the server could not
  *   find the requested resource".
@@ -58,6 +63,7 @@ import {type KubeletOptions, Kubelets} from './apiserver-kubelet.js'
 import {loadScenario, type Scenario, type VersionInfo} from './apiserver-scenario.js'
 import {fieldSelector, labelSelector, type Matcher, SelectorError} from './apiserver-selectors.js'
 import {testTls} from './apiserver-tls.js'
+import {patched, PatchError, updatedObject, updateRefusal} from './apiserver-writes.js'
 
 export const DEFAULT_TOKEN = 'kpx-test-token'
 export const DEFAULT_USER = 'system:serviceaccount:default:kpx'
@@ -248,14 +254,17 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  409: 'Conflict',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
   429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',
 }
 
 /** A `Status` object, as the API server answers every error. */
-function statusAnswer(code: number, message: string, details?: Record<string, unknown>, headers?: Record<string, string>): Answer {
-  const body = {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: REASONS[code], ...(details && {details}), code}
+function statusAnswer(code: number, message: string, details?: Record<string, unknown>, headers?: Record<string, string>, reason = REASONS[code]): Answer {
+  const body = {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details && {details}), code}
   return {status: code, body: JSON.stringify(body), headers}
 }
 
@@ -402,7 +411,7 @@ class ObjectStore {
     const {type} = collection
     const key = object.metadata.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : object.metadata.name
     if (collection.objects.some((candidate) => candidate.key === key)) {
-      return statusAnswer(409, `${qualifiedName(type)} "${object.metadata.name}" already exists`, {name: object.metadata.name, kind: type.resource})
+      return statusAnswer(409, `${qualifiedName(type)} "${object.metadata.name}" already exists`, {name: object.metadata.name, kind: type.resource}, undefined, 'AlreadyExists')
     }
 
     const stored = this.store(type, {...object, metadata: {...object.metadata, creationTimestamp: object.metadata.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z')}})
@@ -418,6 +427,49 @@ class ObjectStore {
     const object = JSON.parse(collection.objects[index].json.toString('utf8')) as AnyObject
     collection.objects[index] = this.store(collection.type, {...object, metadata: {...object.metadata, resourceVersion: undefined}, status})
     return true
+  }
+
+  /**
+   * Replaces an object as PUT does (or as a PATCH, applied to it, does): 404 when it is not there, 409 when the
+   * body's resourceVersion or uid is not the stored one; the new object gets a new resourceVersion.
+   */
+  update(collection: Collection, name: string, namespace: string, next: (current: AnyObject) => AnyObject): Answer {
+    const key = namespace ? `${namespace}/${name}` : name
+    const index = collection.objects.findIndex((candidate) => candidate.key === key)
+    if (index === -1) return this.get(collection, name, namespace)
+    const current = JSON.parse(collection.objects[index].json.toString('utf8')) as AnyObject
+    let wanted: AnyObject
+    try {
+      wanted = next(current)
+    } catch (error) {
+      if (error instanceof PatchError) return statusAnswer(error.status, error.message)
+      throw error
+    }
+
+    const {type} = collection
+    const refusal = updateRefusal(current, wanted, {qualified: `${qualifiedName(type)} "${name}"`, name})
+    if (refusal) return statusAnswer(refusal.status, refusal.message, {name, ...(groupOf(type) && {group: groupOf(type)}), kind: type.resource})
+    const stored = this.store(type, {...updatedObject(current, wanted), kind: type.kind, apiVersion: type.groupVersion})
+    collection.objects[index] = stored
+    return {status: 200, body: [stored.json]}
+  }
+
+  /** Deletes an object; a DaemonSet's pods go with it, as the garbage collector takes them. */
+  remove(collection: Collection, name: string, namespace: string): Answer {
+    const index = collection.objects.findIndex((candidate) => candidate.key === `${namespace}/${name}`)
+    if (index === -1) return this.get(collection, name, namespace)
+    const [deleted] = collection.objects.splice(index, 1)
+    if (collection.type.resource === 'daemonsets') {
+      const pods = this.collections.get('/api/v1/pods')!
+      const owned = (object: StoredObject) => {
+        const references = (JSON.parse(object.json.toString('utf8')) as AnyObject).metadata.ownerReferences as Array<{kind: string; name: string}> | undefined
+        return object.namespace === namespace && (references ?? []).some((reference) => reference.kind === 'DaemonSet' && reference.name === name)
+      }
+
+      pods.objects = pods.objects.filter((object) => !owned(object))
+    }
+
+    return {status: 200, body: [deleted.json]}
   }
 
   /** Deletes a Namespace and every object in it. */
@@ -563,11 +615,42 @@ function discoveryDocuments(types: ResourceType[], version: VersionInfo, serverA
         groupVersion,
         resources: types
           .filter((type) => type.groupVersion === groupVersion)
-          .map((type) => ({name: type.resource, singularName: type.kind.toLowerCase(), namespaced: type.namespaced, kind: type.kind, verbs: ['get', 'list']})),
+          .map((type) => ({name: type.resource, singularName: type.kind.toLowerCase(), namespaced: type.namespaced, kind: type.kind, verbs: verbsOf(type)})),
       },
     ]),
+    ...openApiDocuments(types),
   ]
   return new Map(documents.map(([path, document]) => [path, JSON.stringify(document)]))
+}
+
+function verbsOf(type: ResourceType): string[] {
+  return ['get', 'list', ...(WRITABLE.has(type.resource) ? ['create', 'delete'] : []), ...(UPDATABLE.has(type.resource) ? ['update', 'patch'] : [])]
+}
+
+/**
+ * /openapi/v3 as far as kubectl reads it before it writes: the root names each group version's document, and
+ * each document says which kind a path's PATCH is for and that it takes `fieldValidation`, so kubectl leaves
+ * validation to the server (`?fieldValidation=Strict`) instead of downloading schemas. No schemas are served.
+ */
+function openApiDocuments(types: ResourceType[]): Array<[string, unknown]> {
+  const groupVersions = [...new Set(types.map((type) => type.groupVersion))]
+  const documentPath = (groupVersion: string) => `/openapi/v3${groupVersionPath(groupVersion)}`
+  const root: [string, unknown] = ['/openapi/v3', {paths: Object.fromEntries(groupVersions.map((groupVersion) => [documentPath(groupVersion).slice('/openapi/v3/'.length), {serverRelativeURL: documentPath(groupVersion)}]))}]
+  const fieldValidation = {name: 'fieldValidation', in: 'query', schema: {type: 'string', uniqueItems: true}}
+  return [
+    root,
+    ...groupVersions.map((groupVersion): [string, unknown] => {
+      const [group, version] = groupVersion.includes('/') ? groupVersion.split('/') : ['', groupVersion]
+      const paths = types
+        .filter((type) => type.groupVersion === groupVersion)
+        .map((type) => {
+          const path = `${groupVersionPath(groupVersion)}/${type.namespaced ? 'namespaces/{namespace}/' : ''}${type.resource}/{name}`
+          const operation = {parameters: [fieldValidation], 'x-kubernetes-group-version-kind': {group, version, kind: type.kind}}
+          return [path, {get: {'x-kubernetes-group-version-kind': {group, version, kind: type.kind}}, ...(UPDATABLE.has(type.resource) ? {put: operation, patch: operation} : {})}]
+        })
+      return [documentPath(groupVersion), {openapi: '3.0.0', info: {title: 'Kubernetes', version: 'unversioned'}, paths: Object.fromEntries(paths)}]
+    }),
+  ]
 }
 
 /** The body of GET /version; major and minor follow gitVersion (`v1.33.5-eks-3025e55` → "1", "33") unless given. */
@@ -640,11 +723,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     if (request.headers.authorization !== `Bearer ${token}`) return statusAnswer(401, 'Unauthorized')
     const document = documents.get(record.path)
     const route: Route = document === undefined ? store.route(record.path) : {kind: 'document', body: document}
-    const writable = (route.kind === 'get' || route.kind === 'list') && WRITABLE.has(route.collection.type.resource)
-    const deletes = request.method === 'DELETE' && route.kind === 'get' && writable
-    const creates = request.method === 'POST' && route.kind === 'list' && writable && (route.collection.type.resource === 'namespaces' || route.namespace !== undefined)
-    if (request.method !== 'GET' && !deletes && !creates) return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
-    const body = creates ? await readBody(request) : undefined
+    const resource = route.kind === 'get' || route.kind === 'list' ? route.collection.type.resource : ''
+    const deletes = request.method === 'DELETE' && route.kind === 'get' && WRITABLE.has(resource)
+    const creates = request.method === 'POST' && route.kind === 'list' && WRITABLE.has(resource) && (resource === 'namespaces' || route.namespace !== undefined)
+    const updates = (request.method === 'PUT' || request.method === 'PATCH') && route.kind === 'get' && UPDATABLE.has(resource)
+    if (request.method !== 'GET' && !deletes && !creates && !updates) return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
+    const body = creates || updates ? await readBody(request) : undefined
     if (body !== undefined) record.body = parsedOrNothing(body)
     const fault = faults.next(record.path, request.method)
     switch (fault?.kind) {
@@ -677,6 +761,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     }
 
     if (creates && route.kind === 'list') return createObject(route.collection, route.namespace, body!)
+    if (updates && route.kind === 'get') return updateObject(route.collection, route.name, route.namespace ?? '', body!, request)
     const result = deletes && route.kind === 'get' ? deleteObject(route.collection, route.name, route.namespace) : routeAnswer(route, url)
     if (fault?.kind === 'reset') return {...result, delivery: {kind: 'reset'}}
     if (fault?.kind === 'drip') return {...result, delivery: {kind: 'drip', bytesPerSecond: fault.bytesPerSecond}}
@@ -809,6 +894,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
     const namespaceObject = store.all('/api/v1/namespaces').find((candidate) => candidate.metadata.name === namespace)
     if (!namespaceObject) return statusAnswer(404, `namespaces "${namespace}" not found`, {name: namespace, kind: 'namespaces'})
+    // As etcd's storage refuses it: a create names no version of the object.
+    if (object.metadata.resourceVersion) return statusAnswer(500, 'Internal error occurred: resourceVersion should not be set on objects to be created', {causes: [{message: 'resourceVersion should not be set on objects to be created'}]})
+    if (collection.type.resource !== 'pods') return store.create(collection, {...object, metadata: {...object.metadata, namespace}})
     // As the ServiceAccount admission does until the controller has made a new namespace's default service account.
     if (Date.now() - (namespacesMade.get(namespace) ?? 0) < SERVICE_ACCOUNT_DELAY_MS) {
       return statusAnswer(403, `pods "${object.metadata.name}" is forbidden: error looking up service account ${namespace}/default: serviceaccount "default" not found`, {name: object.metadata.name, kind: 'pods'})
@@ -822,10 +910,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     return created
   }
 
+  /** A PUT replaces the object with the body; a PATCH applies the body to it (merge, JSON or strategic merge patch). */
+  const updateObject = (collection: Collection, name: string, namespace: string, body: string, request: IncomingMessage): Answer =>
+    store.update(collection, name, namespace, (current) => {
+      if (request.method === 'PATCH') return patched(current, body, request.headers['content-type'])
+      const object = parsedOrNothing(body)
+      if (!object) throw new PatchError(400, 'the body of the request was in an unknown format')
+      return object
+    })
+
   const deleteObject = (collection: Collection, name: string, namespace?: string): Answer => {
     if (collection.type.resource === 'namespaces') {
       return store.deleteNamespace(collection, name, (object, type) => type.resource === 'pods' && kubelets.forget(object.namespace, object.name))
     }
+
+    if (collection.type.resource !== 'pods') return store.remove(collection, name, namespace ?? '')
 
     kubelets.forget(namespace ?? '', name)
     return store.deletePod(collection, name, namespace ?? '')
@@ -884,8 +983,13 @@ function parsedOrNothing(text: string): Record<string, unknown> | undefined {
 /** How long after a namespace is created its `default` service account is missing, and pods in it refused. */
 const SERVICE_ACCOUNT_DELAY_MS = 300
 
-/** What a client may create and delete: probe pods and the namespace they run in. */
-const WRITABLE = new Set(['pods', 'namespaces'])
+/**
+ * What a client may create and delete: probe pods and the namespace they run in, and the ConfigMaps and
+ * DaemonSets a migration plan copies and restores.
+ */
+const WRITABLE = new Set(['pods', 'namespaces', 'configmaps', 'daemonsets'])
+/** What a client may update (PUT) and patch: what a migration plan changes, and the labels of Nodes. */
+const UPDATABLE = new Set(['configmaps', 'daemonsets', 'nodes'])
 
 /** A request's body, at most 4 MiB (more is refused as the real server's limit would). */
 function readBody(request: IncomingMessage): Promise<string> {

@@ -360,3 +360,107 @@ describe('no canary or rollout command touches a node the report marks blocked o
     assert.equal((await deletedOn(checked)).restartsAll, false)
   })
 })
+
+/**
+ * The plan's own backups, changes and undo, run with the real kubectl against the test API server, which refuses
+ * (409 Conflict) an update that names a resourceVersion not the stored one, as kube-apiserver does. Between the
+ * change and the undo someone else changes the objects again (a label, an annotation): the undo must still put
+ * them back. The same run with backups as kubectl prints them (resourceVersion kept) gets the 409.
+ */
+describe('undo with the real kubectl, after someone else changed the objects (kubeadm, Calico from its manifest)', {skip: noKubectl}, () => {
+  let report: Report
+  let tools: string
+  before(async () => {
+    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    try {
+      report = await kubeadmCalicoPlan(server)
+    } finally {
+      await server.close()
+    }
+
+    // `kubectl edit` as an operator uses it on the kube-proxy ConfigMap: mode nftables in its configuration.
+    tools = mkdtempSync(join(workdir, 'editor-'))
+    writeFileSync(join(tools, 'edit-mode'), String.raw`#!/bin/sh
+sed -i 's/^\(    mode:\).*/\1 nftables/' "$1"
+`)
+    chmodSync(join(tools, 'edit-mode'), 0o755)
+  })
+
+  const CHANGES = ['prepare-cni/calico-lockstep', 'configure/set-mode']
+  /** What an undo must bring back: the object but what the server sets on every write. */
+  const restorable = (object: Record<string, any>) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const {resourceVersion, generation, ...metadata} = object.metadata // eslint-disable-line @typescript-eslint/no-unused-vars
+    return {...object, metadata}
+  }
+
+  const objectsOf = (server: ApiServer) => ({
+    configMap: server.objects('/api/v1/configmaps').find((object) => object.metadata.name === 'kube-proxy'),
+    calico: server.objects('/apis/apps/v1/daemonsets').find((object) => object.metadata.name === 'calico-node'),
+  })
+
+  /** Runs the steps' commands, someone else's changes, then the steps' undo in reverse order, in one folder; `backups` rewrites the backup commands. */
+  async function changeAndUndo(shell: string, backups: (command: string) => string = (command) => command) {
+    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    try {
+      const cwd = mkdtempSync(join(workdir, `undo-${shell}-`))
+      const env = {PATH: `${tools}:${process.env.PATH}`, HOME: cwd, KUBECONFIG: writeKubeconfig(cwd, server), KUBE_EDITOR: 'edit-mode'}
+      const sh = async (command: string) => {
+        const child = spawn(shell, ['-c', command], {cwd, env, timeout: 60_000})
+        const [stdout, stderr] = [child.stdout, child.stderr].map((stream) => text(stream))
+        const [status] = (await once(child, 'close')) as [number | null]
+        return {status, stdout: await stdout, stderr: await stderr, command}
+      }
+
+      const before = objectsOf(server)
+      for (const id of CHANGES) {
+        for (const command of commandsOf(report, id)) {
+          const ran = await sh(backups(command))
+          assert.equal(ran.status, 0, `${id}: ${command}\n${ran.stderr}`)
+        }
+      }
+
+      const changed = objectsOf(server)
+      for (const command of ['kubectl -n kube-system label configmap kube-proxy changed-by=someone-else', 'kubectl -n kube-system annotate daemonset calico-node changed-by=someone-else']) {
+        assert.equal((await sh(command)).status, 0, command)
+      }
+
+      const undone = []
+      for (const id of CHANGES.toReversed()) {
+        for (const command of report.plan.steps.find((step) => step.id === id)!.undo) undone.push(await sh(command))
+      }
+
+      return {before, changed, after: objectsOf(server), undone}
+    } finally {
+      await server.close()
+    }
+  }
+
+  for (const shell of SHELLS) {
+    it(`${shell}: the ConfigMap and calico-node's DaemonSet are back as they were, someone else's changes included`, async () => {
+      const {before, changed, after, undone} = await changeAndUndo(shell)
+      // The change happened: the ConfigMap says nftables, calico-node is on OnDelete with Felix's nftables mode.
+      assert.match(changed.configMap!.data['config.conf'], /^mode: nftables$/m)
+      assert.equal(changed.calico!.spec.updateStrategy.type, 'OnDelete')
+      assert.ok(changed.calico!.spec.template.spec.containers[0].env.some(({name, value}: {name: string; value: string}) => name === 'FELIX_NFTABLESMODE' && value === 'Enabled'))
+      for (const ran of undone) assert.equal(ran.status, 0, `${ran.command}\n${ran.stderr}`)
+      assert.deepEqual(restorable(after.configMap!), restorable(before.configMap!))
+      assert.deepEqual(restorable(after.calico!), restorable(before.calico!))
+      assert.notEqual(after.configMap!.metadata.resourceVersion, changed.configMap!.metadata.resourceVersion, 'the undo wrote the object')
+    })
+  }
+
+  it('bash: with backups as kubectl prints them (resourceVersion kept), the undo is refused with 409 Conflict and nothing comes back', async () => {
+    // The backup commands as they were before: `kubectl get … -o yaml > X.backup.yaml`.
+    const asPrinted = (command: string) => command.replace(/ > (\S+)\.served\.yaml && .*$/, ' > $1.backup.yaml')
+    assert.ok(commandsOf(report, 'configure/set-mode').some((command) => asPrinted(command) !== command), 'the set-mode step makes a backup')
+    const {before, after, undone} = await changeAndUndo('bash', asPrinted)
+    const replaced = undone.filter((ran) => ran.command.startsWith('kubectl replace -f'))
+    assert.equal(replaced.length, 2)
+    for (const ran of replaced) {
+      assert.equal(ran.status, 1)
+      assert.match(ran.stderr, /Error from server \(Conflict\).*the object has been modified; please apply your changes to the latest version and try again/)
+    }
+
+    assert.notDeepEqual(restorable(after.configMap!), restorable(before.configMap!))
+  })
+})
