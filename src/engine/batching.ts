@@ -25,17 +25,22 @@ export interface StagedRun {
 /**
  * Subjects (by index) over one parent fact set that hold the same paths themselves: the nodes of a
  * pool, each holding its name over the pool's facts. A rule that reads none of `own` has equal
- * inputs on all of them.
+ * inputs on all of them; one that reads some still has on those that share one fact set (`bySet`:
+ * the plain Services, thousands over a few sets).
  */
 interface Siblings {
   own: ReadonlySet<string>
-  members: readonly number[]
+  members: number[]
+  /** The members by fact set, each in index order, in the order of their first members. */
+  bySet: number[][]
 }
 
 /** The groups of each rule over subjects, with what is worked out once for all the rules of a run. */
 export class Batching {
   private readonly inputKeys = new InputKeys()
   private readonly siblingsOf = new WeakMap<readonly Subject[], Siblings[]>()
+  /** Each kind's batches, by which of its sibling sets a rule reads apart (most rules of a kind read the same). */
+  private readonly batchesOf = new WeakMap<readonly Siblings[], Map<string, Array<readonly number[]>>>()
 
   /**
    * The rule's groups over `subjects`, in the order of their first members. With `shareSkips`,
@@ -49,7 +54,7 @@ export class Batching {
     const groups = new Map<string, Group>()
     const skipReads = shareSkips ? skipStageReads(rule) : undefined
     const skipStages = new Map<string, Finding | null>()
-    for (const members of batchesFor(siblings, declared)) {
+    for (const members of this.batchesFor(siblings, declared)) {
       const subject = subjects[members[0]]
       if (skipReads) {
         const skipKey = this.inputKeys.of(subject.facts, skipReads)
@@ -69,31 +74,49 @@ export class Batching {
 
     return [...groups.values()]
   }
+
+  /**
+   * The subjects a rule is worked out for together: siblings whole where the rule reads none of the
+   * paths they hold themselves, else by fact set; in the order of their first subjects, so that the
+   * groups come in that order too and each group's first member is its first subject.
+   */
+  private batchesFor(siblings: readonly Siblings[], declared: readonly string[]): Array<readonly number[]> {
+    const apart = siblings.map(({own}) => declared.some((path) => own.has(path)))
+    let byPattern = this.batchesOf.get(siblings)
+    if (!byPattern) this.batchesOf.set(siblings, (byPattern = new Map()))
+    const pattern = apart.map((reads) => (reads ? '1' : '0')).join('')
+    let batches = byPattern.get(pattern)
+    if (!batches) {
+      batches = siblings.flatMap(({members, bySet}, index) => (apart[index] ? bySet : [members])).toSorted((a, b) => a[0] - b[0])
+      byPattern.set(pattern, batches)
+    }
+
+    return batches
+  }
 }
 
 function siblingSets(subjects: readonly Subject[]): Siblings[] {
-  const byParent = new Map<FactSet | undefined, Map<string, {own: ReadonlySet<string>; members: number[]}>>()
+  const byParent = new Map<FactSet | undefined, Map<string, Siblings>>()
+  // Each fact set's siblings and its own members: its paths are looked at once, however many subjects share it.
+  const ofSet = new Map<FactSet, {siblings: Siblings; members: number[]}>()
   for (const [index, {facts}] of subjects.entries()) {
-    const own = facts.ownPaths().toSorted()
-    let byOwn = byParent.get(facts.parentSet)
-    if (!byOwn) byParent.set(facts.parentSet, (byOwn = new Map()))
-    const signature = own.join('\u0000')
-    const siblings = byOwn.get(signature)
-    if (siblings) siblings.members.push(index)
-    else byOwn.set(signature, {own: new Set(own), members: [index]})
+    let set = ofSet.get(facts)
+    if (!set) {
+      const own = facts.ownPaths().toSorted()
+      let byOwn = byParent.get(facts.parentSet)
+      if (!byOwn) byParent.set(facts.parentSet, (byOwn = new Map()))
+      const signature = own.join('\u0000')
+      let siblings = byOwn.get(signature)
+      if (!siblings) byOwn.set(signature, (siblings = {own: new Set(own), members: [], bySet: []}))
+      ofSet.set(facts, (set = {siblings, members: []}))
+      siblings.bySet.push(set.members)
+    }
+
+    set.siblings.members.push(index)
+    set.members.push(index)
   }
 
   return [...byParent.values()].flatMap((byOwn) => [...byOwn.values()])
-}
-
-/**
- * The subjects a rule is worked out for together: siblings whole where the rule reads none of the
- * paths they hold themselves, else one by one; in the order of their first subjects, so that the
- * groups come in that order too and each group's first member is its first subject.
- */
-function batchesFor(siblings: readonly Siblings[], declared: readonly string[]): Array<readonly number[]> {
-  const batches = siblings.flatMap(({own, members}) => (declared.some((path) => own.has(path)) ? members.map((index) => [index]) : [members]))
-  return batches.toSorted((a, b) => a[0] - b[0])
 }
 
 /** Puts subjects in the group of their key, evaluating the group's finding when they are the first. */
