@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 
 import type {Report} from '../../src/contract/report.js'
 import {renderReport} from '../../src/report/render.js'
@@ -15,11 +15,8 @@ import {FIXTURES} from './paths.js'
 const GOLDEN = join(FIXTURES, 'golden')
 const UPDATE = process.env.KPX_UPDATE_GOLDEN === '1'
 
-export interface Outputs {
-  json: string
-  txt: string
-  md: string
-}
+/** A report in each format a golden file holds, keyed by the file's extension. */
+export type Outputs = Record<'json' | 'md' | 'txt', string>
 
 /** The parts of a run that differ from one run or checkout to the next: the time, the test server's port, where the fixtures are. */
 export function stable(text: string, generatedAt: string): string {
@@ -35,11 +32,12 @@ export function outputsOf(report: Report): Outputs {
   }
 }
 
-export function compareGolden(name: string, outputs: Outputs): void {
+/** Compares each output with its golden file, `<name>.<key>` (a name may hold a folder), or writes it under KPX_UPDATE_GOLDEN=1. */
+export function compareGolden(name: string, outputs: Readonly<Record<string, string>>): void {
   for (const [extension, actual] of Object.entries(outputs)) {
     const file = join(GOLDEN, `${name}.${extension}`)
     if (UPDATE) {
-      mkdirSync(GOLDEN, {recursive: true})
+      mkdirSync(dirname(file), {recursive: true})
       writeFileSync(file, actual)
       continue
     }
