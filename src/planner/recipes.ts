@@ -41,7 +41,7 @@ export interface RecipeStep {
 }
 
 /** What a recipe step can depend on. */
-export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables', 'node-local-dns'] as const
+export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables', 'node-local-dns', 'nodes-held'] as const
 export type RecipeCondition = (typeof RECIPE_CONDITIONS)[number]
 
 /** The values commands can name; see planVariables in plan.ts. */
@@ -57,6 +57,8 @@ export const PLAN_VARIABLES = [
   'configMapName',
   'configMapKey',
   'canaryNode',
+  /** The nodes that are blocked or not checked while others switch, as a shell word list (nodes-held). */
+  'heldNodes',
   'fromMode',
   'kubernetesVersion',
   'nftablesConfig',

@@ -18,12 +18,12 @@ export function switchSteps(
   const additions = configAdditions(input.findings, input.rulePlans)
   // The first wave's canary (the pool most ready to switch), a worker's if one can be; only ever a ready node.
   const canary = (input.waves.find((wave) => wave.canary !== null && wave.name !== CONTROL_PLANE_WAVE) ?? input.waves.find((wave) => wave.canary !== null))?.canary ?? undefined
-  const {variables, refused} = planVariables(cluster, additions, canary)
   const held = input.waves.flatMap((wave) => [...wave.blocked, ...wave.undecided].map(({node}) => node))
+  const {variables, refused} = planVariables(cluster, additions, canary, held)
   const recipe = recipeFor(cluster.summary, cluster.recipes)
   const snippets = recipeSnippets(cluster.recipes, recipe)
   return recipeSteps(cluster.recipes, recipe)
-    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster)))
+    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster, {held, canary})))
     .flatMap((step): PlanStep[] => {
       const [title, commands, verify, undo] = [[step.title], step.commands, step.verify ?? [], step.undo ?? []].map((texts) => texts.map((text) => fillText(text, snippets)))
       const lines = [...title, ...commands, ...verify, ...undo]
@@ -108,9 +108,20 @@ export function recipeFor(summary: ClusterSummary, recipes: ReadonlyMap<string, 
   return recipes.get(summary.platform ?? '') ?? recipes.get('generic')!
 }
 
-function holds(condition: RecipeCondition, cluster: ClusterPlanInput): boolean {
+/** The nodes the plan holds back (blocked or not checked), and the canary, if a node is ready to switch. */
+interface Holding {
+  held: readonly string[]
+  canary: string | undefined
+}
+
+function holds(condition: RecipeCondition, cluster: ClusterPlanInput, {held, canary}: Holding): boolean {
   const {kubeProxy} = cluster
   switch (condition) {
+    case 'nodes-held': {
+      // Nodes to keep on the old mode while others switch: with no node ready, nothing switches.
+      return held.length > 0 && canary !== undefined
+    }
+
     case 'from-ipvs': {
       return kubeProxy.mode === 'ipvs'
     }
@@ -219,7 +230,7 @@ function refusalNotes(lines: readonly string[], refused: readonly Refusal[]): st
     .map(({value, placeholder}) => `The cluster names an object ${JSON.stringify(value)}, which is not a valid Kubernetes name: the commands say ${placeholder} instead; put the real name there by hand.`)
 }
 
-function planVariables(cluster: ClusterPlanInput, additions: Record<string, unknown>, canaryNode: string | undefined): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
+function planVariables(cluster: ClusterPlanInput, additions: Record<string, unknown>, canaryNode: string | undefined, held: readonly string[]): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
   const {kubeProxy, summary} = cluster
   const daemonSet = kubeProxy.daemonSet ?? {namespace: 'kube-system', name: 'kube-proxy'}
   const configMap = kubeProxy.configMap ?? {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'}
@@ -243,6 +254,7 @@ function planVariables(cluster: ClusterPlanInput, additions: Record<string, unkn
     configMapName: configMap.name,
     configMapKey: configMap.key,
     canaryNode: canaryNode ?? 'NODE',
+    heldNodes: '',
     fromMode: summary.proxyMode === 'ipvs' ? 'ipvs' : 'iptables',
     kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
     nftablesConfig: stringifyYaml(config).trimEnd(),
@@ -267,6 +279,11 @@ function planVariables(cluster: ClusterPlanInput, additions: Record<string, unkn
   const validPods = switchPods.filter((name) => NAME_RULES.subdomain.test(name))
   if (validPods.length < switchPods.length) refused.push({variable: 'switchPods', value: switchPods.join('|'), placeholder: validPods.join('|') || 'kube-proxy'})
   values.switchPods = validPods.join('|') || 'kube-proxy'
+
+  // The held nodes are named in a command (labelled): valid names only, the others by hand.
+  const validHeld = held.filter((name) => NAME_RULES.subdomain.test(name))
+  if (validHeld.length < held.length) refused.push({variable: 'heldNodes', value: held.find((name) => !validHeld.includes(name))!, placeholder: `${validHeld.length > 0 ? 'its other' : 'the'} held nodes`})
+  values.heldNodes = validHeld.join(' ') || 'NODE'
   return {variables: values, refused}
 }
 

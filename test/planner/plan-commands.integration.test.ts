@@ -127,6 +127,30 @@ const commandOf = (report: Report, id: string): string => {
   return commands[0]
 }
 
+/** Runs a command under a shell in `cwd` (not spawnSync, which would hold up the test API server in this process). */
+async function runShell(shell: string, command: string, cwd: string, env: Record<string, string>) {
+  const child = spawn(shell, ['-c', command], {cwd, env, timeout: 60_000})
+  const [stdout, stderr] = [child.stdout, child.stderr].map((stream) => text(stream))
+  const [status] = (await once(child, 'close')) as [number | null]
+  return {status, stdout: await stdout, stderr: await stderr, command}
+}
+
+/** A folder on PATH with `edit-mode`, the editor `kubectl edit` runs as an operator would: mode nftables in the kube-proxy configuration. */
+function modeEditor(): string {
+  const tools = mkdtempSync(join(workdir, 'editor-'))
+  writeFileSync(join(tools, 'edit-mode'), String.raw`#!/bin/sh
+sed -i 's/^\(    mode:\).*/\1 nftables/' "$1"
+`)
+  chmodSync(join(tools, 'edit-mode'), 0o755)
+  return tools
+}
+
+/** What an undo must bring back: the object but what the server sets on every write. */
+function restorable(object: Record<string, any>): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const {resourceVersion, generation, ...metadata} = object.metadata // eslint-disable-line @typescript-eslint/no-unused-vars
+  return {...object, metadata}
+}
+
 /** A node as the planner sees it, ready to switch unless told otherwise. */
 function waveNode(name: string, row: Partial<NodeReport>): NodeReport {
   return {name, source: 'api', origin: 'test', kernelRelease: '6.1.0', os: {id: 'debian', prettyName: null, versionId: '12'}, nftVersion: null, reachable: true, verdict: 'go', checks: {}, ...row}
@@ -347,6 +371,58 @@ describe('no canary or rollout command touches a node the report marks blocked o
     assert.equal(restartsAll, false)
   })
 
+  for (const shell of SHELLS) {
+    it(`${shell}, real kubectl: the hold-back keeps kubeadm-rhel8's blocked and unchecked nodes on iptables mode through the switch, and its undo removes it all`, {skip: noKubectl}, async () => {
+      const report = await planOf('kubeadm-rhel8', {'k8s-cp-01': {}, 'k8s-worker-02': {kernel: '4.18.0-553.el8_10.x86_64'}})
+      const server = await startApiServer({scenario: 'kubeadm-rhel8'})
+      try {
+        const cwd = mkdtempSync(join(workdir, `hold-back-${shell}-`))
+        const env = {PATH: `${modeEditor()}:${process.env.PATH}`, HOME: cwd, KUBECONFIG: writeKubeconfig(cwd, server), KUBE_EDITOR: 'edit-mode'}
+        const named = (path: string, name: string) => server.objects(path).find((object) => object.metadata.name === name)
+        const before = {daemonSet: named('/apis/apps/v1/daemonsets', 'kube-proxy')!, nodes: server.objects('/api/v1/nodes')}
+        for (const id of ['configure/hold-restarts', 'configure/hold-back', 'configure/set-mode']) {
+          for (const command of commandsOf(report, id)) {
+            const ran = await runShell(shell, command, cwd, env)
+            assert.equal(ran.status, 0, `${id}: ${command}\n${ran.stderr}`)
+          }
+        }
+
+        const labelled = server.objects('/api/v1/nodes').filter((node) => node.metadata.labels['kpx-check/proxy-mode'] === 'iptables').map((node) => node.metadata.name)
+        assert.deepEqual(labelled, ['k8s-worker-01', 'k8s-worker-02'])
+        // The cluster's ConfigMap says nftables now; the held nodes' copy keeps iptables, and is all that differs.
+        const [configMap, copy] = ['kube-proxy', 'kube-proxy-iptables'].map((name) => named('/api/v1/configmaps', name)!)
+        assert.match(configMap.data['config.conf'], /^mode: nftables$/m)
+        assert.match(copy.data['config.conf'], /^mode: iptables$/m)
+        assert.equal(copy.data['config.conf'], configMap.data['config.conf'].replace(/^mode: nftables$/m, 'mode: iptables'))
+        assert.deepEqual(copy.data['kubeconfig.conf'], configMap.data['kubeconfig.conf'])
+        // The copy runs on the labelled nodes only, with that ConfigMap; the original stays off them.
+        const held = named('/apis/apps/v1/daemonsets', 'kube-proxy-iptables')!
+        assert.equal(held.spec.template.spec.nodeSelector['kpx-check/proxy-mode'], 'iptables')
+        assert.deepEqual(held.spec.selector.matchLabels, {'k8s-app': 'kube-proxy', 'kpx-check/proxy-mode': 'iptables'})
+        assert.deepEqual(held.spec.template.spec.volumes.filter((volume: {configMap?: unknown}) => volume.configMap).map((volume: {configMap: {name: string}}) => volume.configMap.name), ['kube-proxy-iptables'])
+        assert.equal(held.spec.updateStrategy.type, 'RollingUpdate')
+        assert.deepEqual(held.spec.template.spec.containers, before.daemonSet.spec.template.spec.containers)
+        const original = named('/apis/apps/v1/daemonsets', 'kube-proxy')!
+        assert.deepEqual(original.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, [
+          {matchExpressions: [{key: 'kpx-check/proxy-mode', operator: 'NotIn', values: ['iptables']}]},
+        ])
+
+        for (const command of report.plan.steps.find((step) => step.id === 'configure/hold-back')!.undo) {
+          const ran = await runShell(shell, command, cwd, env)
+          assert.equal(ran.status, 0, `${command}\n${ran.stderr}`)
+        }
+
+        assert.equal(named('/apis/apps/v1/daemonsets', 'kube-proxy-iptables'), undefined)
+        assert.equal(named('/api/v1/configmaps', 'kube-proxy-iptables'), undefined)
+        assert.deepEqual(server.objects('/api/v1/nodes').map((node) => node.metadata.labels), before.nodes.map((node) => node.metadata.labels))
+        const undone = named('/apis/apps/v1/daemonsets', 'kube-proxy')!
+        assert.deepEqual(restorable(undone).spec.template, before.daemonSet.spec.template)
+      } finally {
+        await server.close()
+      }
+    })
+  }
+
   it('eks-old-vpc-cni with every node checked and one blocked: the add-on switch, which restarts every node, is left out', async () => {
     const report = await planOf('eks-old-vpc-cni', {})
     const nodes = report.nodes.map((node) => node.name)
@@ -378,21 +454,10 @@ describe('undo with the real kubectl, after someone else changed the objects (ku
       await server.close()
     }
 
-    // `kubectl edit` as an operator uses it on the kube-proxy ConfigMap: mode nftables in its configuration.
-    tools = mkdtempSync(join(workdir, 'editor-'))
-    writeFileSync(join(tools, 'edit-mode'), String.raw`#!/bin/sh
-sed -i 's/^\(    mode:\).*/\1 nftables/' "$1"
-`)
-    chmodSync(join(tools, 'edit-mode'), 0o755)
+    tools = modeEditor()
   })
 
   const CHANGES = ['prepare-cni/calico-lockstep', 'configure/set-mode']
-  /** What an undo must bring back: the object but what the server sets on every write. */
-  const restorable = (object: Record<string, any>) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-    const {resourceVersion, generation, ...metadata} = object.metadata // eslint-disable-line @typescript-eslint/no-unused-vars
-    return {...object, metadata}
-  }
-
   const objectsOf = (server: ApiServer) => ({
     configMap: server.objects('/api/v1/configmaps').find((object) => object.metadata.name === 'kube-proxy'),
     calico: server.objects('/apis/apps/v1/daemonsets').find((object) => object.metadata.name === 'calico-node'),
@@ -404,12 +469,7 @@ sed -i 's/^\(    mode:\).*/\1 nftables/' "$1"
     try {
       const cwd = mkdtempSync(join(workdir, `undo-${shell}-`))
       const env = {PATH: `${tools}:${process.env.PATH}`, HOME: cwd, KUBECONFIG: writeKubeconfig(cwd, server), KUBE_EDITOR: 'edit-mode'}
-      const sh = async (command: string) => {
-        const child = spawn(shell, ['-c', command], {cwd, env, timeout: 60_000})
-        const [stdout, stderr] = [child.stdout, child.stderr].map((stream) => text(stream))
-        const [status] = (await once(child, 'close')) as [number | null]
-        return {status, stdout: await stdout, stderr: await stderr, command}
-      }
+      const sh = async (command: string) => runShell(shell, command, cwd, env)
 
       const before = objectsOf(server)
       for (const id of CHANGES) {
