@@ -1,5 +1,6 @@
 import {Command} from '@oclif/core/command'
 import type * as Interfaces from '@oclif/core/interfaces'
+import {toConfiguredId} from '@oclif/core/util/ids'
 import {fstatSync, writeFileSync} from 'node:fs'
 
 import {EXIT_CODES} from '../contract/exit-codes.js'
@@ -13,7 +14,8 @@ import type {StepRunner} from '../services/progress.js'
 import {UsageError} from '../util/errors.js'
 import {colorWanted} from './color.js'
 import {type ConfigFile, configFileOf, configFlags, configuredCommands, gateLowering, readConfigFile, withFileDefaults} from './config-file.js'
-import type {OutputTarget} from './output-targets.js'
+import {conciseParseError} from './flag-errors.js'
+import {type OutputTarget, stdoutFormatsAsked} from './output-targets.js'
 import {progressMode, progressRunner} from './progress.js'
 
 /** stdout redirected to a file or a device (not a terminal, pipe or socket). */
@@ -88,18 +90,24 @@ export abstract class KpxCommand extends Command {
   }
 
   /**
-   * What stdout carries: --format, which --json makes json. Given both, they must agree: `--json --format
-   * markdown` would otherwise print JSON to whoever asked for Markdown.
+   * What stdout carries: --format, -o FORMAT (kubectl's habit), or --json. Given more than one, they must agree:
+   * `--json --format markdown` would otherwise print JSON to whoever asked for Markdown.
    */
-  protected stdoutFormat(parsed: {flags: {format: string}; metadata: Interfaces.ParserOutput['metadata']}): ReportFormat {
+  protected stdoutFormat(parsed: {flags: {format: string; output?: string[]}; metadata: Interfaces.ParserOutput['metadata']}): ReportFormat {
     const {format} = parsed.flags
-    if (this.jsonEnabled() && format !== 'json' && !parsed.metadata.flags.format?.setFromDefault) {
-      throw new UsageError(`--json and --format ${format} ask for different outputs on stdout`, [
-        `Drop --json for ${format}, or drop --format for JSON (--json is the same as --format json); --output writes more formats from the same run.`,
+    const asked = [
+      ...(this.jsonEnabled() ? [{flag: '--json', format: 'json'}] : []),
+      ...(parsed.metadata.flags.format?.setFromDefault ? [] : [{flag: `--format ${format}`, format}]),
+      ...stdoutFormatsAsked(parsed.flags.output ?? []).map((as) => ({flag: `-o ${as}`, format: as})),
+    ]
+    const other = asked.find(({format: as}) => as !== asked[0].format)
+    if (other) {
+      throw new UsageError(`${asked[0].flag} and ${other.flag} ask for different outputs on stdout`, [
+        `Keep one of them (--json is the same as -o json and --format json); --output FORMAT=PATH writes more formats from the same run.`,
       ])
     }
 
-    return format as ReportFormat
+    return (asked[0]?.format ?? format) as ReportFormat
   }
 
   /**
@@ -205,6 +213,8 @@ export abstract class KpxCommand extends Command {
   }
 
   protected async catch(error: OclifError): Promise<unknown> {
+    const parseError = conciseParseError(error, {...this.ctor.baseFlags, ...this.ctor.flags}, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)}`)
+    if (parseError) return this.catch(parseError)
     const exitCode = error.oclif?.exit ?? error.exitCode ?? 1
     process.exitCode = exitCode
     const suggestions = [...(error.suggestions ?? []), ...(error instanceof UsageError ? this.configOrigins(error.message) : [])]

@@ -9,38 +9,47 @@ import {REPORT_FORMATS} from '../report/formats.js'
 import {type CheckOptions} from '../services/check-options.js'
 import type {ConnectionOptions} from '../services/cluster-reads.js'
 import {UsageError} from '../util/errors.js'
+import {durationFlag} from './duration.js'
+import {CLUSTER_ACCESS, OUTPUT, RULES} from './flag-groups.js'
 
 /** Flags shared by the commands that evaluate rules and gate on the verdict. */
 export const checkFlags = {
   rules: Flags.string({
+    helpGroup: RULES,
     description: 'Extra rule files or folders to load besides the built-in rules (repeatable).',
     multiple: true,
     helpValue: 'PATH',
   }),
-  skip: Flags.string({description: 'Do not evaluate this rule (repeatable).', multiple: true, helpValue: 'RULE-ID'}),
+  skip: Flags.string({helpGroup: RULES, description: 'Do not evaluate this rule (repeatable).', multiple: true, helpValue: 'RULE-ID'}),
   severity: Flags.string({
+    helpGroup: RULES,
     description: 'Override a rule\'s severity (repeatable).',
     multiple: true,
     helpValue: 'RULE-ID=blocker|warning|info',
   }),
   'fail-on': Flags.string({
+    helpGroup: RULES,
     description: 'Lowest failed severity that fails the run: blocker (exit 3) or warning (also exit 4).',
     options: ['blocker', 'warning'],
     default: 'blocker',
   }),
-  'allow-incomplete': Flags.boolean({description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
+  'allow-incomplete': Flags.boolean({helpGroup: RULES, description: 'Exit 0 instead of 5 when a blocker could not be checked.', default: false}),
   waivers: Flags.string({
+    helpGroup: RULES,
     description: `YAML file of accepted risks (rule, subject pattern, reason of at least ${MIN_WAIVER_REASON_LENGTH} characters such as a ticket or a name, expires): waived findings are reported, not counted, until they expire.`,
     helpValue: 'FILE',
   }),
-  baseline: Flags.string({description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
-  format: Flags.string({description: 'What stdout carries (--json is the same as --format json, and cannot go with another format).', options: [...REPORT_FORMATS], default: 'text'}),
+  baseline: Flags.string({helpGroup: RULES, description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
+  format: Flags.string({helpGroup: OUTPUT, description: 'What stdout carries, as -o FORMAT says it (--json is the same as --format json, and cannot go with another format).', options: [...REPORT_FORMATS], default: 'text'}),
   output: Flags.string({
-    description: `Also write the report to PATH, in FORMAT (${REPORT_FORMATS.join(', ')}); repeatable, all from one run.`,
+    helpGroup: OUTPUT,
+    char: 'o',
+    description: `FORMAT (${REPORT_FORMATS.join(', ')}; md for markdown): what stdout carries, as kubectl's -o. FORMAT=PATH: also write the report to PATH in FORMAT; repeatable, all from one run.`,
     multiple: true,
-    helpValue: 'FORMAT=PATH',
+    helpValue: 'FORMAT|FORMAT=PATH',
   }),
   'sarif-location': Flags.string({
+    helpGroup: OUTPUT,
     description: 'In SARIF, place every result at this file of your repository as well (GitHub code scanning takes only results with one: the workflow file, say).',
     helpValue: 'REPO-PATH',
   }),
@@ -69,10 +78,10 @@ export function checkOptions(flags: CheckFlagValues): CheckOptions {
 
 /** Flags that say how to reach the cluster, as kubectl's do. */
 export const connectionFlags = {
-  kubeconfig: Flags.string({description: 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster).', helpValue: 'FILE'}),
-  context: Flags.string({description: 'The kubeconfig context to use.', helpValue: 'NAME'}),
-  'request-timeout': Flags.integer({description: 'Seconds to wait for each API request.', default: 30, min: 1}),
-  'api-concurrency': Flags.integer({description: 'API lists read at once.', default: 4, min: 1, max: 16}),
+  kubeconfig: Flags.string({helpGroup: CLUSTER_ACCESS, description: 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then in-cluster).', helpValue: 'FILE'}),
+  context: Flags.string({helpGroup: CLUSTER_ACCESS, description: 'The kubeconfig context to use.', helpValue: 'NAME'}),
+  'request-timeout': durationFlag({helpGroup: CLUSTER_ACCESS, description: 'How long to wait for each API request: 30s, 2m, 1m30s, or a number of seconds.', default: 30, min: 1}),
+  'api-concurrency': Flags.integer({helpGroup: CLUSTER_ACCESS, description: 'API lists read at once.', default: 4, min: 1, max: 16}),
 }
 
 export function connectionOptions(flags: {'api-concurrency': number; context?: string; kubeconfig?: string; 'request-timeout': number}): ConnectionOptions {

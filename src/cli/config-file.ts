@@ -16,16 +16,19 @@ import {UsageError} from '../util/errors.js'
 import {MAX_FILE_BYTES, readUserFileSync, staysInside} from '../util/user-file.js'
 import {fileSchemaValidator, formatProblem, parseYamlFile, type ValidYamlFile} from '../util/yaml-file.js'
 import {checkFlags} from './check-flags.js'
+import {DURATION_PARSE, DURATION_PATTERN, type DurationBounds, parseDuration} from './duration.js'
+import {CONFIGURATION} from './flag-groups.js'
 
 export const DEFAULT_CONFIG_FILE = '.kpx-check.yaml'
 
 export const configFlags = {
   config: Flags.string({
+    helpGroup: CONFIGURATION,
     description: `Configuration file of defaults for the flags (default: ${DEFAULT_CONFIG_FILE} in the working directory, when there is one); flags given on the command line win. \`<%= config.bin %> schema --config\` prints its schema.`,
     helpValue: 'FILE',
     exclusive: ['no-config'],
   }),
-  'no-config': Flags.boolean({description: `Ignore ${DEFAULT_CONFIG_FILE} in the working directory.`}),
+  'no-config': Flags.boolean({helpGroup: CONFIGURATION, description: `Ignore ${DEFAULT_CONFIG_FILE} in the working directory.`}),
 }
 
 /** A command's flags, whatever their values' types. */
@@ -87,7 +90,10 @@ function itemSchema(flag: AnyFlag): object {
   if (mapping?.keys) return {type: 'object', additionalProperties: false, properties: Object.fromEntries(mapping.keys.map((key) => [key, mapping.values]))}
   if (mapping) return {type: 'object', additionalProperties: mapping.values}
   const {max, min} = flag as {max?: number; min?: number}
-  if (flag.parse === INTEGER_PARSE) return {type: 'integer', ...(min === undefined ? {} : {minimum: min}), ...(max === undefined ? {} : {maximum: max})}
+  const integer = {type: 'integer', ...(min === undefined ? {} : {minimum: min}), ...(max === undefined ? {} : {maximum: max})}
+  if (flag.parse === INTEGER_PARSE) return integer
+  // A duration is seconds, or a string as on the command line (2m), whose bounds are checked as it is read.
+  if (flag.parse === DURATION_PARSE) return {anyOf: [integer, {type: 'string', pattern: DURATION_PATTERN}]}
   return flag.options ? {enum: [...flag.options]} : {type: 'string', minLength: 1}
 }
 
@@ -240,6 +246,7 @@ export async function readConfigFile(choice: {explicit: boolean; path: string}, 
         const origin = originOf(file, path)
         // Only at the top level can a list reach a command whose flag takes one value.
         if (Array.isArray(value) && !takesList(command.flags[name]) && command.flags[name].type === 'option') listsForOne.push(`${origin} ${name}: kpx-check ${command.id} takes one --${name}, not a list`)
+        else if (command.flags[name].parse === DURATION_PARSE && typeof value === 'string') entries.set(name, {value: parseDuration(value, `${origin} ${name}:`, command.flags[name] as DurationBounds), origin})
         else entries.set(name, {value: asFlagValue(command.flags[name], value, folder), origin})
       }
 

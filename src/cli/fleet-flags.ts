@@ -2,18 +2,21 @@
 import * as Flags from '@oclif/core/flags'
 
 import {UsageError} from '../util/errors.js'
+import {CLUSTER_ACCESS} from './flag-groups.js'
 
 /** Clusters checked at once unless --cluster-concurrency says otherwise. */
 const DEFAULT_CLUSTER_CONCURRENCY = 4
 
 export const fleetFlags = {
   context: Flags.string({
+    helpGroup: CLUSTER_ACCESS,
     description: 'The kubeconfig context to use; repeated, each of those clusters is checked (a fleet: one table, the worst verdict as the exit code).',
     multiple: true,
     helpValue: 'NAME',
   }),
-  'all-contexts': Flags.boolean({description: 'Check the cluster of every context in the kubeconfig, as a fleet.', default: false, exclusive: ['context']}),
+  'all-contexts': Flags.boolean({helpGroup: CLUSTER_ACCESS, description: 'Check the cluster of every context in the kubeconfig, as a fleet.', default: false, exclusive: ['context']}),
   'cluster-concurrency': Flags.integer({
+    helpGroup: CLUSTER_ACCESS,
     description: `With --all-contexts or several --context: clusters checked at once (default ${DEFAULT_CLUSTER_CONCURRENCY}).`,
     min: 1,
     max: 64,

@@ -31,21 +31,46 @@ export function sarifLocation(value: string | undefined, stdout: ReportFormat, t
 /** Characters a URI path keeps as they are (no `:`, so no scheme), up to 1,024 of them. */
 const REPO_PATH = /^[\w.~@+/-]{1,1024}$/
 
+/** A report format by the name -o and --output take it: md is markdown. */
+function formatNamed(name: string | undefined): ReportFormat | undefined {
+  const format = name === 'md' ? 'markdown' : name
+  return (REPORT_FORMATS as readonly string[]).includes(format ?? '') ? (format as ReportFormat) : undefined
+}
+
+function badOutput(value: string): UsageError {
+  return new UsageError(`--output ${value}: expected FORMAT=PATH with FORMAT one of ${REPORT_FORMATS.join(', ')} (a file), or FORMAT alone (what stdout carries)`, [
+    'For example: -o json, or --output sarif=kpx.sarif --output junit=junit.xml',
+  ])
+}
+
+/**
+ * -o FORMAT and --output FORMAT: what stdout carries, as kubectl's -o says it; a value with = names a file (FORMAT=PATH)
+ * instead, so the invocations written before -o existed keep their meaning.
+ */
+export function stdoutFormatsAsked(values: readonly string[]): ReportFormat[] {
+  return values
+    .filter((value) => !value.includes('='))
+    .map((value) => {
+      const format = formatNamed(value)
+      if (!format) throw badOutput(value)
+      return format
+    })
+}
+
 /** --output FORMAT=PATH values; md is accepted for markdown. Checked before any probing starts. */
 export async function parseOutputs(values: readonly string[]): Promise<OutputTarget[]> {
   const targets: OutputTarget[] = []
-  for (const value of values) {
+  stdoutFormatsAsked(values)
+  for (const value of values.filter((item) => item.includes('='))) {
     const match = /^([a-z]+)=(.+)$/.exec(value)
-    const format = match?.[1] === 'md' ? 'markdown' : match?.[1]
-    if (!match || !(REPORT_FORMATS as readonly string[]).includes(format!)) {
-      throw new UsageError(`--output ${value}: expected FORMAT=PATH with FORMAT one of ${REPORT_FORMATS.join(', ')}`, ['For example: --output sarif=kpx.sarif --output junit=junit.xml'])
-    }
+    const format = formatNamed(match?.[1])
+    if (!match || !format) throw badOutput(value)
 
     const path = match[2]
     await checkOutputFolder(`--output ${value}`, path)
     checkWritesInside(`--output ${value}`, path)
     if (targets.some((target) => target.path === path)) throw new UsageError(`--output ${value}: ${path} is already an output of this run`)
-    targets.push({format: format as ReportFormat, path})
+    targets.push({format, path})
   }
 
   return targets

@@ -16,31 +16,37 @@ import {DEFAULT_CONCURRENCY, PASSPHRASE_ENV, type SshProbeOptions} from '../sour
 import {parseJumpList} from '../sources/ssh/ssh-config.js'
 import {checkUser, parseTargetSpec, type SshTarget} from '../sources/ssh/target.js'
 import {UsageError} from '../util/errors.js'
+import {NODE_PROBES, SSH} from './flag-groups.js'
 
 export const sshFlags = {
   identity: Flags.string({
+    helpGroup: SSH,
     description: `Private key for the SSH login (repeatable), tried before ~/.ssh/config's and ssh-agent's; an encrypted key's passphrase is read from $${PASSPHRASE_ENV}.`,
     multiple: true,
     helpValue: 'FILE',
   }),
   jump: Flags.string({
+    helpGroup: SSH,
     description: 'Reach the nodes through this jump host (bastion); several hops separated by commas, as with ssh -J.',
     helpValue: '[USER@]HOST[:PORT]',
   }),
   'ssh-config': Flags.string({
+    helpGroup: SSH,
     description: 'OpenSSH client configuration to honour (Host, HostName, User, Port, IdentityFile, ProxyJump). Default: ~/.ssh/config; "none" for none.',
     helpValue: 'FILE',
   }),
   'known-hosts': Flags.string({
+    helpGroup: SSH,
     description: 'known_hosts file to check host keys against. Default: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts.',
     helpValue: 'FILE',
   }),
   'host-key-policy': Flags.string({
+    helpGroup: SSH,
     description: 'strict (default): refuse a host whose key is not in known_hosts. accept-new: accept and record a key never seen before. A changed key is always refused.',
     options: ['strict', 'accept-new'],
   }),
-  sudo: Flags.boolean({description: 'Run the collector with sudo -n. If sudo wants a password, the collector runs without it and root-only facts are unknown.'}),
-  concurrency: Flags.integer({description: `Nodes probed at once, over SSH or by exec (default ${DEFAULT_CONCURRENCY}).`, min: 1, max: 1000}),
+  sudo: Flags.boolean({helpGroup: SSH, description: 'Run the collector with sudo -n. If sudo wants a password, the collector runs without it and root-only facts are unknown.'}),
+  concurrency: Flags.integer({helpGroup: NODE_PROBES, description: `Nodes probed at once, over SSH or by exec (default ${DEFAULT_CONCURRENCY}).`, min: 1, max: 1000}),
 }
 
 export interface SshFlagValues {

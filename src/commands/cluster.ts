@@ -3,6 +3,8 @@ import * as Flags from '@oclif/core/flags'
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, connectionFlags, connectionOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION, targetVersion} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
+import {durationFlag} from '../cli/duration.js'
+import {CLUSTER_ACCESS, NODE_PROBES, RULES, SSH} from '../cli/flag-groups.js'
 import {fleetFlags, fleetSelection} from '../cli/fleet-flags.js'
 import {helpDescription} from '../cli/help-text.js'
 import {withInterrupts} from '../cli/interrupts.js'
@@ -74,49 +76,56 @@ export default class Cluster extends KpxCommand {
     '<%= config.bin %> cluster --node-probe exec --concurrency 64 --json > report.json',
     '<%= config.bin %> cluster --node-probe exec --kube-proxy-metrics',
     '<%= config.bin %> cluster --node-probe exec,pod --json > report.json',
-    '<%= config.bin %> cluster --node-probe pod --probe-namespace kpx-check-probes --timeout 120',
+    '<%= config.bin %> cluster --node-probe pod --probe-namespace kpx-check-probes --timeout 2m',
   ]
 
   static flags = {
     ...connectionFlags,
     ...fleetFlags,
-    snapshot: Flags.string({description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
+    snapshot: Flags.string({helpGroup: CLUSTER_ACCESS, description: 'Evaluate a snapshot written by `<%= config.bin %> snapshot` instead of a live cluster.', helpValue: 'FILE'}),
     'target-version': Flags.string({
+      helpGroup: RULES,
       description: 'The Kubernetes version you are heading for, 1.35 or v1.35, not older than the cluster\'s (IPVS is deprecated in 1.35 and off by default in 1.40).',
       helpValue: 'X.Y',
     }),
     'node-probe': Flags.string({
+      helpGroup: NODE_PROBES,
       description:
         'Probe the Linux Nodes too, for the facts only a node shell shows: over SSH, by exec in their kube-proxy pods, in probe pods kpx-check makes and deletes, or by exec and a probe pod where exec cannot (default: the API only).',
       options: ['ssh', 'exec', 'pod', 'exec,pod'],
       exclusive: ['facts'],
     }),
     'kube-proxy-metrics': Flags.boolean({
+      helpGroup: NODE_PROBES,
       description:
         "Also read kube-proxy's /proxyMode and /metrics through the API server's pod proxy (pods/proxy in kube-system), where its metricsBindAddress is beyond localhost (EKS: 0.0.0.0:10249); `<%= config.bin %> rbac --kube-proxy-metrics` prints the Role.",
     }),
     'probe-namespace': Flags.string({
+      helpGroup: NODE_PROBES,
       description: 'With --node-probe pod or exec,pod: make the probe pods in this namespace, which kpx-check creates (Pod Security privileged) and deletes, instead of kube-system.',
       helpValue: 'NAMESPACE',
     }),
     facts: Flags.string({
+      helpGroup: NODE_PROBES,
       description:
         'Facts bundles collected on the nodes (`<%= config.bin %> collect`: files, folders, or - for standard input), each taken for the Linux Node its hostname names, in place of a node probe (repeatable).',
       multiple: true,
       helpValue: 'PATH',
     }),
-    'ssh-user': Flags.string({description: 'With --node-probe ssh: the SSH login user (default: ~/.ssh/config\'s, then yours).', helpValue: 'USER'}),
+    'ssh-user': Flags.string({helpGroup: SSH, description: 'With --node-probe ssh: the SSH login user (default: ~/.ssh/config\'s, then yours).', helpValue: 'USER'}),
     'ssh-host-template': Flags.string({
+      helpGroup: SSH,
       description: `With --node-probe ssh: the host to reach each Node at, from {name}, {internalIP} and {externalIP} (default ${DEFAULT_HOST_TEMPLATE}).`,
       helpValue: 'TEMPLATE',
     }),
     inventory: Flags.string({
+      helpGroup: SSH,
       description: 'With --node-probe ssh: an inventory (as for `<%= config.bin %> node`) to compare with the Nodes; its hosts that are no Node are reported (repeatable).',
       multiple: true,
       helpValue: 'FILE',
     }),
     ...sshFlags,
-    timeout: Flags.integer({description: 'With --node-probe: seconds each node may take, from connecting to the end of parsing its output (default 60).', min: 1}),
+    timeout: durationFlag({helpGroup: NODE_PROBES, description: 'With --node-probe: how long each node may take, from connecting to the end of parsing its output: 90s, 2m, or a number of seconds (default 60s).', min: 1}),
     ...checkFlags,
     ...configFlags,
   }

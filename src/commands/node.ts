@@ -3,6 +3,8 @@ import * as Flags from '@oclif/core/flags'
 import {KpxCommand} from '../cli/base-command.js'
 import {checkFlags, checkOptions, EXIT_CODES_DESCRIPTION, PLAN_AND_OUTPUTS_DESCRIPTION} from '../cli/check-flags.js'
 import {configFlags} from '../cli/config-file.js'
+import {durationFlag} from '../cli/duration.js'
+import {NODE_PROBES, SSH} from '../cli/flag-groups.js'
 import {helpDescription} from '../cli/help-text.js'
 import {parseOutputs, sarifLocation} from '../cli/output-targets.js'
 import {nodeSshProbe, sshFlags} from '../cli/ssh-flags.js'
@@ -42,24 +44,27 @@ export default class Node extends KpxCommand {
 
   static flags = {
     facts: Flags.string({
+      helpGroup: NODE_PROBES,
       description: 'Evaluate facts bundles instead of this machine: a file, a folder of bundles, or - (repeatable).',
       multiple: true,
       helpValue: 'PATH',
     }),
     ssh: Flags.string({
+      helpGroup: SSH,
       description: 'Probe this node over SSH instead of this machine (repeatable); ~/.ssh/config applies to HOST.',
       multiple: true,
       helpValue: '[USER@]HOST[:PORT]',
       exclusive: ['facts'],
     }),
     inventory: Flags.string({
+      helpGroup: SSH,
       description: 'Probe the hosts in this file over SSH: one [USER@]HOST[:PORT] a line, or an Ansible INI or YAML inventory (repeatable).',
       multiple: true,
       helpValue: 'FILE',
       exclusive: ['facts'],
     }),
     ...sshFlags,
-    timeout: Flags.integer({description: "Seconds the collector may run; over SSH, per node, from connecting to the end of parsing its output.", default: 60, min: 1}),
+    timeout: durationFlag({helpGroup: NODE_PROBES, description: 'How long the collector may run; over SSH, per node, from connecting to the end of parsing its output: 90s, 2m, or a number of seconds.', default: 60, min: 1}),
     ...checkFlags,
     ...configFlags,
   }

@@ -26,21 +26,25 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
 }
 
 /**
- * Reads the cluster (or the snapshot) and, meanwhile, loads the rule engine and the rules: against
- * a real API server reading is mostly waiting, and the loading fits in it. A rule problem is still
- * the error reported (a usage error, exit 2), as when the rules were loaded first; it stops the reads.
+ * Reads the rules, --skip, --severity, --waivers and --baseline first: a mistake there is said (a usage error, exit 2)
+ * before any request reaches the API server. Then reads the cluster (or the snapshot) and, meanwhile, loads the
+ * evaluation and the platform recipes: against a real API server reading is mostly waiting, and the loading fits in it.
  */
 export async function runClusterCheck(options: ClusterCheckOptions): Promise<Report> {
   const progress = options.progress ?? runSilently
+  const selection = options.engine ?? await loadRuleSelection(options)
   const stopReading = new AbortController()
   const readSignal = options.signal ? AbortSignal.any([stopReading.signal, options.signal]) : stopReading.signal
   const reading = options.snapshotPath ? readSnapshot(options.snapshotPath) : collectLive(options.connection, progress, readSignal)
-  reading.catch(() => {}) // awaited once the rules are in: a read failing before then is reported there
-  const engine = options.engine ?? await loadClusterEngine(options).catch(async (error: unknown) => {
-    stopReading.abort(error)
-    await reading.catch(() => {}) // the reads are over (sockets closed, progress done) before the error shows
-    throw error
-  })
+  reading.catch(() => {}) // awaited once the evaluation is in: a read failing before then is reported there
+  const engine = options.engine ?? {
+    ...selection,
+    ...(await loadEvaluation().catch(async (error: unknown) => {
+      stopReading.abort(error)
+      await reading.catch(() => {}) // the reads are over (sockets closed, progress done) before the error shows
+      throw error
+    })),
+  }
   const snapshot = await reading
   engine.refuseTargetBehindCluster(snapshot, options.targetVersion)
   engine.refuseBaselineOfAnotherCluster(engine.gate.baseline, snapshot.source)
@@ -69,15 +73,22 @@ export async function loadClusterEngine(
   options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>,
   select: (rule: LoadedRule) => boolean = () => true,
 ) {
-  const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}, {evaluateSnapshot, refuseBaselineOfAnotherCluster, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([
-    import('./rule-catalog.js'),
-    import('./gate-files.js'),
-    import('./cluster-evaluation.js'),
-    import('./recipe-catalog.js'),
-  ])
+  const [selection, evaluation] = await Promise.all([loadRuleSelection(options, select), loadEvaluation()])
+  return {...selection, ...evaluation}
+}
+
+/** The rules (checked against --skip and --severity) and the waivers and baseline that judge them: everything the user named. */
+async function loadRuleSelection(options: Pick<ClusterCheckOptions, 'gateFiles' | 'rulePaths' | 'severity' | 'skip'>, select: (rule: LoadedRule) => boolean = () => true) {
+  const [{loadRuleCatalog, validateRuleSelection}, {readGateFiles}] = await Promise.all([import('./rule-catalog.js'), import('./gate-files.js')])
   const rules = (await loadRuleCatalog(options.rulePaths)).filter((rule) => select(rule))
   validateRuleSelection(rules, options.skip, options.severity)
-  return {rules, evaluateSnapshot, refuseBaselineOfAnotherCluster, refuseTargetBehindCluster, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster'), recipes: await loadRecipes()}
+  return {rules, gate: await readGateFiles(rules, options.gateFiles ?? {}, 'cluster')}
+}
+
+/** What evaluates a snapshot, and the platform recipes the plan is made of. */
+async function loadEvaluation() {
+  const [{evaluateSnapshot, refuseBaselineOfAnotherCluster, refuseTargetBehindCluster}, {loadRecipes}] = await Promise.all([import('./cluster-evaluation.js'), import('./recipe-catalog.js')])
+  return {evaluateSnapshot, refuseBaselineOfAnotherCluster, refuseTargetBehindCluster, recipes: await loadRecipes()}
 }
 
 export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>>

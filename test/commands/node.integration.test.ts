@@ -197,7 +197,7 @@ describe('kpx-check node', () => {
     after(() => rmSync(dir, {recursive: true, force: true}))
 
     const cases: Array<[string, () => string[], RegExp]> = [
-      ['an unknown flag', () => ['node', '--frobnicate'], /Nonexistent flag: --frobnicate/],
+      ['an unknown flag', () => ['node', '--frobnicate'], /kpx-check node has no flag --frobnicate/],
       ['a malformed bundle', () => ['node', '--facts', join(dir, 'not-a-bundle.facts')], /not-a-bundle\.facts:1: not a kpx-check facts bundle: expected the first line to be "# kpx-check node facts v1"/],
       ['two bundles in one file', () => ['node', '--facts', join(dir, 'two-bundles.facts')], /two-bundles\.facts:5: not a kpx-check facts bundle: text after the "### end" line that ends the bundle/],
       ['a missing facts path', () => ['node', '--facts', join(dir, 'nope')], /--facts .*nope: no such file or folder/],
