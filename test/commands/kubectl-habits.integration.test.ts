@@ -23,6 +23,17 @@ before(() => {
 })
 after(() => rmSync(workdir, {recursive: true, force: true}))
 
+/** A test API server (AKS's objects) for the describe block that calls this, and a kubeconfig of its own for it. */
+function withApiServer(): {kubeconfig: string; server: ApiServer} {
+  const live = {} as {kubeconfig: string; server: ApiServer}
+  before(async () => {
+    live.server = await startApiServer({scenario: 'aks'})
+    live.kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'kubeconfig-')), live.server)
+  })
+  after(() => live.server.close())
+  return live
+}
+
 describe('-o FORMAT, as kubectl says it', () => {
   it('-o json and --output json print the report --json prints; -o md prints the Markdown', async () => {
     const viaJson = await runCli(['cluster', '--snapshot', snapshot, '--json'])
@@ -67,17 +78,11 @@ describe('-o FORMAT, as kubectl says it', () => {
 })
 
 describe('durations: 30s, 2m, 1m30s or seconds', () => {
-  let server: ApiServer
-  let kubeconfig: string
-  before(async () => {
-    server = await startApiServer({scenario: 'aks'})
-    kubeconfig = writeKubeconfig(workdir, server)
-  })
-  after(() => server.close())
+  const live = withApiServer()
 
   it('--request-timeout 30s and 1m30s read the cluster as 30 and 90 do', async () => {
     for (const timeout of ['30s', '1m30s', '90']) {
-      const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--request-timeout', timeout, '--json'])
+      const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', live.kubeconfig, '--request-timeout', timeout, '--json'])
       assert.equal(code, 5, `${timeout}: ${stderr}`)
       assert.equal((JSON.parse(stdout) as Report).verdict, 'incomplete')
     }
@@ -103,11 +108,11 @@ describe('durations: 30s, 2m, 1m30s or seconds', () => {
   it('in the configuration file, as on the command line: request-timeout: 2m', async () => {
     const dir = mkdtempSync(join(workdir, 'config-'))
     writeFileSync(join(dir, '.kpx-check.yaml'), 'request-timeout: 2m\n')
-    const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, '--json'], {cwd: dir})
+    const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', live.kubeconfig, '--json'], {cwd: dir})
     assert.equal(code, 5, stderr)
     assert.deepEqual((JSON.parse(stdout) as Report & {config: {flags: string[]}}).config.flags, ['request-timeout'])
     writeFileSync(join(dir, '.kpx-check.yaml'), 'request-timeout: soon\n')
-    const bad = await runCli(['cluster', '--kubeconfig', kubeconfig], {cwd: dir})
+    const bad = await runCli(['cluster', '--kubeconfig', live.kubeconfig], {cwd: dir})
     assert.equal(bad.code, 2)
     assert.match(bad.stderr, /\.kpx-check\.yaml:1:1/)
   })
@@ -156,13 +161,7 @@ describe('an unknown or wrong flag: the error, the flag meant, and where the hel
 })
 
 describe('every flag is checked before any request reaches the API server', () => {
-  let server: ApiServer
-  let kubeconfig: string
-  before(async () => {
-    server = await startApiServer({scenario: 'aks'})
-    kubeconfig = writeKubeconfig(workdir, server)
-  })
-  after(() => server.close())
+  const live = withApiServer()
 
   const missing = () => join(workdir, 'no-such-file.yaml')
   for (const [name, args, message] of [
@@ -181,29 +180,23 @@ describe('every flag is checked before any request reaches the API server', () =
     ['--probe-namespace', () => ['--node-probe', 'pod', '--probe-namespace', 'Not_A_Name'], /--probe-namespace Not_A_Name: not a namespace name/],
   ] as const) {
     it(`${name}: exit 2, and the server saw no request`, async () => {
-      const before = server.requests.length
-      const {code, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, ...args()])
+      const before = live.server.requests.length
+      const {code, stderr} = await runCli(['cluster', '--kubeconfig', live.kubeconfig, ...args()])
       assert.equal(code, 2, stderr)
       assert.match(stderr, message)
-      assert.deepEqual(server.requests.slice(before), [])
+      assert.deepEqual(live.server.requests.slice(before), [])
     })
   }
 
   it('and a run without mistakes does reach it', async () => {
-    const before = server.requests.length
-    assert.equal((await runCli(['cluster', '--kubeconfig', kubeconfig, '--skip', 'node/kernel-version'])).code, 5)
-    assert.ok(server.requests.length > before)
+    const before = live.server.requests.length
+    assert.equal((await runCli(['cluster', '--kubeconfig', live.kubeconfig, '--skip', 'node/kernel-version'])).code, 5)
+    assert.ok(live.server.requests.length > before)
   })
 })
 
 describe('snapshot FILE, -f FILE or -o FILE', () => {
-  let server: ApiServer
-  let kubeconfig: string
-  before(async () => {
-    server = await startApiServer({scenario: 'aks'})
-    kubeconfig = writeKubeconfig(workdir, server)
-  })
-  after(() => server.close())
+  const live = withApiServer()
 
   for (const [how, args] of [
     ['the argument', (file: string) => [file]],
@@ -212,7 +205,7 @@ describe('snapshot FILE, -f FILE or -o FILE', () => {
   ] as const) {
     it(`${how} names the file written`, async () => {
       const file = join(workdir, `snapshot-${how.replaceAll(/\W/g, '')}.json`)
-      const {code, stderr} = await runCli(['snapshot', '--kubeconfig', kubeconfig, ...args(file)])
+      const {code, stderr} = await runCli(['snapshot', '--kubeconfig', live.kubeconfig, ...args(file)])
       assert.equal(code, 0, stderr)
       assert.equal(stderr.trimEnd().split('\n').at(-1), `Wrote ${file}`)
       assert.equal((await runCli(['cluster', '--snapshot', file, '--json'])).code, 5)
@@ -220,15 +213,15 @@ describe('snapshot FILE, -f FILE or -o FILE', () => {
   }
 
   it('no file, or two, is exit 2 before the cluster is read', async () => {
-    const before = server.requests.length
-    const none = await runCli(['snapshot', '--kubeconfig', kubeconfig])
+    const before = live.server.requests.length
+    const none = await runCli(['snapshot', '--kubeconfig', live.kubeconfig])
     assert.equal(none.code, 2)
     assert.match(none.stderr, /snapshot needs the file to write/)
-    const two = await runCli(['snapshot', '--kubeconfig', kubeconfig, join(workdir, 'a.json'), '-f', join(workdir, 'b.json')])
+    const two = await runCli(['snapshot', '--kubeconfig', live.kubeconfig, join(workdir, 'a.json'), '-f', join(workdir, 'b.json')])
     assert.equal(two.code, 2)
     assert.match(two.stderr, /snapshot writes one file: .*a\.json and --file .*b\.json are two/)
     assert.ok(!existsSync(join(workdir, 'a.json')) && !existsSync(join(workdir, 'b.json')))
-    assert.deepEqual(server.requests.slice(before), [])
+    assert.deepEqual(live.server.requests.slice(before), [])
   })
 })
 
