@@ -86,6 +86,45 @@ describe('every command of every recipe', () => {
     }
   })
 
+  /**
+   * Each step as an operator pastes it into a fresh terminal: its commands (then, apart, its undo) in one shell that
+   * has none of the plan's variables, with unset variables an error (-u); the tools it calls stand in, doing nothing.
+   */
+  for (const shell of SHELLS) {
+    it(`${shell}: each step sets every variable it uses (a fresh shell has none), its undo too`, async () => {
+      const tools = mkdtempSync(join(workdir, 'fresh-shell-tools-'))
+      for (const tool of ['aws', 'az', 'curl', 'gcloud', 'ip', 'ipset', 'ipvsadm', 'k0s', 'k0sctl', 'kind', 'kops', 'kpx-check', 'kubeadm', 'mkdir', 'nft', 'oc', 'sleep', 'ssh', 'sudo', 'systemctl', 'talosctl']) {
+        writeFileSync(join(tools, tool), '#!/bin/sh\nexit 0\n')
+        chmodSync(join(tools, tool), 0o755)
+      }
+
+      // kubectl answers every question with a pod's name, so that the loops end at their first try.
+      writeFileSync(join(tools, 'kubectl'), '#!/bin/sh\necho pod/kube-proxy-x\n')
+      chmodSync(join(tools, 'kubectl'), 0o755)
+      const scripts = new Map<string, string>()
+      for (const {platform, steps} of plans) {
+        for (const step of steps) {
+          for (const [part, commands] of [['commands', step.commands], ['undo', step.undo]] as const) {
+            if (commands.length > 0) scripts.set(commands.join('\n'), `${platform} ${step.id} ${part}`)
+          }
+        }
+      }
+
+      const unset = []
+      for (const [script, where] of scripts) {
+        const cwd = mkdtempSync(join(workdir, 'fresh-shell-'))
+        const child = spawn(shell, ['-u', '-c', script], {cwd, env: {PATH: `${tools}:${process.env.PATH}`, HOME: cwd}, stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000})
+        const stderr = text(child.stderr)
+        await once(child, 'close')
+        const problem = /unbound variable|parameter not set|parameter null or not set/.exec(await stderr)
+        if (problem) unset.push(`${where}: ${(await stderr).trim()}`)
+      }
+
+      assert.ok(scripts.size > 40, `${scripts.size} steps`)
+      assert.deepEqual(unset, [])
+    })
+  }
+
   it('none waits with `kubectl rollout status` on a DaemonSet the same plan put on OnDelete', () => {
     const named = (texts: string[], pattern: RegExp) => texts.flatMap((command) => [...command.matchAll(pattern)].map((match) => `${match[1]}/${match[2]}`))
     const heldAnywhere = new Set<string>()
