@@ -7,7 +7,7 @@ import {EXIT_CODES} from '../contract/exit-codes.js'
 import type {FleetReport} from '../contract/fleet.js'
 import type {Report} from '../contract/report.js'
 import {type ReportFormat} from '../report/formats.js'
-import {writeJson} from '../report/json.js'
+import {writeJsonUtf8} from '../report/json.js'
 import {printableLines} from '../report/printable.js'
 import type {RenderOptions} from '../report/render.js'
 import type {StepRunner} from '../services/progress.js'
@@ -45,24 +45,7 @@ export abstract class KpxCommand extends Command {
    * to colour it, which takes gigabytes on such a report, so it stays uncoloured.
    */
   logJson(json: unknown): void {
-    let pending: string[] = []
-    let size = 0
-    const flush = () => {
-      this.writeStdout(pending.join(''))
-      pending = []
-      size = 0
-    }
-
-    writeJson(
-      json,
-      (chunk) => {
-        pending.push(chunk)
-        size += chunk.length
-        if (size > 1 << 20) flush()
-      },
-      {pretty: Boolean(process.stdout.isTTY)},
-    )
-    flush()
+    writeJsonUtf8(json, (piece) => this.writeStdout(piece), {pretty: Boolean(process.stdout.isTTY)})
   }
 
   /** The configuration file this run read, if any, and the flags whose values it gave. */
@@ -191,7 +174,7 @@ export abstract class KpxCommand extends Command {
    * full disk is said in one line on stderr with exit 2 and nothing more is tried (Node's stream would
    * raise it where nothing can catch it). A pipe closed early (`| head`) is oclif's to ignore.
    */
-  protected writeStdout(text: string): void {
+  protected writeStdout(text: string | Uint8Array): void {
     if (this.stdoutFailed) return
     try {
       this.stdoutToFile ??= stdoutIsFile()

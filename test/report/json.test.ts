@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {it} from 'node:test'
 
-import {writeJson} from '../../src/report/json.js'
+import {writeJson, writeJsonUtf8} from '../../src/report/json.js'
 
 const VALUES = [
   {schemaVersion: 'kpx-check/v1', nodes: [], findings: [{rule: 'node/x', evidence: {'kernel.version': '5.15.0'}, remediation: ['a', 'b']}], plan: {steps: []}},
@@ -23,6 +23,17 @@ it('writes exactly what JSON.stringify(value, null, 2) does, in pieces', () => {
 
 it('on one line, exactly what JSON.stringify(value) does', () => {
   for (const value of VALUES) assert.equal(written(value, false), `${JSON.stringify(value)}\n`)
+})
+
+it('as UTF-8 in pieces of a megabyte, the same bytes however the text falls across them', () => {
+  // Multi-byte characters (– is 3 bytes, 😀 4) on every side of each piece's end, and one string longer than a piece.
+  const value = {nodes: Array.from({length: 40_000}, (_, index) => ({name: `node–${index}`, note: index % 7 === 0 ? '😀'.repeat(index % 5) : 'ok'})), long: '–'.repeat(600_000)}
+  const pieces: Uint8Array[] = []
+  writeJsonUtf8(value, (piece) => pieces.push(piece), {pretty: false})
+  assert.ok(pieces.length > 2)
+  // Only the piece that holds the long string is longer than a megabyte.
+  assert.equal(pieces.filter((piece) => piece.length > 1 << 20).length, 1)
+  assert.equal(Buffer.concat(pieces).toString('utf8'), `${JSON.stringify(value)}\n`)
 })
 
 /** Nodes alike share their checks object; it is written once and its text reused, at every depth it stands at. */
