@@ -225,7 +225,7 @@ export async function readConfigFile(choice: {explicit: boolean; path: string}, 
   const commands = await loadCommands()
   const parsed = parseYamlFile<ConfigDocument | null>(text, choice.path, fileSchemaValidator(configSchema(commands))(), 'configuration')
   const suggestions = [
-    `Keys are the flags' names as on the command line, top-level for every command that has the flag, under ${sectioned(commands).map((command) => `${command.id}:`).join(' or ')} for one command's; \`kpx-check schema --config\` prints the schema (README, "Configuration file").`,
+    `Keys are the flags' names as on the command line, top-level for every command that has the flag, under ${sectioned(commands).map((command) => `${command.id}:`).join(' or ')} for one command's; \`kpx-check schema --config\` prints the schema (docs/configuration.md).`,
     ...(choice.explicit ? [] : [`--no-config ignores ${choice.path}.`]),
   ]
   const invalid = (problems: readonly string[]) => new UsageError(`configuration file ${choice.path} is not valid:\n${problems.map((problem) => `  ${problem}`).join('\n')}`, suggestions)

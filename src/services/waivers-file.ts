@@ -59,7 +59,7 @@ export async function readWaivers(path: string, ruleIds: ReadonlySet<string>): P
 
   if (problems.length > 0) {
     throw new UsageError(`--waivers ${path} is not valid:\n${problems.map((problem) => `  ${formatProblem(problem)}`).join('\n')}`, [
-      `Each waiver needs rule and reason (at least ${MIN_WAIVER_REASON_LENGTH} characters); subject and expires (YYYY-MM-DD) are optional. See README, "Waivers".`,
+      `Each waiver needs rule and reason (at least ${MIN_WAIVER_REASON_LENGTH} characters); subject and expires (YYYY-MM-DD) are optional. See docs/waivers-and-baselines.md.`,
     ])
   }
 

@@ -2,7 +2,7 @@
  * `npm run bench`: how fast and how lean `kpx-check node --facts DIR --json` is on fleets of
  * bundles. Each size runs the real CLI in a child process; wall time is measured around it and
  * peak RSS read from /proc/<pid>/status (VmHWM) while it runs. Figures go to stdout as a table;
- * the ones recorded in the README came from this script.
+ * the ones recorded in docs/dev/benchmarks.md came from this script.
  */
 import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'

@@ -1,5 +1,5 @@
 /**
- * The README's CI recipes, as a user copies them: each snippet is YAML its CI reads, its shell passes
+ * The CI recipes of docs/ci.md, as a user copies them: each snippet is YAML its CI reads, its shell passes
  * `bash -n` and shellcheck, and every kpx-check flag in it is one the command has (oclif.manifest.json).
  */
 import assert from 'node:assert/strict'
@@ -11,7 +11,7 @@ import {parse} from 'yaml'
 
 import {PACKAGE_ROOT} from '../../src/util/paths.js'
 
-const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8')
+const readme = readFileSync(join(PACKAGE_ROOT, 'docs', 'ci.md'), 'utf8')
 const recipes = readme.slice(readme.indexOf('### CI recipes'), readme.indexOf('\n## ', readme.indexOf('### CI recipes')))
 const snippets = [...recipes.matchAll(/```yaml\n([\s\S]*?)```/g)].map(([, body]) => body)
 const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {flags: Record<string, unknown>}>}
@@ -34,7 +34,7 @@ function assertShell(script: string) {
   assert.equal(lint.status, 0, `${lint.stdout}${lint.stderr}`)
 }
 
-describe('the README\'s CI recipes', () => {
+describe('the CI recipes of docs/ci.md', () => {
   it('are one GitHub Actions workflow and one GitLab CI file', () => {
     assert.equal(snippets.length, 2)
   })

@@ -4,8 +4,8 @@
  * a rule, a command or a flag.
  */
 import assert from 'node:assert/strict'
-import {readFileSync} from 'node:fs'
-import {join, relative} from 'node:path'
+import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {dirname, join, relative} from 'node:path'
 import {describe, it} from 'node:test'
 
 import {ruleReference} from '../../src/build/rule-reference.js'
@@ -55,4 +55,36 @@ describe('docs/commands.md', () => {
       assert.deepEqual(missing, [], 'docs/commands.md is stale: run npm run docs and commit it')
     })
   }
+})
+
+describe('README.md and docs/', () => {
+  const markdownFiles = ['README.md', ...readdirSync(join(PACKAGE_ROOT, 'docs'), {recursive: true, encoding: 'utf8'}).filter((file) => file.endsWith('.md')).map((file) => join('docs', file))]
+
+  it('the README stays a first page: under 12 KB, the rest in docs/', () => {
+    const size = statSync(join(PACKAGE_ROOT, 'README.md')).size
+    assert.ok(size < 12 * 1024, `README.md is ${size} bytes`)
+  })
+
+  /** GitHub's anchor of a heading: lower case, without punctuation but - and _, blanks as -. */
+  const anchor = (heading: string) => heading.replace(/^#+ /, '').toLowerCase().replaceAll(/[^\w\- ]/g, '').replaceAll(' ', '-')
+  /** A file's text outside its code blocks. */
+  const prose = (file: string) => readFileSync(join(PACKAGE_ROOT, file), 'utf8').replaceAll(/^```[\s\S]*?^```/gm, '')
+
+  it('every link between them leads to a file that exists, and to a heading it has', () => {
+    const broken = markdownFiles.flatMap((file) =>
+      [...prose(file).matchAll(/\]\(([^)\s]+)\)/g)]
+        .map((match) => match[1])
+        .filter((target) => !/^(?:https?:|mailto:|<)/.test(target))
+        .filter((target) => {
+          const [path, fragment] = target.split('#', 2)
+          const linked = path ? join(dirname(join(PACKAGE_ROOT, file)), path) : join(PACKAGE_ROOT, file)
+          if (!existsSync(linked)) return true
+          if (!fragment || !linked.endsWith('.md')) return false
+          const headings = prose(relative(PACKAGE_ROOT, linked)).split('\n').filter((line) => /^#{1,6} /.test(line))
+          return !headings.some((heading) => anchor(heading) === fragment)
+        })
+        .map((target) => `${file}: ${target}`),
+    )
+    assert.deepEqual(broken, [])
+  })
 })

@@ -1,5 +1,5 @@
 /**
- * The layers of src/, as the README's Architecture section draws them: each folder may import only
+ * The layers of src/, as docs/dev/architecture.md draws them: each folder may import only
  * from itself and the folders before it, and no import cycle exists among files or among folders.
  * Static, type-only, re-export and dynamic imports all count.
  */

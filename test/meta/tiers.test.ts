@@ -1,5 +1,5 @@
 /**
- * The two tiers of the suite (README, "Tests"): `npm test` runs every test/**\/*.test.ts in-process and fast;
+ * The two tiers of the suite (docs/dev/tests.md): `npm test` runs every test/**\/*.test.ts in-process and fast;
  * `npm run test:integration` runs the *.integration.test.ts files, the ones that start processes: the CLI
  * through bin/run.js, a real sshd, kubectl, the collector under a shell, npm, xmllint. A test file belongs to
  * the integration tier exactly when it imports node:child_process, names bin/run.js (RUN_JS), or imports,

@@ -2,7 +2,7 @@
  * `npm run mutate [module...]`: mutation testing with StrykerJS, one module at a time (stryker.config.mjs).
  * A module is test/mutation/tsconfig.<module>.json; with no names given, every module runs. Stryker's
  * reports go to reports/mutation/<module>.{html,json}; this script ends with one table of the scores, the
- * figures recorded in the README. Surviving mutants, and why each may stay, are in test/mutation/survivors.md.
+ * figures recorded in docs/dev/benchmarks.md. Surviving mutants, and why each may stay, are in test/mutation/survivors.md.
  */
 import {spawnSync} from 'node:child_process'
 import {readdirSync, readFileSync} from 'node:fs'

@@ -48,7 +48,7 @@ function nodeOfFile(origin: string, fallbackName: string, text: string): ProbedN
     if (!(error instanceof BundleError)) throw error
     throw quotingNothingOf(text, new UsageError(`${origin}:${error.line}: not a kpx-check facts bundle: ${error.message}`, [
       'Write bundles with the collector: kpx-check collect | ssh NODE sh > NODE.facts',
-      'Or see "Facts bundle format" in the README.',
+      'Or see docs/bundle-format.md.',
     ]), (quoted) => quoted.startsWith('### ') || quoted.startsWith('# kpx-check'))
   }
 }
