@@ -99,10 +99,10 @@ describe('kpx-check node --ssh (CLI)', {skip: skipSuiteOutsideCi(sshdUnavailable
     assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`)
     assert.equal(code, 5)
     assert.deepEqual([report!.nodes[0].reachable, report!.nodes[0].reason], [false, 'collector: printed more than 16 MiB'])
-    // Every pre-switch check is unknown; the checks after the switch wait for a node seen running nftables.
+    // Every check is unknown, those after the switch too: the node's mode is not seen, so it may have switched.
     const [before, after] = [report!.findings.filter((finding) => finding.rule.startsWith('node/')), report!.findings.filter((finding) => finding.rule.startsWith('verify/'))]
     assert.ok(before.length > 0 && before.every((finding) => finding.status === 'unknown' && finding.reason === 'node-unreachable'))
-    assert.ok(after.every((finding) => finding.status === 'skip'))
+    assert.ok(after.length > 0 && after.every((finding) => finding.status === 'unknown' && finding.reason === 'node-unreachable'))
   })
 
   it(`probes ${FLEET_SIZE} hosts at once from an inventory, each named by where it was reached`, async () => {
