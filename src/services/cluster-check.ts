@@ -1,6 +1,7 @@
 import type {Report} from '../contract/report.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {readSnapshot} from '../sources/cluster/snapshot-file.js'
+import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {type CheckOptions} from './check-options.js'
 import type {ClusterEvaluationOptions} from './cluster-evaluation.js'
 import type {NodeProbeOptions, NodeProbeResult} from './cluster-node-probe.js'
@@ -37,7 +38,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   const readSignal = options.signal ? AbortSignal.any([stopReading.signal, options.signal]) : stopReading.signal
   const reading = options.snapshotPath ? readSnapshot(options.snapshotPath) : collectLive(options.connection, progress, readSignal)
   reading.catch(() => {}) // awaited once the evaluation is in: a read failing before then is reported there
-  const engine = options.engine ?? {
+  const engine: ClusterEngine = options.engine ?? {
     ...selection,
     ...(await loadEvaluation().catch(async (error: unknown) => {
       stopReading.abort(error)
@@ -45,9 +46,11 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
       throw error
     })),
   }
-  const snapshot = await reading
-  engine.refuseTargetBehindCluster(snapshot, options.targetVersion)
-  engine.refuseBaselineOfAnotherCluster(engine.gate.baseline, snapshot.source)
+  const read = await reading
+  engine.refuseTargetBehindCluster(read, options.targetVersion)
+  engine.refuseBaselineOfAnotherCluster(engine.gate.baseline, read.source)
+  // Before any node is probed: the nodes out of scope are neither probed nor judged.
+  const snapshot = engine.scopeNodes ? await engine.scopeNodes(read, options.connection, readSignal) : read
   let probes: NodeProbeResult | undefined
   if (options.nodeProbe) {
     const {probeClusterNodes} = await import('./cluster-node-probe.js')
@@ -91,4 +94,7 @@ async function loadEvaluation() {
   return {evaluateSnapshot, refuseBaselineOfAnotherCluster, refuseTargetBehindCluster, recipes: await loadRecipes()}
 }
 
-export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>>
+/** The snapshot with only the nodes a run is about (verify's --node and --selector), once it is read. */
+export type NodeScope = (snapshot: ClusterSnapshot, connection: ConnectionOptions, signal: AbortSignal) => Promise<ClusterSnapshot>
+
+export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>> & {scopeNodes?: NodeScope}

@@ -4,18 +4,20 @@
  * metrics), and a state per node from them and the mode its kube-proxy runs.
  */
 import type {Report} from '../contract/report.js'
+import {isWindowsNode} from '../derive/cluster-facts.js'
 import {clusterNodeReport, nodeName} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import type {FactSet} from '../facts/fact-set.js'
 import {buildReport} from '../planner/gate.js'
 import {applyVerifyGate, type VerifyDirection} from '../planner/verify.js'
-import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {UsageError} from '../util/errors.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
 import {type ClusterEngine, loadClusterEngine} from './cluster-check.js'
 import {type ClusterEvaluationOptions, clusterSummary, probedClusterModel} from './cluster-evaluation.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
+import type {ConnectionOptions} from './cluster-reads.js'
 import {evaluateNodes, type NodeCheckOptions} from './node-check.js'
 import {rulePlans} from './rule-catalog.js'
 
@@ -25,6 +27,8 @@ export interface VerifyOptions {
   allowNotSwitched: boolean
   /** Cluster runs: verify only these Nodes (--node), the ones switched so far; default every Linux node. */
   nodes?: readonly string[]
+  /** Cluster runs: verify only the Nodes this label selector matches (--selector), as the API server reads it. */
+  selector?: string
 }
 
 /** The fact that says which mode a node's kube-proxy runs. */
@@ -53,16 +57,58 @@ export async function runVerifyNode(options: NodeCheckOptions & VerifyOptions): 
 export async function loadVerifyEngine(options: CheckOptions, verify: VerifyOptions): Promise<ClusterEngine> {
   // --baseline of the pre-switch check gates on new findings; verify's is not that.
   const engine = await loadClusterEngine({...options, gateFiles: {waiversPath: options.gateFiles?.waiversPath}}, verifyRules(verify.direction))
-  return {...engine, evaluateSnapshot: (snapshot, rules, evaluation, probes) => verifySnapshot(snapshot, rules, {...evaluation, ...verify}, probes)}
+  return {
+    ...engine,
+    evaluateSnapshot: (snapshot, rules, evaluation, probes) => verifySnapshot(snapshot, rules, {...evaluation, ...verify}, probes),
+    ...(verify.nodes || verify.selector !== undefined ? {scopeNodes: (snapshot, connection, signal) => nodesInScope(snapshot, verify, connection, signal)} : {}),
+  }
+}
+
+/**
+ * The snapshot with only the Linux nodes --node names and --selector matches (both, when both are given), before
+ * any is probed. A --node that names no Linux Node is a usage error; a selector that matches none leaves none.
+ */
+async function nodesInScope(snapshot: ClusterSnapshot, verify: VerifyOptions, connection: ConnectionOptions, signal: AbortSignal): Promise<ClusterSnapshot> {
+  const listed = snapshot.resources.nodes
+  if (listed?.status !== 'ok') return snapshot // no node to choose from: the report says why
+  const linux = listed.items.filter((node) => !isWindowsNode(node))
+  const missing = verify.nodes?.filter((name) => !linux.some((node) => node.metadata?.name === name)) ?? []
+  if (missing.length > 0) throw new UsageError(`--node ${missing.join(', ')}: no such Linux Node in the cluster${snapshot.source.context ? ` (context ${snapshot.source.context})` : ''}`, ['List them with: kubectl get nodes -l kubernetes.io/os=linux'])
+  const matching = verify.selector === undefined ? undefined : await nodesMatching(verify.selector, connection, signal)
+  const inScope = (name: string) => (verify.nodes === undefined || verify.nodes.includes(name)) && (matching === undefined || matching.has(name))
+  return {...snapshot, resources: {...snapshot.resources, nodes: {...listed, items: linux.filter((node) => inScope(node.metadata?.name ?? ''))}}}
+}
+
+/**
+ * The names of the Nodes a label selector matches, as the API server reads it (`kubectl get nodes -l`): the snapshot
+ * keeps only the labels its checks read, and the server's grammar is the one users know. One more list of the Nodes.
+ */
+async function nodesMatching(selector: string, connection: ConnectionOptions, signal: AbortSignal): Promise<Set<string>> {
+  const {ApiError, KubeClient} = await import('../sources/cluster/kube-client.js')
+  const client = await KubeClient.connect({...connection, signal})
+  const names = new Set<string>()
+  try {
+    await client.list('/api/v1/nodes', {labelSelector: selector}, (items) => {
+      for (const item of items as KubeObject[]) if (item.metadata?.name) names.add(item.metadata.name)
+    }, {kind: 'Node'})
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    const flag = `--selector ${JSON.stringify(selector)}`
+    if (error.code === 400) throw new UsageError(`${flag}: the API server refused it: ${error.message}`, ['Write it as `kubectl get nodes -l` takes it: key=value, key!=value, key in (a,b), key, !key, joined by commas.'])
+    throw new UsageError(`${flag}: cannot list the Nodes it matches: ${error.message}`)
+  } finally {
+    client.close()
+  }
+
+  return names
 }
 
 /** Pure, as evaluateSnapshot: the verify rules on every Linux node of the snapshot, with its probes. */
 function verifySnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions & VerifyOptions, probes?: NodeProbeResult): Report {
   const model = probedClusterModel(snapshot, options.targetVersion, probes)
   const skip = new Set(options.skip)
-  const linux = model.nodes.filter((node) => !node.windows && (options.nodes === undefined || options.nodes.includes(node.name)))
-  const missing = options.nodes?.filter((name) => !linux.some((node) => node.name === name)) ?? []
-  if (missing.length > 0) throw new UsageError(`--node ${missing.join(', ')}: no such Linux Node in the cluster${snapshot.source.context ? ` (context ${snapshot.source.context})` : ''}`, ['List them with: kubectl get nodes -l kubernetes.io/os=linux'])
+  // The nodes out of scope (--node, --selector) are already gone from the snapshot (nodesInScope).
+  const linux = model.nodes.filter((node) => !node.windows)
   const subjects = linux.map((node) => ({kind: 'Node', name: node.name, facts: node.facts}))
   const {findings, bySubject} = evaluateRules(rules, subjects, {skip, severity: options.severity, unreadableKinds: model.unreadableKinds, perSubject: PER_NODE})
   const report = buildReport({

@@ -74,6 +74,31 @@ describe('verify cluster', () => {
     assert.deepEqual(states(rollback.report), {'k8s-cp-01': 'verified', 'k8s-worker-01': 'not-switched', 'k8s-worker-02': 'not-switched'})
   })
 
+  it('--selector (-l) mid-rollout: the workers switched so far, chosen by label; with --node, a node must be named and match; the API server reads the selector', async () => {
+    const facts = ['--facts', bundleFor('k8s-cp-01', 'iptables'), '--facts', bundleFor('k8s-worker-01', 'nftables'), '--facts', bundleFor('k8s-worker-02', 'nftables')]
+    const workers = await verify({scenario: 'kubeadm-calico'}, [...facts, '-l', '!node-role.kubernetes.io/control-plane'])
+    assert.equal(workers.code, 0)
+    assert.deepEqual(states(workers.report), {'k8s-worker-01': 'verified', 'k8s-worker-02': 'verified'})
+    const both = await verify({scenario: 'kubeadm-calico'}, [...facts, '--selector', 'node-role.kubernetes.io/control-plane', '--node', 'k8s-cp-01', '--node', 'k8s-worker-01'])
+    assert.equal(both.code, 3)
+    assert.deepEqual(states(both.report), {'k8s-cp-01': 'not-switched'})
+    const none = await verify({scenario: 'kubeadm-calico'}, [...facts, '-l', 'kpx-check/switched=true'])
+    assert.equal(none.code, 5, 'no node in scope: nothing verified')
+    assert.deepEqual(states(none.report), {})
+  })
+
+  it('--selector the API server cannot read is a usage error naming it, exit 2', async () => {
+    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    try {
+      const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
+      const {code, stderr} = await runCli(['verify', 'cluster', '--kubeconfig', kubeconfig, '-l', 'role in (a'])
+      assert.equal(code, 2)
+      assert.match(stderr, /--selector "role in \(a": the API server refused it/)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('--node naming no Linux Node is a usage error, exit 2', async () => {
     const server = await startApiServer({scenario: 'kubeadm-calico'})
     try {

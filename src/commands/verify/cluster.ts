@@ -13,8 +13,8 @@ export default class VerifyCluster extends Cluster {
   static summary = "Verify that a cluster's nodes switched kube-proxy to nftables mode cleanly (or rolled back cleanly)."
 
   static description = helpDescription([
-    'The checks of `<%= config.bin %> verify node` on every Linux node of the cluster (or the --node ones: the nodes switched',
-    'so far, mid-rollout), from the sources of `<%= config.bin %> cluster`: --node-probe exec|pod|ssh|exec,pod for everything a',
+    'The checks of `<%= config.bin %> verify node` on every Linux node of the cluster (or the --node and --selector ones: the nodes',
+    'switched so far, mid-rollout), from the sources of `<%= config.bin %> cluster`: --node-probe exec|pod|ssh|exec,pod for everything a',
     "node shell shows, --facts bundles, and --kube-proxy-metrics for kube-proxy's own /proxyMode and /metrics through the API",
     "server's pod proxy. Through the API alone, only what the Node objects show is known, so nodes are unknown: probe them.",
     'With --all-contexts or several --context, every cluster as a fleet, as `<%= config.bin %> cluster` does.',
@@ -25,6 +25,7 @@ export default class VerifyCluster extends Cluster {
   static examples = [
     '<%= config.bin %> verify cluster --node-probe exec',
     '<%= config.bin %> verify cluster --node-probe exec --node worker-1 --node worker-2 --allow-not-switched',
+    '<%= config.bin %> verify cluster --node-probe exec -l kpx-check/switched=true',
     '<%= config.bin %> verify cluster --kube-proxy-metrics --node-probe pod --json > verify.json',
     '<%= config.bin %> verify cluster --rollback --node-probe exec',
     '<%= config.bin %> verify cluster --all-contexts --node-probe exec',
@@ -39,6 +40,11 @@ export default class VerifyCluster extends Cluster {
       multiple: true,
       helpValue: 'NAME',
     }),
+    selector: Flags.string({
+      char: 'l',
+      description: 'Verify only the Nodes this label selector matches, as `kubectl get nodes -l` reads it (the API server matches it): mark the nodes switched so far with a label. With --node, a node must be named and match.',
+      helpValue: 'SELECTOR',
+    }),
   }
 
   async run(): Promise<FleetReport | Report> {
@@ -48,7 +54,7 @@ export default class VerifyCluster extends Cluster {
     refuseBaseline(flags)
     if (flags['target-version'] !== undefined) throw new UsageError('--target-version is for `kpx-check cluster`, before the switch; `verify cluster` does not take it')
 
-    const engine = await loadVerifyEngine(checkOptions(flags), {...verifyOptions(flags), ...(flags.node ? {nodes: flags.node} : {})})
+    const engine = await loadVerifyEngine(checkOptions(flags), {...verifyOptions(flags), ...(flags.node ? {nodes: flags.node} : {}), ...(flags.selector === undefined ? {} : {selector: flags.selector})})
     return this.checkClusters(parsed, engine)
   }
 }
