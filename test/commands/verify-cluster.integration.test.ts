@@ -39,6 +39,18 @@ async function verify(options: ApiServerOptions, args: string[]): Promise<{code:
   }
 }
 
+/** verify cluster on the kubeadm scenario with these flags: a usage error (exit 2), and what it says. */
+async function usageError(args: string[]): Promise<string> {
+  const server = await startApiServer({scenario: 'kubeadm-calico'})
+  try {
+    const {code, stderr} = await runCli(['verify', 'cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server), ...args])
+    assert.equal(code, 2, stderr)
+    return stderr
+  } finally {
+    await server.close()
+  }
+}
+
 /** A captured bundle as the named node's: its hostname section replaced, nothing else. */
 function bundleFor(node: string, state: 'iptables' | 'nftables'): string {
   const file = join(dir, `${node}.${state}.facts`)
@@ -88,27 +100,11 @@ describe('verify cluster', () => {
   })
 
   it('--selector the API server cannot read is a usage error naming it, exit 2', async () => {
-    const server = await startApiServer({scenario: 'kubeadm-calico'})
-    try {
-      const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
-      const {code, stderr} = await runCli(['verify', 'cluster', '--kubeconfig', kubeconfig, '-l', 'role in (a'])
-      assert.equal(code, 2)
-      assert.match(stderr, /--selector "role in \(a": the API server refused it/)
-    } finally {
-      await server.close()
-    }
+    assert.match(await usageError(['-l', 'role in (a']), /--selector "role in \(a": the API server refused it/)
   })
 
   it('--node naming no Linux Node is a usage error, exit 2', async () => {
-    const server = await startApiServer({scenario: 'kubeadm-calico'})
-    try {
-      const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
-      const {code, stderr} = await runCli(['verify', 'cluster', '--kubeconfig', kubeconfig, '--node', 'k8s-worker-09'])
-      assert.equal(code, 2)
-      assert.match(stderr, /--node k8s-worker-09: no such Linux Node in the cluster \(context kpx-test\)/)
-    } finally {
-      await server.close()
-    }
+    assert.match(await usageError(['--node', 'k8s-worker-09']), /--node k8s-worker-09: no such Linux Node in the cluster \(context kpx-test\)/)
   })
 
   it('--kube-proxy-metrics alone (EKS): the mode and syncs are seen, the node-shell checks are not: every node unknown, exit 5', async () => {
