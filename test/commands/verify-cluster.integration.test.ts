@@ -9,11 +9,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
+import type {FleetReport} from '../../src/contract/fleet.js'
 import type {Report} from '../../src/contract/report.js'
-import {type ApiServerOptions, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {type ApiServerOptions, startApiServer, writeContexts, writeKubeconfig} from '../helpers/apiserver.js'
 import {capturedBundle, CAPTURES_DIR, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
-import {validateReport} from '../helpers/schemas.js'
+import {validateFleet, validateReport} from '../helpers/schemas.js'
 
 const EKS_NODES = ['ip-10-0-10-170.ec2.internal', 'ip-10-0-11-23.ec2.internal', 'ip-10-0-12-88.ec2.internal']
 const KUBEADM_NODES = ['k8s-cp-01', 'k8s-worker-01', 'k8s-worker-02']
@@ -139,4 +140,28 @@ describe('verify cluster', () => {
       }
     })
   }
+
+  it('--all-contexts: a fleet as `cluster --all-contexts` makes it, each cluster its verify report; one switched, one not, one unreachable: exit 3, the worst', async () => {
+    const iptables = {port: 10_249, paths: {'/proxyMode': 'iptables', '/metrics': readFileSync(join(CAPTURES_DIR, 'capture-1-iptables', 'metrics.all'), 'utf8')}}
+    const servers = await Promise.all([startApiServer({scenario: 'eks-old-vpc-cni', podHttp: nftablesEndpoints}), startApiServer({scenario: 'eks-old-vpc-cni', podHttp: iptables}), startApiServer()])
+    const [switched, old, gone] = servers
+    await gone.close()
+    try {
+      const contexts = [{name: 'switched', server: switched, token: switched.token}, {name: 'old', server: old, token: old.token}, {name: 'gone', server: {url: gone.url, ca: switched.ca}, token: 't'}]
+      const {code, stdout, stderr} = await runCli(['verify', 'cluster', '--kubeconfig', writeContexts(mkdtempSync(join(dir, 'fleet-')), contexts), '--all-contexts', '--kube-proxy-metrics', '--json'])
+      const fleet = JSON.parse(stdout) as FleetReport
+      assert.ok(validateFleet(fleet), JSON.stringify(validateFleet.errors))
+      assert.equal(code, 3, stderr)
+      assert.deepEqual(fleet.clusters.map((cluster) => [cluster.context, cluster.verdict, cluster.exitCode, cluster.error?.reason ?? 'checked']), [
+        ['switched', 'incomplete', 5, 'checked'],
+        ['old', 'no-go', 3, 'checked'],
+        ['gone', 'incomplete', 5, 'unreachable'],
+      ])
+      assert.deepEqual(fleet.clusters[0].report?.verify?.states, {verified: 0, failed: 0, 'not-switched': 0, unknown: 3})
+      assert.deepEqual(fleet.clusters[1].report?.verify?.states, {verified: 0, failed: 0, 'not-switched': 3, unknown: 0})
+      assert.equal(fleet.clusters[1].report?.nodes[0].checks['verify/running-mode'].status, 'fail')
+    } finally {
+      await Promise.all([switched.close(), old.close()])
+    }
+  })
 })
