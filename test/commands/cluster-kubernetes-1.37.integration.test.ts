@@ -271,7 +271,8 @@ describe('kpx-check cluster: platforms with a recipe of their own (k0s, Kubermat
     // The seed's proxyMode applies to every node at once: with no node checked, set-mode says why it has no commands; its undo is KKP's own.
     assert.deepEqual(commandsOf(report, 'configure/set-mode'), '')
     assert.match(actionsOf(report, 'configure/set-mode'), NOT_YET)
-    assert.match(undoOf(report, 'configure/set-mode'), /^kubectl --kubeconfig seed-kubeconfig patch cluster "\$CLUSTER_ID" --type merge -p '\{"spec":\{"clusterNetwork":\{"proxyMode":"ipvs"\}\}\}'/)
+    // It sets and checks CLUSTER_ID itself, then patches: a fresh shell has no CLUSTER_ID.
+    assert.match(undoOf(report, 'configure/set-mode'), /^CLUSTER_ID=.*\n: "\$\{CLUSTER_ID:\?.*\}"\nkubectl --kubeconfig seed-kubeconfig patch cluster "\$CLUSTER_ID" --type merge -p '\{"spec":\{"clusterNetwork":\{"proxyMode":"ipvs"\}\}\}'$/)
     assert.match(commandsOf(report, 'rollback/rollback'), /"proxyMode":"ipvs"/)
     assert.ok(report.plan.summary.includes('heuristically'), report.plan.summary)
 
