@@ -19,7 +19,7 @@ import {checkFlags} from './check-flags.js'
 import {DURATION_PARSE, DURATION_PATTERN, type DurationBounds, parseDuration} from './duration.js'
 import {CONFIGURATION} from './flag-groups.js'
 
-export const DEFAULT_CONFIG_FILE = '.kpx-check.yaml'
+const DEFAULT_CONFIG_FILE = '.kpx-check.yaml'
 
 export const configFlags = {
   config: Flags.string({
@@ -179,7 +179,7 @@ export function configSchema(commands: readonly ConfiguredCommand[]): object {
 }
 
 /** A flag's value from the file, as the command line would give it, and where the file says it. */
-export interface ConfigValue {
+interface ConfigValue {
   value: unknown
   /** FILE:LINE:COLUMN */
   origin: string
@@ -270,7 +270,7 @@ export async function readConfigFile(choice: {explicit: boolean; path: string}, 
  * did not name it: what could run a program (a kubeconfig's exec plugin), reach other machines with the CI's keys
  * (SSH) or write to the cluster (probe pods). --config FILE names a file the caller trusts, and may set them.
  */
-export const FOUND_CONFIG_MAY_NOT_SET = [
+const FOUND_CONFIG_MAY_NOT_SET = [
   'kubeconfig',
   'node-probe',
   'probe-namespace',

@@ -34,7 +34,7 @@ interface FleetFlagValues {
 }
 
 /** What names several clusters; undefined for one (no --context, or one), which keeps a single cluster's report. */
-export interface FleetSelection {
+interface FleetSelection {
   contexts: 'all' | string[]
   clusterConcurrency: number
 }

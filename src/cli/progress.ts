@@ -6,7 +6,7 @@ import {printable} from '../report/printable.js'
 import {type ProgressStep, type ProgressTask, runSilently, type StepRunner} from '../services/progress.js'
 import {colorWanted, uncoloredStderr} from './color.js'
 
-export type ProgressMode = 'lines' | 'live' | 'silent'
+type ProgressMode = 'lines' | 'live' | 'silent'
 
 export function progressMode(options: {json: boolean; stderrIsTTY: boolean}): ProgressMode {
   if (options.json) return 'silent'

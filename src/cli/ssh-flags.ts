@@ -49,7 +49,7 @@ export const sshFlags = {
   concurrency: Flags.integer({helpGroup: NODE_PROBES, description: `Nodes probed at once, over SSH or by exec (default ${DEFAULT_CONCURRENCY}).`, min: 1, max: 1000}),
 }
 
-export interface SshFlagValues {
+interface SshFlagValues {
   identity?: string[]
   jump?: string
   'ssh-config'?: string
@@ -60,18 +60,18 @@ export interface SshFlagValues {
 }
 
 /** The SSH flags that were given, as `--name`, to refuse them when no node is probed over SSH. */
-export function givenSshFlags(flags: SshFlagValues): string[] {
+function givenSshFlags(flags: SshFlagValues): string[] {
   return Object.keys(sshFlags)
     .filter((name) => flags[name as keyof SshFlagValues] !== undefined && flags[name as keyof SshFlagValues] !== false)
     .map((name) => `--${name}`)
 }
 
 /** Targets from `--ssh [USER@]HOST[:PORT]` (repeatable) and `--inventory FILE` (repeatable), in that order. */
-export function sshTargets(specs: string[], inventories: string[]): SshTarget[] {
+function sshTargets(specs: string[], inventories: string[]): SshTarget[] {
   return [...specs.map((spec) => parseTargetSpec(spec, `--ssh ${spec}`)), ...inventories.flatMap((file) => readInventory(file))]
 }
 
-export function sshProbeOptions(flags: SshFlagValues, timeoutSeconds: number, env: NodeJS.ProcessEnv = process.env): SshProbeOptions {
+function sshProbeOptions(flags: SshFlagValues, timeoutSeconds: number, env: NodeJS.ProcessEnv = process.env): SshProbeOptions {
   const sshDir = join(homedir(), '.ssh')
   const policy = flags['host-key-policy'] === 'accept-new' ? 'accept-new' : 'strict'
   const knownHosts = flags['known-hosts']

@@ -136,7 +136,7 @@ declare const SHARED: unique symbol
 export type SharedFindings = ReadonlyMap<string, Finding> & {readonly [SHARED]: true}
 
 /** What a rule is, as a finding repeats it: enough to speak of a rule with no finding of its own to copy. */
-export type RuleHeader = Pick<Finding, 'confidence' | 'references' | 'rule' | 'severity' | 'title'>
+type RuleHeader = Pick<Finding, 'confidence' | 'references' | 'rule' | 'severity' | 'title'>
 
 /**
  * A rule's results on subjects of a kind that can number in the tens of thousands, as the engine

@@ -3,7 +3,7 @@ import type {Report, Verdict} from './report.js'
 export const FLEET_SCHEMA_VERSION = 'kpx-check-fleet/v1'
 
 /** Why a cluster could not be used at all (a ClusterAccessError's reason). */
-export const CLUSTER_ACCESS_REASONS = ['unreachable', 'TLS', 'unauthorized', 'forbidden', 'timeout', 'api-error', 'kubeconfig'] as const
+const CLUSTER_ACCESS_REASONS = ['unreachable', 'TLS', 'unauthorized', 'forbidden', 'timeout', 'api-error', 'kubeconfig'] as const
 export type ClusterAccessReason = (typeof CLUSTER_ACCESS_REASONS)[number]
 
 /**
@@ -12,7 +12,7 @@ export type ClusterAccessReason = (typeof CLUSTER_ACCESS_REASONS)[number]
  * template cannot name) — one cluster's exit 2, which in a fleet is that cluster's entry.
  */
 export const FLEET_ERROR_REASONS = [...CLUSTER_ACCESS_REASONS, 'usage'] as const
-export type FleetErrorReason = (typeof FLEET_ERROR_REASONS)[number]
+type FleetErrorReason = (typeof FLEET_ERROR_REASONS)[number]
 
 /** One cluster of the fleet: its full report, or why there is none (then its verdict is incomplete). */
 export interface FleetCluster {

@@ -37,7 +37,7 @@ export interface ClusterModel {
 }
 
 /** An object a rule can be about, with its facts over the cluster's. */
-export interface NamespacedSubject {
+interface NamespacedSubject {
   namespace: string
   name: string
   facts: FactSet
@@ -274,7 +274,7 @@ function kubeProxyConfigFile(resources: SnapshotReads): {failure?: UnknownFact; 
  * writes `<namespace>/<name>:<port name>` there, and one longer makes the kernel reject the whole transaction
  * (kubernetes/kubernetes#139515). Valid names reach 143 bytes.
  */
-export const NFT_COMMENT_LIMIT = 128
+const NFT_COMMENT_LIMIT = 128
 
 /** The most items an object's list fact holds (a PrometheusRule's alerts): the finding names the object either way. */
 const OBJECTS_LISTED = 100
@@ -294,7 +294,7 @@ function commentsOf(service: Raw, each: (bytes: number, comment: () => string) =
 }
 
 /** kube-proxy metrics that only iptables mode exports (domain sheet §2.11, KEP-3866's kep.yaml). */
-export const IPTABLES_ONLY_METRICS = [
+const IPTABLES_ONLY_METRICS = [
   'kubeproxy_sync_proxy_rules_iptables_total',
   'kubeproxy_sync_proxy_rules_iptables_last',
   'kubeproxy_sync_proxy_rules_iptables_partial_restore_failures_total',

@@ -6,7 +6,7 @@ import {isObject} from '../util/json-value.js'
 import type {NamespacedName} from './components.js'
 
 /** A setting of the iptables or ipvs section that nftables mode would not read: `{field: 'ipvs.syncPeriod', value: '60s'}`. */
-export interface CarriedSetting {
+interface CarriedSetting {
   field: string
   value: unknown
 }
@@ -42,7 +42,7 @@ export function effectiveMode(configured: string, version: null | string): strin
 }
 
 /** kube-proxy's metricsBindAddress when its configuration leaves it unset: reachable from its node only. */
-export const DEFAULT_METRICS_BIND_ADDRESS = '127.0.0.1:10249'
+const DEFAULT_METRICS_BIND_ADDRESS = '127.0.0.1:10249'
 
 /**
  * The port the API server's pod proxy can reach kube-proxy's metrics server on (plain HTTP: kube-proxy
@@ -72,7 +72,7 @@ export function describeSetting(setting: CarriedSetting): string {
  * kube-proxy's effective settings, from its KubeProxyConfiguration file (ConfigMap) overlaid with
  * its command-line flags (read-fields.ts readFlags), as kube-proxy itself applies them.
  */
-export interface KubeProxySettings {
+interface KubeProxySettings {
   /** The mode it runs in: as configured, else its version's default (effectiveMode). */
   mode: string
   /** As configured: '' when unset. */

@@ -31,7 +31,7 @@ const OS_IMAGES: Array<[RegExp, string]> = [
   [/^Windows/, 'windows'],
 ]
 
-export interface OsFromImage {
+interface OsFromImage {
   id: string
   versionId?: string
 }

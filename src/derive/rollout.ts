@@ -16,7 +16,7 @@ interface RolloutInput {
 }
 
 /** What the nodes run, by running mode; `unknown`: nodes whose mode no source showed. */
-export type NodesByMode = ReadonlyMap<string, readonly string[]>
+type NodesByMode = ReadonlyMap<string, readonly string[]>
 
 export interface Rollout {
   nothingToMigrate: boolean

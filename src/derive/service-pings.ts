@@ -13,7 +13,7 @@ import type {SnapshotReads} from './snapshot-reads.js'
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The workloads whose templates are read, by kind. */
-export const WORKLOAD_KINDS: ReadonlyArray<readonly [ResourceName, string]> = [
+const WORKLOAD_KINDS: ReadonlyArray<readonly [ResourceName, string]> = [
   ['daemonSets', 'DaemonSet'],
   ['deployments', 'Deployment'],
   ['statefulSets', 'StatefulSet'],
@@ -69,7 +69,7 @@ const describe = (ping: PingCommand, target: string, service: ServiceAddresses) 
   `container ${ping.container}, ${ping.place}: ${ping.tool} ${target} (Service ${service.name}, ${service.clusterIPs.join(', ')})`
 
 /** A workload and the pings of a Service's ClusterIP in its template, described. */
-export interface WorkloadPings {
+interface WorkloadPings {
   kind: string
   workload: KubeObject
   pings: string[]

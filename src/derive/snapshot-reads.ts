@@ -8,7 +8,7 @@ import type {ClusterSnapshot, FailedStatus, KubeObject} from '../sources/cluster
 const FAILURE_REASONS: Record<FailedStatus, UnknownReason> = {forbidden: 'permission-denied', unauthorized: 'permission-denied', malformed: 'malformed-response', error: 'failed'}
 
 /** A named object as read: found, absent (a 404, which is a fact), or why it could not be read. */
-export type NamedRead = {failure: UnknownFact; object?: undefined} | {failure?: undefined; object?: KubeObject}
+type NamedRead = {failure: UnknownFact; object?: undefined} | {failure?: undefined; object?: KubeObject}
 
 /** What a snapshot holds of each resource, and why what it lacks is missing. */
 export class SnapshotReads {

@@ -30,7 +30,7 @@ export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'k
 }
 
 /** The mode kube-proxy runs in on the node, with what showed it, or why nothing did. */
-export function runningModeOf(facts: FactSet): NonNullable<NodeRow['proxyMode']> {
+function runningModeOf(facts: FactSet): NonNullable<NodeRow['proxyMode']> {
   const running = facts.get('kubeProxy.runningMode')
   if (typeof running === 'string') return {running, evidence: String(facts.get('kubeProxy.runningModeEvidence') ?? '')}
   const why = facts.whyUnknown('kubeProxy.runningMode')

@@ -17,7 +17,7 @@ export interface Group {
 }
 
 /** A rule's two stages on one subject, run when a group needs its finding. */
-export interface StagedRun {
+interface StagedRun {
   skipStage(): Finding | undefined
   decide(): Finding
 }

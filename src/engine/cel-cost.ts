@@ -29,7 +29,7 @@ export const RULE_COST_BUDGET = 1_000_000
 export const formatCost = (cost: number): string => cost.toLocaleString('en')
 
 /** An upper bound on a value's size. A scalar has neither characters nor items. */
-export interface Extent {
+interface Extent {
   /** Most characters, when it is a string. */
   readonly chars: number
   /** Most items, when it is a list or map. */
@@ -86,7 +86,7 @@ function join(a: Extent, b: Extent): Extent {
 const measured = new WeakMap<object, Extent>()
 
 /** The extent of a CEL value (strings, numbers, bools, lists and plain objects), measured once per list or object. */
-export function extentOf(value: unknown): Extent {
+function extentOf(value: unknown): Extent {
   if (typeof value === 'string') return text(value.length)
   if (value === null || typeof value !== 'object') return SCALAR
   let extent = measured.get(value)

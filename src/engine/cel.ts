@@ -6,7 +6,7 @@ import type {FactSet} from '../facts/fact-set.js'
 import {compareVersions} from '../facts/parsers/versions.js'
 import type {RuleScope} from './rule-schema.js'
 
-export type Scope = RuleScope
+type Scope = RuleScope
 
 /**
  * The functions rules may call besides CEL's standard library. Kept small and named as in

@@ -14,7 +14,7 @@ import {type Activation, evaluateRule, ruleRun, type RuleRunOptions, subjectKind
 
 export {subjectKindOf} from './run-rule.js'
 
-export interface EvaluationOptions extends RuleRunOptions {
+interface EvaluationOptions extends RuleRunOptions {
   /** Rule ids the user dropped with --skip. */
   skip?: ReadonlySet<string>
   /**

@@ -7,12 +7,12 @@ const template = {type: 'string', minLength: 1, description: 'Text; {{ cel-expre
 const celExpression = {type: 'string', minLength: 1, description: 'A CEL expression over the facts.'}
 
 
-export const RULE_SCOPES = ['node', 'cluster', 'verify'] as const
+const RULE_SCOPES = ['node', 'cluster', 'verify'] as const
 export type RuleScope = (typeof RULE_SCOPES)[number]
 
 /** What a verify rule proves: the switch to nftables, or the rollback from it. */
-export const VERIFY_DIRECTIONS = ['switch', 'rollback'] as const
-export type VerifyDirection = (typeof VERIFY_DIRECTIONS)[number]
+const VERIFY_DIRECTIONS = ['switch', 'rollback'] as const
+type VerifyDirection = (typeof VERIFY_DIRECTIONS)[number]
 
 /** JSON Schema of one rule file in rules/ (YAML). `kpx-check schema --rule` prints it. */
 export const RULE_FILE_SCHEMA = {
@@ -133,7 +133,7 @@ export const RULE_FILE_SCHEMA = {
   },
 } as const
 
-export interface RuleOutcome {
+interface RuleOutcome {
   status: (typeof RULE_STATUSES)[number]
   when?: string
   severity?: Severity

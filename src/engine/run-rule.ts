@@ -51,7 +51,7 @@ class CostMeter {
 
 const parsedExpressions = new Map<string, ParseResult>()
 
-export function parsed(rule: LoadedRule, expression: string): ParseResult {
+function parsed(rule: LoadedRule, expression: string): ParseResult {
   const key = `${rule.scope}\u0000${expression}`
   let run = parsedExpressions.get(key)
   if (!run) {
@@ -101,7 +101,7 @@ function render(rule: LoadedRule, template: string, activation: Activation, mete
 }
 
 /** The activation a rule reads on a subject: its facts as CEL values, and the rule's own data. */
-export function activationFor(rule: LoadedRule, subject: Subject): Activation {
+function activationFor(rule: LoadedRule, subject: Subject): Activation {
   return {...celActivation(subject.facts, rule.scope), data: celData(rule.data ?? {})}
 }
 

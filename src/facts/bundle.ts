@@ -21,7 +21,7 @@ import type {UnknownFact} from './fact-set.js'
 
 export const BUNDLE_HEADER = '# kpx-check node facts v1'
 /** The name of the empty section that ends a whole bundle: `### end`, its last line. */
-export const END_SECTION = 'end'
+const END_SECTION = 'end'
 
 export interface Bundle {
   /** Raw text of each section, without its header line and without the trailing newline. */
@@ -33,7 +33,7 @@ export interface Bundle {
 }
 
 /** Where a bundle cut short stops: in its last section (none: before the first), in the middle of a line or not. */
-export interface BundleCut {
+interface BundleCut {
   section?: string
   midLine: boolean
 }

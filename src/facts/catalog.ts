@@ -42,7 +42,7 @@ const NODE_NAMES = {maxItems: 5000, maxLength: 63}
  * `kube-proxy` from kube-proxy's configuration in the cluster, which stands in for a probed node
  * that could not tell. A node fact without `api` needs a node shell.
  */
-export type NodeFactSpec = FactSpec & {
+type NodeFactSpec = FactSpec & {
   sections: readonly string[]
   api?: 'kube-proxy' | 'node'
 }

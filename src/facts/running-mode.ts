@@ -23,15 +23,15 @@ export interface ModeEvidence {
 }
 
 /** Families only iptables mode registers (domain-2026-12b §A.2); `…iptables_total` is set on every sync. */
-export const IPTABLES_ONLY_FAMILIES = [
+const IPTABLES_ONLY_FAMILIES = [
   'kubeproxy_sync_proxy_rules_iptables_total',
   'kubeproxy_iptables_ct_state_invalid_dropped_packets_total',
   'kubeproxy_iptables_localhost_nodeports_accepted_packets_total',
 ] as const
 /** Families only nftables mode registers; from 1.33 they appear at their first failure only. */
-export const NFTABLES_ONLY_FAMILIES = ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total'] as const
+const NFTABLES_ONLY_FAMILIES = ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total'] as const
 /** A family every mode registers and sets on its first sync: proof that the scrape is a synced kube-proxy's. */
-export const EVERY_MODE_FAMILY = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'
+const EVERY_MODE_FAMILY = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'
 /** The metric families the running mode is read from. */
 export const MODE_METRIC_FAMILIES: readonly string[] = [...IPTABLES_ONLY_FAMILIES, ...NFTABLES_ONLY_FAMILIES, EVERY_MODE_FAMILY]
 
@@ -54,7 +54,7 @@ function known<T>(value: T | UnknownFact): value is T {
  * (`none`); the mode its flags set; the nft tables it owns with it running. Unknown when none of these
  * tells it, with the reason `/proxyMode` could not be read.
  */
-export function runningMode(evidence: ModeEvidence): Running | UnknownFact {
+function runningMode(evidence: ModeEvidence): Running | UnknownFact {
   const {proxyMode, metricFamilies: families, process} = evidence
   if (known(proxyMode)) return {mode: proxyMode, evidence: `/proxyMode answered ${proxyMode}`}
 

@@ -6,7 +6,7 @@ import type {UnknownFact} from '../facts/fact-set.js'
 import type {RulePlan} from './plan-input.js'
 
 /** What the run could see: a cluster run or a node run, and why the Nodes could not be listed, if they could not. */
-export interface FindingStepContext {
+interface FindingStepContext {
   clusterRun: boolean
   /** Cluster runs: the platform, which decides how its nodes are best reached. */
   platform?: null | string

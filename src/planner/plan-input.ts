@@ -7,7 +7,7 @@ import type {RuleDefinition} from '../engine/rule-schema.js'
 import type {UnknownFact} from '../facts/fact-set.js'
 import type {PlatformRecipe} from './recipes.js'
 
-export type RulePhase = NonNullable<RuleDefinition['phase']>
+type RulePhase = NonNullable<RuleDefinition['phase']>
 
 /** What the plan does with a rule's failures. */
 export interface RulePlan {

@@ -23,7 +23,7 @@ export interface PlatformRecipe {
   references: RuleReference[]
 }
 
-export interface RecipeStep {
+interface RecipeStep {
   id: string
   phase: PlanPhase
   title: string
@@ -41,7 +41,7 @@ export interface RecipeStep {
 }
 
 /** What a recipe step can depend on. */
-export const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables', 'node-local-dns', 'nodes-held'] as const
+const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables', 'node-local-dns', 'nodes-held'] as const
 export type RecipeCondition = (typeof RECIPE_CONDITIONS)[number]
 
 /** The values commands can name; see planVariables in plan.ts. */

@@ -9,7 +9,7 @@ import type {PlanInput} from './plan-input.js'
  * an old image that deletes the nftables tables, a configuration the old version accepts, iptables' tables
  * free of other tools' native rules.
  */
-export const ROLLBACK_READINESS_RULES = ['node/rollback-target', 'cluster/rollback-cleanup', 'cluster/rollback-config', 'node/native-nft-rules'] as const
+const ROLLBACK_READINESS_RULES = ['node/rollback-target', 'cluster/rollback-cleanup', 'cluster/rollback-config', 'node/native-nft-rules'] as const
 
 /** Names kubectl takes as they are (DNS-1123 subdomains): a cluster value enters a command only when it is one. */
 const KUBERNETES_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/

@@ -15,7 +15,7 @@ const MODES: Record<VerifyDirection, {expected: readonly string[]; old: readonly
   rollback: {expected: ['iptables', 'ipvs'], old: ['nftables']},
 }
 
-export interface VerifyGateInput {
+interface VerifyGateInput {
   direction: VerifyDirection
   allowNotSwitched: boolean
   policy: GatePolicy
@@ -30,7 +30,7 @@ export interface VerifyGateInput {
  * are about the new mode); otherwise its blocker checks decide, as a node's verdict does: a failed one
  * makes it failed, an undecided one unknown. Waived checks do not count.
  */
-export function nodeState(node: Pick<NodeReport, 'verdict'>, runningMode: string | undefined, direction: VerifyDirection): VerifyState {
+function nodeState(node: Pick<NodeReport, 'verdict'>, runningMode: string | undefined, direction: VerifyDirection): VerifyState {
   if (runningMode !== undefined && MODES[direction].old.includes(runningMode)) return 'not-switched'
   return ({'no-go': 'failed', incomplete: 'unknown', go: 'verified'} as const)[node.verdict]
 }

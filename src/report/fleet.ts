@@ -87,7 +87,7 @@ function countsSentence(fleet: FleetReport): string {
 const unchecked = (fleet: FleetReport) => fleet.clusters.filter((cluster): cluster is FleetCluster & {error: NonNullable<FleetCluster['error']>} => cluster.error !== undefined)
 
 /** The fleet as text: its verdict, the table (never wrapped), and the clusters not checked (wrapped to `width`, on a terminal). */
-export function renderFleetText(fleet: FleetReport, options: TextOptions = {}): string {
+function renderFleetText(fleet: FleetReport, options: TextOptions = {}): string {
   const chalk = new Chalk({level: options.color ? 1 : 0})
   const verdictColor = {go: chalk.green, 'no-go': chalk.red, incomplete: chalk.yellow}
   const {summary} = fleet
@@ -124,7 +124,7 @@ function indented(text: string, indent: string): string {
   return printableLines(text).replaceAll('\n', `\n${indent}`)
 }
 
-export function renderFleetMarkdown(fleet: FleetReport): string {
+function renderFleetMarkdown(fleet: FleetReport): string {
   const {summary} = fleet
   const verdict = VERDICT_TITLE[summary.verdict]
   const notChecked = unchecked(fleet)
@@ -165,7 +165,7 @@ function clusterSection(context: string, report: Report): Markdown[] {
 }
 
 /** A test suite per cluster: its findings as a single report's test cases, or one error saying why it was not checked. */
-export function renderFleetJunit(fleet: FleetReport): string {
+function renderFleetJunit(fleet: FleetReport): string {
   const suites: TestSuite[] = fleet.clusters.map((cluster) => {
     const properties: TestSuite['properties'] = [['context', cluster.context]]
     if (!cluster.report) {
@@ -194,7 +194,7 @@ export function renderFleetJunit(fleet: FleetReport): string {
  * scanning needs to keep several runs of one tool apart. A cluster not checked is a run that did not
  * execute, with the reason as its notification (§3.20.21).
  */
-export function renderFleetSarif(fleet: FleetReport, location?: string): string {
+function renderFleetSarif(fleet: FleetReport, location?: string): string {
   return sarifLog(
     fleet.clusters.map((cluster) => {
       const automationDetails = {id: `${cluster.context}/`}

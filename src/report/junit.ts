@@ -15,7 +15,7 @@ type TestResult =
   | {kind: 'passed'; note?: string}
   | {kind: 'skipped'; message: string}
 
-export interface TestCase {
+interface TestCase {
   classname: string
   name: string
   result: TestResult

@@ -52,7 +52,7 @@ export function printableLines(text: string): string {
 }
 
 /** A copy of a value with every string in it made printable; what renders it can then print it as it is. */
-export function printableCopy<T>(value: T): T {
+function printableCopy<T>(value: T): T {
   if (typeof value === 'string') return printable(value) as T
   if (Array.isArray(value)) return value.map((item: unknown) => printableCopy(item)) as T
   if (typeof value === 'object' && value !== null) {

@@ -1,7 +1,7 @@
 /** How a `kpx-check verify` report opens, in every format: the outcome in a word, a sentence, and the nodes per state. */
 import type {Report, VerifySummary} from '../contract/report.js'
 
-export interface VerifyHeadline {
+interface VerifyHeadline {
   /** VERIFIED, FAILED, NOT SWITCHED or UNKNOWN: the worst state that decides the exit code. */
   word: string
   sentence: string

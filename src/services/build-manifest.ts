@@ -10,7 +10,7 @@ import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 /** The data a build manifest holds, by name. */
-export type BuiltName = 'recipes' | 'rules'
+type BuiltName = 'recipes' | 'rules'
 
 interface BuildManifest<T> {
   /** SHA-256 of each source file, by its path under the source folder. */

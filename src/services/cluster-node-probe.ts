@@ -19,7 +19,7 @@ import type {ConnectionOptions} from './cluster-reads.js'
 import {runSilently, type StepRunner} from './progress.js'
 import {probeOverSshWithProgress} from './ssh-probe.js'
 
-export interface SshNodeProbeOptions {
+interface SshNodeProbeOptions {
   method: 'ssh'
   probe: SshProbeOptions
   /** --ssh-user; else ~/.ssh/config's, then the login name. */
@@ -29,14 +29,14 @@ export interface SshNodeProbeOptions {
   inventory: SshTarget[]
 }
 
-export interface ExecNodeProbeOptions {
+interface ExecNodeProbeOptions {
   method: 'exec'
   concurrency: number
   /** Per node, from opening the exec to the end of parsing the collector's output. */
   timeoutSeconds: number
 }
 
-export interface PodNodeProbeOptions {
+interface PodNodeProbeOptions {
   /** `pod`: every Linux node in a probe pod; `exec,pod`: by exec, and in a probe pod where exec cannot run the collector. */
   method: 'exec,pod' | 'pod'
   concurrency: number

@@ -19,7 +19,7 @@ export interface GateFiles {
 }
 
 /** Which command the report is for: a baseline must come from the same kind of run. */
-export type RunKind = 'cluster' | 'node'
+type RunKind = 'cluster' | 'node'
 
 /** Reads --waivers (whose rules must exist) and --baseline (a report of the same kind of run). */
 export async function readGateFiles(rules: readonly LoadedRule[], files: GateFiles, run: RunKind): Promise<Pick<ReportInput, 'baseline' | 'waivers'>> {
@@ -31,7 +31,7 @@ export async function readGateFiles(rules: readonly LoadedRule[], files: GateFil
 
 const BASELINE_HINT = ['Pass a report written earlier with --json or --output json=FILE.']
 
-export async function readBaseline(path: string, run: RunKind): Promise<Baseline> {
+async function readBaseline(path: string, run: RunKind): Promise<Baseline> {
   const report = (await readUserJson('--baseline', path, {maxBytes: MAX_FILE_BYTES.baseline, suggestions: BASELINE_HINT})) as Partial<Report>
   if ((report as {schemaVersion?: unknown}).schemaVersion === FLEET_SCHEMA_VERSION) {
     throw new UsageError(`--baseline ${path}: a fleet's report, and a baseline is one cluster's`, ['Take that cluster\'s report out of it: jq \'.clusters[] | select(.context == "NAME") | .report\' FILE > baseline.json'])

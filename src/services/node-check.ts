@@ -32,7 +32,7 @@ export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
 }
 
 /** Which rules a node run evaluates, and what it calls them. */
-export interface NodeRuleSelection {
+interface NodeRuleSelection {
   /** `node`, or `verify` (whose rules are about the nodes too). */
   kind: 'node' | 'verify'
   select: (rule: LoadedRule) => boolean

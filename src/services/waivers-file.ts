@@ -7,7 +7,7 @@ import {fileSchemaValidator, formatProblem, parseYamlFile} from '../util/yaml-fi
 
 // Reading a --waivers file: YAML and a JSON Schema, loaded only when the flag is given.
 
-export const WAIVERS_FILE_SCHEMA = {
+const WAIVERS_FILE_SCHEMA = {
   $schema: JSON_SCHEMA_DRAFT_07,
   title: 'kpx-check waivers',
   type: 'object',

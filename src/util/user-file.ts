@@ -29,7 +29,7 @@ export const MAX_FILE_BYTES = {
 } as const
 
 /** 256 KiB, 16 MiB. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   return bytes >= MIB ? `${bytes / MIB} MiB` : `${bytes / KIB} KiB`
 }
 
@@ -69,7 +69,7 @@ export function readRegularFile(path: string, maxBytes: number): Buffer {
 }
 
 /** readRegularFile's bytes, its errors a usage error naming the flag; undefined only for a missing `optional` file. */
-export function readUserFileBytes(flag: string, path: string, options: ReadOptions): Buffer | undefined {
+function readUserFileBytes(flag: string, path: string, options: ReadOptions): Buffer | undefined {
   try {
     return readRegularFile(path, options.maxBytes)
   } catch (error) {

@@ -2,7 +2,7 @@
 import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
 
-export interface ClusterSize {
+interface ClusterSize {
   nodes: number
   services: number
   /** One slice for each of the first `slices` Services. */

@@ -18,7 +18,7 @@ export interface Measurement {
 const TICKS_PER_SECOND = 100
 
 /** The process's user and system CPU time so far, in ms; 0 once it has gone. */
-export function cpuTime(pid: number): number {
+function cpuTime(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
@@ -30,7 +30,7 @@ export function cpuTime(pid: number): number {
 }
 
 /** The process's peak resident set size so far, in MB; 0 once it has gone. */
-export function peakRss(pid: number): number {
+function peakRss(pid: number): number {
   try {
     const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return match ? Number(match[1]) / 1024 : 0

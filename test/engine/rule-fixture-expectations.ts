@@ -13,7 +13,7 @@ import type {Severity, UnknownReason} from '../../src/contract/finding.js'
  *
  * Keyed by `<rule name>/<fixture file>`.
  */
-export type FixtureExpectation = {reason: UnknownReason} | {remediation?: string; severity: Severity; subject: string}
+type FixtureExpectation = {reason: UnknownReason} | {remediation?: string; severity: Severity; subject: string}
 
 export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   // --- cluster rules ---

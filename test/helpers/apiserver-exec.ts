@@ -20,18 +20,18 @@ import type {Duplex} from 'node:stream'
 import {type WebSocket, WebSocketServer} from 'ws'
 
 /** The subprotocols served, most preferred first: v5 since Kubernetes 1.30, v4 before. */
-export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const
+const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const
 
 export type ExecProtocol = (typeof EXEC_PROTOCOLS)[number]
 
 /** Channel numbers of the remotecommand protocol. */
-export const CHANNEL = {stdin: 0, stdout: 1, stderr: 2, error: 3, close: 255} as const
+const CHANNEL = {stdin: 0, stdout: 1, stderr: 2, error: 3, close: 255} as const
 
 /**
  * The upstream registry.k8s.io/kube-proxy image's tools (distroless-iptables, Debian bookworm): name in
  * the image → the program it is. kmod answers as lsmod, modprobe and modinfo; sh is dash.
  */
-export const KUBE_PROXY_IMAGE_TOOLS: Readonly<Record<string, string>> = {
+const KUBE_PROXY_IMAGE_TOOLS: Readonly<Record<string, string>> = {
   sh: 'dash',
   dash: 'dash',
   cat: 'cat',
@@ -89,7 +89,7 @@ export async function imageToolsFolder(tools: Readonly<Record<string, string>> =
 }
 
 /** A `Status` as the kubelet writes it on the error channel. */
-export type ExecStatus = Record<string, unknown>
+type ExecStatus = Record<string, unknown>
 
 const SUCCESS: ExecStatus = {metadata: {}, status: 'Success'}
 
@@ -110,7 +110,7 @@ function runtimeStatus(program: string): ExecStatus {
   return {metadata: {}, status: 'Failure', message: `Internal error occurred: ${error}`, reason: 'InternalError', details: {causes: [{message: error}]}, code: 500}
 }
 
-export interface ExecSession {
+interface ExecSession {
   command: string[]
   /** Whether the client asked for stdin; the other streams are always served. */
   stdin: boolean

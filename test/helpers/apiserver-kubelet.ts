@@ -20,7 +20,7 @@ import {imageToolsFolder} from './apiserver-exec.js'
 
 type AnyObject = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export type KubeletBehaviour = 'hang' | 'image-missing' | 'no-shell' | 'pending' | 'run'
+type KubeletBehaviour = 'hang' | 'image-missing' | 'no-shell' | 'pending' | 'run'
 
 export interface KubeletOptions {
   /** What each node does with the pods bound to it (default: `run`). */
@@ -30,7 +30,7 @@ export interface KubeletOptions {
 }
 
 /** How the kubelet sees the API server's store: the Node a pod is bound to, and writing the pod's status back. */
-export interface KubeletStore {
+interface KubeletStore {
   node(name: string): AnyObject | undefined
   /** Replaces the pod's status; false when the pod is gone. */
   setStatus(namespace: string, name: string, status: AnyObject): boolean

@@ -58,7 +58,7 @@ interface FixtureReference {
 type ScenarioFile = Omit<Scenario, 'objects'> & {objects: Record<string, Array<FixtureReference | KubeObject>>}
 
 export const CLUSTERS_DIR = join(FIXTURES, 'clusters')
-export const K8S_FIXTURES_DIR = join(FIXTURES, 'k8s')
+const K8S_FIXTURES_DIR = join(FIXTURES, 'k8s')
 
 /** The scenario folders in test/fixtures/clusters. */
 export function scenarioNames(): string[] {
@@ -92,7 +92,7 @@ function fromFixture(reference: FixtureReference, where: string): KubeObject {
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return patch
   const result: Record<string, unknown> = isPlainObject(target) ? {...target} : {}
   for (const [key, value] of Object.entries(patch)) {

@@ -1,7 +1,7 @@
 /** Label and field selectors, read as the API server reads `?labelSelector=` and `?fieldSelector=`. */
 
 /** What a selector can look at. */
-export interface Selectable {
+interface Selectable {
   name: string
   namespace: string
   labels: Record<string, string>

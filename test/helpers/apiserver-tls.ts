@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
-export interface TestTls {
+interface TestTls {
   /** PEM of the CA that signed `cert`: what a client trusts. */
   ca: string
   cert: string

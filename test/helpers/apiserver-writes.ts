@@ -17,7 +17,7 @@ export class PatchError extends Error {
   }
 }
 
-export const PATCH_TYPES = {
+const PATCH_TYPES = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
@@ -134,7 +134,7 @@ function jsonPatch(target: AnyObject, operations: readonly AnyObject[]): AnyObje
 }
 
 /** How the server names a resource in messages: `configmaps "kube-proxy"`, `daemonsets.apps "kube-proxy"`. */
-export interface NamedResource {
+interface NamedResource {
   qualified: string
   name: string
 }

@@ -65,7 +65,7 @@ import {fieldSelector, labelSelector, type Matcher, SelectorError} from './apise
 import {testTls} from './apiserver-tls.js'
 import {patched, PatchError, updatedObject, updateRefusal} from './apiserver-writes.js'
 
-export const DEFAULT_TOKEN = 'kpx-test-token'
+const DEFAULT_TOKEN = 'kpx-test-token'
 export const DEFAULT_USER = 'system:serviceaccount:default:kpx'
 
 export interface RecordedRequest {
@@ -1050,7 +1050,7 @@ function drip(response: ServerResponse, body: Buffer, bytesPerSecond: number, si
 /** The second context of every kubeconfig written here, for `--context` tests. */
 export const OTHER_CONTEXT = 'other'
 
-export interface KubeconfigOptions {
+interface KubeconfigOptions {
   /** Name of the current context, and of its cluster and user. Default: kpx-test. */
   context?: string
   /** The current context's token. Default: the one the server accepts. */

@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process'
 
 import {RUN_JS} from './paths.js'
 
-export interface CliResult {
+interface CliResult {
   code: null | number
   stdout: string
   stderr: string

@@ -31,20 +31,20 @@ export const FIXTURES_DIR = join(PACKAGE_ROOT, 'test', 'fixtures')
 
 // --- real parts ---------------------------------------------------------------------------------
 
-export interface KernelRow {
+interface KernelRow {
   distro: string
   release: string
   source: string
 }
 
-export interface ToolRow {
+interface ToolRow {
   tool: string
   output: string
   source: string
 }
 
 /** Rows of a tab-separated fixture with a header line. */
-export function readTsv(name: string): Array<Record<string, string>> {
+function readTsv(name: string): Array<Record<string, string>> {
   const [header, ...lines] = readFileSync(join(FIXTURES_DIR, name), 'utf8').split('\n')
   const columns = header.split('\t')
   return lines
@@ -88,7 +88,7 @@ export function kernelConfigs(): Map<string, string> {
 }
 
 /** os-release stem → the kernel it was captured with, from SOURCES.md. */
-export function documentedKernels(): Map<string, string> {
+function documentedKernels(): Map<string, string> {
   const kernels = new Map<string, string>()
   for (const line of readFileSync(join(FIXTURES_DIR, 'SOURCES.md'), 'utf8').split('\n')) {
     const match = /^\| `os-release\/(.+?)\.txt` \|.*node kernel \(uname -r\) = (\S+?)\s*\|?\s*$/.exec(line)
@@ -409,9 +409,9 @@ function bannerPicker(rows: readonly ToolRow[]) {
 
 // --- one node's bundle --------------------------------------------------------------------------
 
-export type Mode = 'iptables' | 'ipvs' | 'nftables' | 'none'
+type Mode = 'iptables' | 'ipvs' | 'nftables' | 'none'
 
-export interface NodeSpec {
+interface NodeSpec {
   name: string
   /** Write a hostname section (default true). */
   hostname?: boolean
@@ -724,7 +724,7 @@ function nftCheckFailure(configText: string | undefined, modules: ReadonlySet<st
 }
 
 /** The bundle text for one node. */
-export function buildBundleText(spec: NodeSpec): string {
+function buildBundleText(spec: NodeSpec): string {
   const sections: Array<[string, string]> = []
   const unavailable: string[] = []
   const add = (name: string, text: string) => sections.push([name, text])
@@ -880,7 +880,7 @@ const METRIC_HELP: Record<string, string> = {
 
 // --- the corpus -------------------------------------------------------------------------------
 
-export interface CorpusBundle {
+interface CorpusBundle {
   /** Path of the written bundle. */
   file: string
   /** Node name the bundle yields (hostname section, or the file name without `.facts`). */

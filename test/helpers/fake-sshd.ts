@@ -10,12 +10,12 @@ import ssh2, {type Connection, type ServerChannel} from 'ssh2'
 
 const {Server, utils} = ssh2
 
-export interface ExecCall {
+interface ExecCall {
   command: string
   stdin: string
 }
 
-export interface FakeSshdOptions {
+interface FakeSshdOptions {
   /** Refuse every login (default: accept any key). */
   rejectLogins?: boolean
   /** Answers a command once its standard input has ended. Default: exit 127, as for an unknown command. */

@@ -30,7 +30,7 @@ interface LockedPackage {
 /** What npm reads from a registry's version record to resolve and fetch a package. */
 const RESOLUTION_FIELDS = ['bin', 'cpu', 'dependencies', 'engines', 'optionalDependencies', 'os', 'peerDependencies', 'peerDependenciesMeta'] as const
 
-export interface LockRegistry {
+interface LockRegistry {
   url: string
   close(): Promise<void>
 }

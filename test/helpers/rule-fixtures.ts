@@ -39,7 +39,7 @@ export function fixtureExtension(rule: LoadedRule): string {
   return rule.scope === 'cluster' ? '.json' : '.facts'
 }
 
-export function fixtureFiles(rule: LoadedRule): string[] {
+function fixtureFiles(rule: LoadedRule): string[] {
   const dir = join(RULE_FIXTURES, ruleName(rule))
   return existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(fixtureExtension(rule))).toSorted() : []
 }
@@ -64,7 +64,7 @@ export function telling(findings: Finding[]): Finding {
 }
 
 /** A condition that picks an outcome (a skip's or an outcome's `when`); templates only shape the text. */
-export interface RuleCondition {
+interface RuleCondition {
   /** Where it is in the rule file: `outcomes[2].when`. */
   path: string
   expression: string
@@ -120,7 +120,7 @@ function isNode(value: unknown): value is ASTNode {
   return typeof value === 'object' && value !== null && 'op' in value && 'args' in value
 }
 
-export const COMPARISON_OPERATORS = ['<', '<=', '>', '>=', '==', '!='] as const
+const COMPARISON_OPERATORS = ['<', '<=', '>', '>=', '==', '!='] as const
 export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number]
 
 export function isComparison(node: ASTNode): node is ASTNode & {args: [ASTNode, ASTNode]} {
@@ -143,7 +143,7 @@ export function bumpVersion(version: string, step: number): string | undefined {
 export type BoundarySide = 'above' | 'at' | 'below'
 
 /** A rule condition comparing what a fact expression reads with a version literal. */
-export interface VersionComparison {
+interface VersionComparison {
   condition: RuleCondition
   /** The CEL that yields the version compared, as the rule wrote it: `kernel.version`. */
   reads: string

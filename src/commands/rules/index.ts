@@ -6,7 +6,7 @@ import type {LoadedRule} from '../../engine/rule-lint.js'
 import {renderTable} from '../../report/table.js'
 import {loadRuleCatalog} from '../../services/rule-catalog.js'
 
-export type RuleCatalogEntry = Pick<LoadedRule, 'id' | 'needs' | 'references' | 'scope' | 'severity' | 'source' | 'title'> & {
+type RuleCatalogEntry = Pick<LoadedRule, 'id' | 'needs' | 'references' | 'scope' | 'severity' | 'source' | 'title'> & {
   confidence: string
 }
 

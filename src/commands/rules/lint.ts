@@ -9,7 +9,7 @@ import {lintRuleFile} from '../../services/rule-loading.js'
 import {UsageError} from '../../util/errors.js'
 import {type FileProblem, formatProblem} from '../../util/yaml-file.js'
 
-export interface LintResult {
+interface LintResult {
   files: string[]
   problems: FileProblem[]
   /** The estimated CEL cost of each valid rule; a rule may cost at most `costBudget`. */

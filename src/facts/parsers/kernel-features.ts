@@ -18,7 +18,7 @@
  */
 import {configEnabled, type KernelConfig} from './kernel-config.js'
 
-export interface NftKernelFeature {
+interface NftKernelFeature {
   /** Reported name: the module that provides it on current kernels. */
   name: string
   /** Config options (without `CONFIG_`), any of which set to y or m provides the feature. */
@@ -78,10 +78,10 @@ export interface KernelEvidence {
   available?: ReadonlySet<string>
 }
 
-export type FeatureStatus = 'present' | 'missing' | 'undetermined'
-export type NfTablesState = 'builtin' | 'loaded' | 'module' | 'missing'
+type FeatureStatus = 'present' | 'missing' | 'undetermined'
+type NfTablesState = 'builtin' | 'loaded' | 'module' | 'missing'
 
-export interface KernelSupport {
+interface KernelSupport {
   /** Undefined when the evidence cannot tell. */
   nfTables?: NfTablesState
   status: Map<string, FeatureStatus>

@@ -7,7 +7,7 @@ import type {UnknownReason} from '../../contract/finding.js'
 import {UNKNOWN_REASONS} from '../../contract/finding.js'
 
 /** One `nft -j list tables` run: JSON support, or why the run could not tell. */
-export type NftJsonProbe = {json: boolean} | {reason: UnknownReason; detail: string}
+type NftJsonProbe = {json: boolean} | {reason: UnknownReason; detail: string}
 
 /** `<which> json=yes|no`, or `<which> json=unknown <reason> [detail]`; which is `path` (the nft on PATH) or `k3s` (k3s's own). */
 export function parseNftJson(text: string): Map<string, NftJsonProbe> | undefined {
@@ -23,7 +23,7 @@ export function parseNftJson(text: string): Map<string, NftJsonProbe> | undefine
   return probes
 }
 
-export interface RulesetFlush {
+interface RulesetFlush {
   /** Files nftables loads that start over with `flush ruleset`. */
   flushFiles: string[]
   /** firewalld's FlushAllOnReload: yes, no, default (not set in firewalld.conf) or other; undefined without firewalld.conf. */
@@ -47,7 +47,7 @@ export function parseRulesetFlush(text: string): RulesetFlush | undefined {
 }
 
 /** kube-vip or lvscare, seen as a static pod's manifest or as a process. */
-export interface IpvsBalancer {
+interface IpvsBalancer {
   name: 'kube-vip' | 'lvscare'
   where: string
   /** kube-vip's lb_enable: true, false, or undefined when its environment could not be read. */
@@ -67,7 +67,7 @@ export function parseIpvsBalancers(text: string): IpvsBalancer[] | undefined {
   return found
 }
 
-export type ModuleState = 'builtin' | 'loaded' | 'missing' | 'module' | 'unknown'
+type ModuleState = 'builtin' | 'loaded' | 'missing' | 'module' | 'unknown'
 
 /** `<module> <state>` lines. */
 export function parseRollbackKernel(text: string): Map<string, ModuleState> | undefined {

@@ -50,7 +50,7 @@ const RETRIES = 4
 export const PAGING = {first: 100, parsed: 2_000_000, received: 4_000_000, min: 10, max: 2000} as const
 
 /** Characters of JSON a list's pages have held so far: as received, and as left to JSON.parse. */
-export interface PagedLength {
+interface PagedLength {
   received: number
   parsed: number
 }
@@ -233,7 +233,7 @@ export class KubeClient {
 type Method = 'DELETE' | 'GET' | 'POST'
 
 /** Bounds on one list, so a server that pages forever cannot make kpx-check read forever. */
-export const LIST_CAP = {items: 1_000_000, pages: 5000} as const
+const LIST_CAP = {items: 1_000_000, pages: 5000} as const
 
 /** An answer that is not what the API promises: the resource is unreadable, as a 403 makes it. */
 export function malformed(path: string, why: string): ApiError {

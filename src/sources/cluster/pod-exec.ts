@@ -19,9 +19,9 @@ const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io']
 const CHANNEL = {stdin: 0, stdout: 1, stderr: 2, error: 3, close: 255} as const
 
 /** What one exec may bring back: a collector's bundle is well under 1 MB, stderr only classified. */
-export const EXEC_LIMITS = {stdout: 16 * 1024 * 1024, stderr: 64 * 1024, status: 64 * 1024} as const
+const EXEC_LIMITS = {stdout: 16 * 1024 * 1024, stderr: 64 * 1024, status: 64 * 1024} as const
 
-export interface PodExecRequest {
+interface PodExecRequest {
   namespace: string
   pod: string
   container: string
@@ -29,7 +29,7 @@ export interface PodExecRequest {
   stdin: Buffer
 }
 
-export interface PodExecResult {
+interface PodExecResult {
   exitCode: number
   stdout: Buffer
   stderr: string

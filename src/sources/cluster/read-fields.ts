@@ -110,7 +110,7 @@ export function readNodeLabels(labels: unknown): Record<string, string> {
 type ConfigData = Readonly<Record<string, string>>
 
 /** A ConfigMap read by name, and the keys the checks read of it. */
-export interface NamedConfigMap {
+interface NamedConfigMap {
   namespace: string
   name: string
   path: string
@@ -168,8 +168,8 @@ export function configMapData(object: ConfigMapObject): Record<string, string> {
 }
 
 /** Where in a container a command runs: its own command line, or one of its exec probes. */
-export const COMMAND_PLACES = ['command', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const
-export type CommandPlace = (typeof COMMAND_PLACES)[number]
+const COMMAND_PLACES = ['command', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const
+type CommandPlace = (typeof COMMAND_PLACES)[number]
 
 /** One ping a container's command or exec probe runs, with the hosts it names as written. */
 export interface PingCommand {

@@ -5,7 +5,7 @@ import {CONFIG_MAPS} from './read-fields.js'
  * `kpx-check snapshot` saves them, `kpx-check rbac` grants exactly these verbs, and the rules
  * name them when a list is forbidden. Read-only (get/list) and never Secrets.
  */
-export interface ListResource {
+interface ListResource {
   kind: 'list'
   /** Key in the snapshot. */
   name: ResourceName

@@ -18,11 +18,11 @@ import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from
 
 export const KUBE_PROXY_NAMESPACE = 'kube-system'
 /** The labels kube-proxy pods carry: kubeadm's, EKS's and GKE's DaemonSets (k8s-app), AKS's and RKE2's static pods (component). */
-export const KUBE_PROXY_SELECTORS = ['k8s-app=kube-proxy', 'component=kube-proxy'] as const
+const KUBE_PROXY_SELECTORS = ['k8s-app=kube-proxy', 'component=kube-proxy'] as const
 /** The image's shell reads the collector from stdin, in its kube-proxy-pod mode. */
-export const EXEC_COLLECTOR_COMMAND = ['/bin/sh', '-s', 'kube-proxy-pod'] as const
+const EXEC_COLLECTOR_COMMAND = ['/bin/sh', '-s', 'kube-proxy-pod'] as const
 
-export interface ExecProbeOptions {
+interface ExecProbeOptions {
   connection: Omit<ConnectOptions, 'signal'>
   concurrency: number
   /** Per node, from opening the exec to the end of parsing the collector's output. */
@@ -142,7 +142,7 @@ const PULLABLE_DIGEST = /^(?:docker-pullable:\/\/)?([a-z0-9][\w.\-/:]{0,254}@sha
  * a probe pod runs exactly it, and finds it on the node); else the spec's reference. Neither, or one
  * that is no image reference: undefined.
  */
-export function pinnedImage(image: string | undefined, imageID: string | undefined): string | undefined {
+function pinnedImage(image: string | undefined, imageID: string | undefined): string | undefined {
   const pinned = PULLABLE_DIGEST.exec(imageID ?? '')?.[1]
   if (pinned) return pinned
   return image !== undefined && IMAGE_REFERENCE.test(image) ? image : undefined

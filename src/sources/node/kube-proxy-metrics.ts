@@ -24,7 +24,7 @@ export interface KubeProxyEndpointRead {
   reason?: string
 }
 
-export interface KubeProxyMetricsOptions {
+interface KubeProxyMetricsOptions {
   connection: Omit<ConnectOptions, 'signal'>
   /** kube-proxy's metrics port, or why the pod proxy cannot reach it: then nothing is asked, and that is every node's reason. */
   endpoint: {port: number} | {unreachable: string}

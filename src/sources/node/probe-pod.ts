@@ -21,19 +21,19 @@ import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './k
 import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
 
 /** The labels every probe pod (and a probe namespace) carries: what the sweep and `kubectl delete -l` find. */
-export const PROBE_LABELS = {'app.kubernetes.io/managed-by': 'kpx-check', 'app.kubernetes.io/name': 'kpx-check-probe'} as const
+const PROBE_LABELS = {'app.kubernetes.io/managed-by': 'kpx-check', 'app.kubernetes.io/name': 'kpx-check-probe'} as const
 /** The label naming the run that made an object. */
-export const RUN_LABEL = 'kpx-check.io/run'
+const RUN_LABEL = 'kpx-check.io/run'
 /** The annotation naming the node a probe pod is for (a node name can be longer than a label value may be). */
-export const NODE_ANNOTATION = 'kpx-check.io/node'
-export const PROBE_CONTAINER = 'probe'
+const NODE_ANNOTATION = 'kpx-check.io/node'
+const PROBE_CONTAINER = 'probe'
 /** The collector's mode in a probe pod, and the folder its host files are mounted under. */
-export const PROBE_COLLECTOR_MODE = 'probe-pod'
-export const HOST_MOUNT = '/host'
+const PROBE_COLLECTOR_MODE = 'probe-pod'
+const HOST_MOUNT = '/host'
 /** The Pod Security label a probe namespace gets: its pods need host namespaces, privilege and hostPath. */
-export const PRIVILEGED_NAMESPACE_LABEL = {'pod-security.kubernetes.io/enforce': 'privileged'} as const
+const PRIVILEGED_NAMESPACE_LABEL = {'pod-security.kubernetes.io/enforce': 'privileged'} as const
 /** A bundle is well under 1 MB; a log longer than this is no bundle (the same bound as exec and SSH). */
-export const LOG_LIMIT = 16 * 1024 * 1024
+const LOG_LIMIT = 16 * 1024 * 1024
 
 /** The API path of a namespace, which the pods' paths start with. */
 const namespacePath = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}`
@@ -51,14 +51,14 @@ const LEFTOVER_AFTER_SECONDS = 60
  * (hostPID, hostNetwork, privileged). /etc/os-release is mounted on its own: it is often a symlink into
  * /usr/lib, which a mount of /etc alone would leave dangling.
  */
-export const HOST_PATHS = [
+const HOST_PATHS = [
   {name: 'os-release', path: '/etc/os-release', mountPath: `${HOST_MOUNT}/os-release`},
   {name: 'etc', path: '/etc', mountPath: `${HOST_MOUNT}/etc`},
   {name: 'boot', path: '/boot', mountPath: '/boot'},
   {name: 'lib-modules', path: '/lib/modules', mountPath: '/lib/modules'},
 ] as const
 
-export interface PodProbeOptions {
+interface PodProbeOptions {
   connection: Omit<ConnectOptions, 'signal'>
   concurrency: number
   /** Per node: the pod's activeDeadlineSeconds, and how long kpx-check waits for it (plus a grace for the kubelet to report it). */
@@ -78,7 +78,7 @@ export interface PodProbeTarget {
   fargate: boolean
 }
 
-export interface PodProbeResult {
+interface PodProbeResult {
   probed: Map<string, ProbedNode>
   /** Probe pods earlier runs left behind, deleted before this run's were made. */
   swept: string[]
@@ -325,7 +325,7 @@ class Images {
 }
 
 /** The probe pod: see the module's comment. Nothing from the cluster but the node's name and kube-proxy's image goes into it. */
-export function probePodManifest(pod: {name: string; namespace: string; node: string; image: string; runId: string; timeoutSeconds: number; script: string}): Record<string, unknown> {
+function probePodManifest(pod: {name: string; namespace: string; node: string; image: string; runId: string; timeoutSeconds: number; script: string}): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -359,7 +359,7 @@ export function probePodManifest(pod: {name: string; namespace: string; node: st
 }
 
 /** Why the API server refused to create a probe pod, by its own message: Pod Security, GKE Autopilot, an OpenShift SCC, RBAC, another webhook. */
-export function createRefusal(error: ApiError): string {
+function createRefusal(error: ApiError): string {
   const message = quote(error.message)
   if (message.includes('violates PodSecurity')) return `pod-security: ${message}`
   if (message.includes('GKE Warden rejected')) return `autopilot: ${message}`
@@ -385,7 +385,7 @@ function detail(reason?: string, message?: string): string {
 }
 
 /** What a probe pod's status says: finished, failed for good, or (undefined) not yet. */
-export function podOutcome(pod: PodStatus): Finished | undefined {
+function podOutcome(pod: PodStatus): Finished | undefined {
   const status = pod.status ?? {}
   const container = status.containerStatuses?.find((candidate) => candidate.name === PROBE_CONTAINER)
   const terminated = container?.state?.terminated

@@ -21,7 +21,7 @@ import {SshConfig} from './ssh-config.js'
 import {DEFAULT_SSH_PORT, formatEndpoint, type SshEndpoint, type SshTarget} from './target.js'
 
 /** What came back from one target: the collector's output, or why there is none. */
-export interface SshCollectorRun extends RemoteCollectorRun {
+interface SshCollectorRun extends RemoteCollectorRun {
   target: SshTarget
   /** The connection as `user@host:port`, after ~/.ssh/config. */
   origin: string

@@ -237,14 +237,14 @@ function unquote(text: string): string {
 }
 
 /** The most hosts one inventory pattern may stand for: Ansible's ranges can name millions by mistake. */
-export const MAX_HOSTS_PER_PATTERN = 10_000
+const MAX_HOSTS_PER_PATTERN = 10_000
 
 /**
  * `node[01:03]` → node01 node02 node03; `[a:c]` and a stride (`[0:10:5]`) work too, and several
  * ranges in one pattern multiply. A pattern of more than MAX_HOSTS_PER_PATTERN hosts is refused
  * before any is made.
  */
-export function expandHostRange(pattern: string, where: string): string[] {
+function expandHostRange(pattern: string, where: string): string[] {
   const ranges = [...pattern.matchAll(/\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]/g)].map((range) => rangeItems(range, where))
   const count = ranges.reduce((total, items) => total * items.count, 1)
   if (count > MAX_HOSTS_PER_PATTERN) {

@@ -23,7 +23,7 @@ interface KnownHostLine {
   where: string
 }
 
-export type HostKeyCheck =
+type HostKeyCheck =
   | {status: 'known'}
   | {status: 'unknown'; certAuthority?: string}
   | {status: 'changed'; expected: string[]}

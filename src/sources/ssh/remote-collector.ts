@@ -6,9 +6,9 @@
 import type {CollectorRun} from '../collector/local.js'
 import type {CommandResult, SshSession} from './session.js'
 
-export const COLLECTOR_COMMAND = 'sh -s'
+const COLLECTOR_COMMAND = 'sh -s'
 /** `-n`: sudo must fail rather than wait for a password nobody will type. */
-export const SUDO_COLLECTOR_COMMAND = 'sudo -n sh -s'
+const SUDO_COLLECTOR_COMMAND = 'sudo -n sh -s'
 
 export interface RemoteCollectorRun extends CollectorRun {
   /** Why `sudo -n` did not run the collector, when --sudo fell back to running it as the login user. */

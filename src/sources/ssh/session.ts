@@ -13,7 +13,7 @@ import type {SshEndpoint} from './target.js'
 const {Client} = ssh2
 
 /** The short class that leads a failed node's reason, so a fleet's failures can be told apart at a glance. */
-export type FailureKind = 'auth' | 'collector' | 'dns' | 'dropped' | 'host-key' | 'network' | 'protocol' | 'refused' | 'timeout'
+type FailureKind = 'auth' | 'collector' | 'dns' | 'dropped' | 'host-key' | 'network' | 'protocol' | 'refused' | 'timeout'
 
 export class SshFailure extends Error {
   constructor(

@@ -25,7 +25,7 @@ interface Block {
 }
 
 /** What the configuration says about one host; `where` points at the lines, for messages. */
-export interface HostSettings {
+interface HostSettings {
   hostName?: string
   user?: string
   port?: number

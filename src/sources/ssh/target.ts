@@ -38,7 +38,7 @@ export function isValidHost(host: string): boolean {
   return isIP(host) !== 0 || DNS_NAME.test(host)
 }
 
-export function isValidUser(user: string): boolean {
+function isValidUser(user: string): boolean {
   return USER_NAME.test(user)
 }
 
