@@ -95,6 +95,6 @@ async function loadEvaluation() {
 }
 
 /** The snapshot with only the nodes a run is about (verify's --node and --selector), once it is read. */
-export type NodeScope = (snapshot: ClusterSnapshot, connection: ConnectionOptions, signal: AbortSignal) => Promise<ClusterSnapshot>
+type NodeScope = (snapshot: ClusterSnapshot, connection: ConnectionOptions, signal: AbortSignal) => Promise<ClusterSnapshot>
 
 export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>> & {scopeNodes?: NodeScope}
