@@ -79,6 +79,8 @@ function sshProbeOptions(flags: SshFlagValues, timeoutSeconds: number, env: Node
     throw new UsageError(`--known-hosts ${knownHosts}: no such file`, ['With --host-key-policy strict every host would be refused; fill it with ssh-keyscan, or use --host-key-policy accept-new.'])
   }
 
+  // Loaded with the probe, after the cluster is read: a key file that is not there is said now.
+  for (const file of flags.identity ?? []) if (!existsSync(file)) throw new UsageError(`--identity ${file}: no such file`)
   const configFlag = flags['ssh-config']
   const defaultConfig = join(sshDir, 'config')
   const sshConfigFile = configFlag === 'none' ? undefined : (configFlag ?? (existsSync(defaultConfig) ? defaultConfig : undefined))

@@ -5,12 +5,11 @@
 import {isWindowsNode} from '../derive/cluster-facts.js'
 import {distinctNodes, nodeName} from '../derive/subjects.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
-import {readFactsBundles} from '../sources/node/bundles.js'
 import type {ProbedNode} from '../sources/node/node-probes.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 
 /** The bundles by the Node each is for: its hostname, else its short name when one Node has it. */
-export async function bundledNodeProbes(snapshot: ClusterSnapshot, paths: readonly string[], readStdin?: () => Promise<string>): Promise<NodeProbeResult> {
+export function bundledNodeProbes(snapshot: ClusterSnapshot, bundles: readonly ProbedNode[]): NodeProbeResult {
   const outcome = snapshot.resources.nodes
   const names = (outcome?.status === 'ok' ? outcome.items : []).filter((node) => !isWindowsNode(node)).map((node) => node.metadata?.name ?? '')
   const byShortName = new Map<string, string[]>()
@@ -18,7 +17,7 @@ export async function bundledNodeProbes(snapshot: ClusterSnapshot, paths: readon
 
   const probed = new Map<string, ProbedNode>()
   const unmatched: string[] = []
-  for (const bundle of distinctNodes(await readFactsBundles(paths, readStdin))) {
+  for (const bundle of distinctNodes(bundles)) {
     const hostname = nodeName(bundle)
     const shortMatches = byShortName.get(hostname.split('.', 1)[0]) ?? []
     const node = names.includes(hostname) ? hostname : (shortMatches.length === 1 ? shortMatches[0] : undefined)

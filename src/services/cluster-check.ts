@@ -27,13 +27,15 @@ export interface ClusterCheckOptions extends CheckOptions, Pick<ClusterEvaluatio
 }
 
 /**
- * Reads the rules, --skip, --severity, --waivers and --baseline first: a mistake there is said (a usage error, exit 2)
+ * Reads the rules, --skip, --severity, --waivers, --baseline and the --facts bundles first: a mistake there is said (a usage error, exit 2)
  * before any request reaches the API server. Then reads the cluster (or the snapshot) and, meanwhile, loads the
  * evaluation and the platform recipes: against a real API server reading is mostly waiting, and the loading fits in it.
  */
 export async function runClusterCheck(options: ClusterCheckOptions): Promise<Report> {
   const progress = options.progress ?? runSilently
   const selection = options.engine ?? await loadRuleSelection(options)
+  // The bundles too: a --facts path that is not there is said before any request.
+  const bundles = options.factsPaths && options.factsPaths.length > 0 ? await (await import('../sources/node/bundles.js')).readFactsBundles(options.factsPaths, options.readStdin) : undefined
   const stopReading = new AbortController()
   const readSignal = options.signal ? AbortSignal.any([stopReading.signal, options.signal]) : stopReading.signal
   const reading = options.snapshotPath ? readSnapshot(options.snapshotPath) : collectLive(options.connection, progress, readSignal)
@@ -55,9 +57,9 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
   if (options.nodeProbe) {
     const {probeClusterNodes} = await import('./cluster-node-probe.js')
     probes = await probeClusterNodes(snapshot, options.nodeProbe, options.connection, progress)
-  } else if (options.factsPaths && options.factsPaths.length > 0) {
+  } else if (bundles) {
     const {bundledNodeProbes} = await import('./cluster-bundles.js')
-    probes = await bundledNodeProbes(snapshot, options.factsPaths, options.readStdin)
+    probes = bundledNodeProbes(snapshot, bundles)
   }
 
   if (options.kubeProxyMetrics) {

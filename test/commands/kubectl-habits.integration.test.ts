@@ -178,6 +178,8 @@ describe('every flag is checked before any request reaches the API server', () =
     ['--request-timeout', () => ['--request-timeout', '30x'], /--request-timeout 30x/],
     ['--sarif-location', () => ['--sarif-location', 'kpx.yml'], /--sarif-location kpx\.yml: no SARIF report is written/],
     ['--probe-namespace', () => ['--node-probe', 'pod', '--probe-namespace', 'Not_A_Name'], /--probe-namespace Not_A_Name: not a namespace name/],
+    ['--facts', () => ['--facts', missing()], /--facts .*no-such-file\.yaml: no such file or folder/],
+    ['--identity', () => ['--node-probe', 'ssh', '--identity', missing()], /--identity .*no-such-file\.yaml: no such file/],
   ] as const) {
     it(`${name}: exit 2, and the server saw no request`, async () => {
       const before = live.server.requests.length
