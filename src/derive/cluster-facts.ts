@@ -21,7 +21,7 @@ type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-expl
 export interface ClusterModel {
   cluster: FactSet
   /** Nodes alike share their `os` and `pool` objects, as they do their facts' parent: the report writes each once. */
-  nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; pool?: NodePool; kernelRelease: null | string; os: NodeRow['os']}>
+  nodes: Array<{name: string; facts: FactSet; windows: boolean; controlPlane: boolean; pool?: NodePool; kernelRelease: null | string; os: NodeRow['os']; configuredMode: string}>
   /** Every Service; Services alike (most of them) share one fact set. */
   services: NamespacedSubject[]
   /** Every DaemonSet, Deployment, StatefulSet, Job and CronJob (rule subject Workload). */
@@ -81,12 +81,16 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
       components.some((component) => component.name === 'aws-vpc-cni' && component.networkPolicy === true),
     ),
   )
-  resources.derive(cluster, ['nodes'], ['cluster.platform', 'cluster.nodes', 'cluster.windowsNodes', 'cluster.multiAddressNodes'], () => {
+  resources.derive(cluster, ['nodes'], ['cluster.platform', 'cluster.nodes', 'cluster.windowsNodes', 'cluster.osLabelMismatches', 'cluster.multiAddressNodes'], () => {
     const platform = detectPlatform(nodes, resources)
     if (typeof platform === 'string') cluster.set('cluster.platform', platform)
     else cluster.unknown('cluster.platform', platform.reason, platform.detail)
     cluster.set('cluster.nodes', nodes.length)
     cluster.set('cluster.windowsNodes', nodes.filter((node) => isWindowsNode(node)).map((node) => node.metadata?.name ?? ''))
+    // Set only when some disagree (the rule's message reads it with has()): agreeing labels are no evidence worth listing.
+    const mismatches = nodes.flatMap((node) => osLabelDisagreement(node) ?? [])
+    if (mismatches.length > 0) cluster.set('cluster.osLabelMismatches', mismatches)
+    else cluster.unknown('cluster.osLabelMismatches', 'not-present', "every Node's kubernetes.io/os label agrees with its kubelet")
     cluster.set('cluster.multiAddressNodes', nodes.filter((node) => hasSeveralAddressesPerFamily(node)).map((node) => node.metadata?.name ?? ''))
   })
   resources.derive(cluster, ['nodes'], ['cluster.oldestKernel'], () => {
@@ -153,13 +157,41 @@ interface KubeProxyFound {
   config: KubeProxyConfig
   runtime: 'container' | 'k3s' | 'none' | 'unknown'
   skipKernelCheck?: boolean
+  /** Static pods that set different modes: each node's mode, by node name (`unknown` where its pods disagree). */
+  perNode?: ReadonlyMap<string, string>
+}
+
+/** The container of a kube-proxy workload that runs kube-proxy. */
+function kubeProxyContainer(workload: KubeObject): ReturnType<typeof containersOf>[number] | undefined {
+  return containersOf(workload).find((candidate) => /kube-proxy/.test(candidate.image) || candidate.name === 'kube-proxy') ?? containersOf(workload)[0]
 }
 
 /** What is not known of the configuration until it is read. */
 const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, version: null, daemonSet: null, configMap: null, carryOver: [], metricsBindAddress: null}
 
+/**
+ * The namespaces distributions run kube-proxy in: kube-system (kubeadm, EKS, AKS, kOps, k0s, KKP, and the
+ * static pods of RKE2 and legacy GKE). OpenShift SDN's built-in kube-proxy is found as its CNI. A
+ * DaemonSet named kube-proxy elsewhere (a tenant's) is reported and never taken for the cluster's.
+ */
+export const KUBE_PROXY_NAMESPACES: readonly string[] = ['kube-system']
+
+const looksLikeKubeProxy = (object: KubeObject) => object.metadata?.name === 'kube-proxy' || containersOf(object).some((container) => /\/kube-proxy[:@]/.test(container.image))
+
+/** The Node a static kube-proxy pod runs on: its nodeName, else the name RKE2 and GKE give its mirror pod (kube-proxy-<node>). */
+function staticPodNode(pod: KubeObject): string {
+  const nodeName = (pod as Raw).spec?.nodeName
+  return typeof nodeName === 'string' && nodeName !== '' ? nodeName : (pod.metadata?.name ?? '').replace(/^kube-proxy-/, '')
+}
+
 function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets: KubeObject[], components: Component[]): KubeProxyFound {
-  const daemonSet = daemonSets.find((candidate) => candidate.metadata?.name === 'kube-proxy' || containersOf(candidate).some((container) => /\/kube-proxy[:@]/.test(container.image)))
+  const named = daemonSets.filter((candidate) => looksLikeKubeProxy(candidate))
+  const known = (object: KubeObject) => KUBE_PROXY_NAMESPACES.includes(object.metadata?.namespace ?? '')
+  const candidates = named.filter((candidate) => known(candidate))
+  const ignored = named.filter((candidate) => !known(candidate)).map((candidate) => `DaemonSet ${namespaced(objectRef(candidate))}`)
+  if (ignored.length > 0) cluster.set('kubeProxy.ignoredWorkloads', ignored)
+  else cluster.unknown('kubeProxy.ignoredWorkloads', 'not-present', 'no DaemonSet like kube-proxy outside kube-system')
+  const daemonSet = candidates[0]
   const staticPods = resources.items('kubeProxyPods').filter((pod) => pod.metadata?.name?.startsWith('kube-proxy'))
   const platform = cluster.get('cluster.platform')
   const openshiftSdn = components.find((component) => component.name === 'openshift-sdn')
@@ -174,7 +206,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
   const configPaths: ClusterFactPath[] = ['kubeProxy.configSource', 'kubeProxy.configuredMode', 'kubeProxy.nodePortAddresses', 'kubeProxy.carryOver', 'kubeProxy.ipvsScheduler', 'kubeProxy.ipvsStrictARP', 'kubeProxy.featureGates', 'kubeProxy.skipKernelCheck']
   const failure = resources.failure('daemonSets') ?? resources.failure('kubeProxyPods')
   if (failure) {
-    cluster.unknownAll([...proxyPaths, ...configPaths, 'kubeProxy.replacedBy'], failure.reason, failure.detail)
+    cluster.unknownAll([...proxyPaths, ...configPaths, 'kubeProxy.replacedBy', 'kubeProxy.ignoredWorkloads'], failure.reason, failure.detail)
     return {runtime: 'unknown', config: {mode: 'unknown', ...UNKNOWN_CONFIG}}
   }
 
@@ -209,7 +241,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
     return {runtime: 'k3s', config: {...UNKNOWN_CONFIG, mode: 'unknown', version}}
   }
 
-  const container = containersOf(workload).find((candidate) => /kube-proxy/.test(candidate.image) || candidate.name === 'kube-proxy') ?? containersOf(workload)[0]
+  const container = kubeProxyContainer(workload)
   const owner = daemonSet ? {namespace: workload.metadata?.namespace ?? '', name: workload.metadata?.name ?? ''} : null
   cluster
     .set('kubeProxy.deployment', daemonSet ? 'daemonset' : 'static-pods')
@@ -238,16 +270,44 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
   }
 
   const settings = kubeProxySettings(parsed, flags, version)
-  const {mode, configuredMode} = settings
+  const modeOf = (candidate: KubeObject) => kubeProxySettings(parsed, kubeProxyContainer(candidate)?.flags ?? new Map(), version).mode
+  // Other DaemonSets of kube-proxy in its namespaces that set another mode: which one runs where is not known.
+  const disagreeing = candidates.filter((candidate) => modeOf(candidate) !== settings.mode)
+  if (disagreeing.length > 0) {
+    const modes = [daemonSet, ...disagreeing].map((candidate) => `DaemonSet ${namespaced(objectRef(candidate))} sets ${modeOf(candidate)}`)
+    return configUnknown({reason: 'failed', detail: `kube-proxy's DaemonSets disagree on its mode (${modes.join(', ')}), and which of them runs on which node is not known`})
+  }
+
+  // Static pods run one per node with flags of their own (RKE2's kube-proxy-arg): each node's mode is its pod's.
+  const perNode = new Map<string, string>()
+  for (const pod of daemonSet ? [] : staticPods) {
+    const node = staticPodNode(pod)
+    const mode = modeOf(pod)
+    perNode.set(node, perNode.has(node) && perNode.get(node) !== mode ? 'unknown' : mode)
+  }
+
+  const podModes = new Set(perNode.values())
+  const oldModes = [...podModes].filter((mode) => mode !== 'nftables')
+  // The cluster's mode is what is left to migrate from: the static pods not yet switched, when they agree.
+  const mode = podModes.size <= 1 ? settings.mode : (oldModes.length === 1 ? oldModes[0] : 'unknown')
+  const configuredMode = podModes.size <= 1 ? settings.configuredMode : (mode === 'unknown' ? null : mode)
+  if (podModes.size > 1) {
+    const byMode = [...podModes].map((each) => `${each} on ${[...perNode].filter(([, podMode]) => podMode === each).map(([node]) => node).join(', ')}`)
+    cluster.unknown('kubeProxy.configuredMode', 'failed', `kube-proxy's static pods set different modes per node: ${byMode.join('; ')}`)
+  } else cluster.set('kubeProxy.configuredMode', settings.configuredMode)
   cluster
-    .set('kubeProxy.configuredMode', configuredMode)
     .set('kubeProxy.configSource', source ? `ConfigMap ${namespaced(source)}` + (flags.has('proxy-mode') ? ' and flags' : '') : 'flags')
     .set('kubeProxy.nodePortAddresses', settings.nodePortAddresses)
     .set('kubeProxy.carryOver', settings.carryOver.map((setting) => describeSetting(setting)))
     .set('kubeProxy.ipvsScheduler', settings.ipvsScheduler)
     .set('kubeProxy.ipvsStrictARP', settings.ipvsStrictARP)
     .set('kubeProxy.featureGates', settings.featureGates)
-  return {runtime: 'container', skipKernelCheck, config: {mode, configuredMode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver, metricsBindAddress: settings.metricsBindAddress}}
+  return {
+    runtime: 'container',
+    skipKernelCheck,
+    ...(podModes.size > 1 ? {perNode} : {}),
+    config: {mode, configuredMode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver, metricsBindAddress: settings.metricsBindAddress},
+  }
 }
 
 /** The ConfigMaps in kube-system that can hold kube-proxy's configuration file, the EKS add-on's first. */
@@ -475,9 +535,17 @@ function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFou
   const key = JSON.stringify([release, osImage])
   let shared = alike.byImage.get(key)
   if (!shared) alike.byImage.set(key, (shared = sharedNodeFacts(release, osImage, cluster, kubeProxy, shellOnly)))
+  const facts = new FactSet(shared.facts).set('node.name', name)
+  const configuredMode = kubeProxy.perNode?.get(name) ?? kubeProxy.config.mode
+  if (kubeProxy.perNode) {
+    if (configuredMode === 'unknown') facts.unknown('kubeProxy.mode', 'failed', `kube-proxy's static pods on ${name} set different modes`)
+    else facts.set('kubeProxy.mode', configuredMode)
+  }
+
   return {
     name,
-    facts: new FactSet(shared.facts).set('node.name', name),
+    facts,
+    configuredMode,
     windows: isWindowsNode(node),
     controlPlane: CONTROL_PLANE_ROLES.some((role) => `${ROLE_LABEL_PREFIX}${role}` in labels),
     ...(pool ? {pool} : {}),
@@ -544,9 +612,27 @@ function oldestKernel(nodes: readonly KubeObject[]): string | undefined {
   return oldest
 }
 
+/**
+ * Whether a Node runs Windows: as its kubelet reports it (status.nodeInfo.operatingSystem), which is what
+ * runs there now; the kubernetes.io/os label, which anyone who may label Nodes can set, only when the
+ * kubelet reports nothing. A label that disagrees is reported (osLabelDisagreement), never obeyed.
+ */
 export function isWindowsNode(node: KubeObject): boolean {
-  const raw = node as Raw
-  return raw.status?.nodeInfo?.operatingSystem === 'windows' || raw.metadata?.labels?.['kubernetes.io/os'] === 'windows'
+  const reported = kubeletOs(node)
+  return reported === undefined ? (node as Raw).metadata?.labels?.['kubernetes.io/os'] === 'windows' : reported === 'windows'
+}
+
+function kubeletOs(node: KubeObject): string | undefined {
+  const reported = (node as Raw).status?.nodeInfo?.operatingSystem
+  return typeof reported === 'string' && reported !== '' ? reported : undefined
+}
+
+/** `name (labelled kubernetes.io/os=windows, its kubelet reports linux)` when the label and the kubelet disagree. */
+function osLabelDisagreement(node: KubeObject): string | undefined {
+  const label = (node as Raw).metadata?.labels?.['kubernetes.io/os']
+  const reported = kubeletOs(node)
+  if (typeof label !== 'string' || reported === undefined || label === reported) return undefined
+  return `${node.metadata?.name ?? ''} (labelled kubernetes.io/os=${label}, its kubelet reports ${reported})`
 }
 
 function isWindowsOnly(daemonSet: KubeObject): boolean {

@@ -4,6 +4,7 @@
  */
 import type {ClusterSummary, Report} from '../contract/report.js'
 import {type ClusterModel, deriveClusterModel, kubernetesVersion} from '../derive/cluster-facts.js'
+import {withoutContradicted} from '../derive/node-identity.js'
 import {deriveRollout} from '../derive/rollout.js'
 import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, withKubeProxyEndpoint} from '../derive/subjects.js'
 import {evaluateRules, GROUPED_KINDS} from '../engine/evaluate.js'
@@ -12,7 +13,7 @@ import type {Baseline} from '../planner/baseline.js'
 import {buildReport, type ReportInput} from '../planner/gate.js'
 import type {PlatformRecipe} from '../planner/recipes.js'
 import {objectName} from '../sources/cluster/resources.js'
-import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
+import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {UsageError} from '../util/errors.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
@@ -74,7 +75,9 @@ function serverOf(source: ClusterSnapshot['source']): string | undefined {
 }
 
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
-export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probes?: NodeProbeResult): Report {
+export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probed?: NodeProbeResult): Report {
+  // A probe or bundle that contradicts its live Node is not that Node's now: its facts are not used.
+  const probes = probed && {...probed, probed: withoutContradicted(listedNodes(snapshot), probed.probed)}
   const model = probedClusterModel(snapshot, options.targetVersion, probes)
   const {nothingToMigrate, summary: rollout} = model.rollout
   // Node and cluster rules, and verify's of the switch for the nodes already switched; with nothing to
@@ -94,7 +97,7 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     perSubject: PER_NODE,
   })
   return buildReport({
-    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes, model.kubeProxy.mode)),
+    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes, node.configuredMode)),
     findings,
     // A cluster can have thousands of nodes: their passes are summed up, their problems listed one
     // by one, except what only a node shell could tell (not-collected): the same on every node.
@@ -149,6 +152,11 @@ export function probedClusterModel(snapshot: ClusterSnapshot, targetVersion: str
   // The nodes' own facts are in: what they run decides whether anything is left to migrate.
   model.rollout = deriveRollout(model)
   return model
+}
+
+function listedNodes(snapshot: ClusterSnapshot): KubeObject[] {
+  const outcome = snapshot.resources.nodes
+  return outcome?.status === 'ok' ? outcome.items : []
 }
 
 /** What the report says of the cluster as a whole. */

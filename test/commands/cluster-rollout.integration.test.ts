@@ -26,9 +26,21 @@ before(() => {
 })
 after(() => rmSync(workdir, {recursive: true, force: true}))
 
-/** kubeadm-rhel8 after the plan's "Set mode" step: the ConfigMap says nftables, nothing restarted. */
+/** The kernel of the captured bundles' machine, and its OS as os-release's PRETTY_NAME (what a kubelet reports as osImage). */
+const CAPTURED_KERNEL = '6.18.44-fc-v1272'
+const CAPTURED_OS = 'Debian GNU/Linux 12 (bookworm)'
+
+/**
+ * kubeadm-rhel8 after the plan's "Set mode" step: the ConfigMap says nftables, nothing restarted. Its Nodes
+ * report what the captured bundles show (a bundle that contradicts its Node is not used): the captured
+ * machine's OS, and its kernel but on k8s-worker-02, which keeps RHEL 8's 4.18.
+ */
 function configuredNftables(): Scenario {
   const scenario = loadScenario('kubeadm-rhel8')
+  for (const node of scenario.objects['/api/v1/nodes'] as Array<{metadata: {name: string}; status: {nodeInfo: Record<string, string>}}>) {
+    Object.assign(node.status.nodeInfo, {osImage: CAPTURED_OS, kernelVersion: node.metadata.name === 'k8s-worker-02' ? RHEL8_KERNEL : CAPTURED_KERNEL})
+  }
+
   const configMaps = scenario.objects['/api/v1/configmaps'].map((object) => {
     if (object.metadata?.name !== 'kube-proxy') return object
     const data = (object as {data: Record<string, string>}).data
@@ -113,7 +125,7 @@ describe('a kubeadm cluster whose ConfigMap says nftables, by what its nodes run
   })
 
   it('every node seen running nftables: go, nothing to migrate', async () => {
-    const {code, report, text} = await clusterRun('all-nftables', Object.fromEntries(NODES.map((name) => [name, bundleFor(name, 'nftables')])))
+    const {code, report, text} = await clusterRun('all-nftables', Object.fromEntries(NODES.map((name) => [name, bundleFor(name, 'nftables', name === 'k8s-worker-02' ? RHEL8_KERNEL : undefined)])))
     assert.equal(report.verdict, 'go')
     assert.equal(code, 0)
     assert.equal(report.cluster?.nothingToMigrate, true)
@@ -123,7 +135,26 @@ describe('a kubeadm cluster whose ConfigMap says nftables, by what its nodes run
     const mode = report.findings.find((finding) => finding.rule === 'cluster/kube-proxy-mode')!
     assert.equal(mode.message, 'Nothing to migrate: every Linux node (3) is seen running kube-proxy in nftables mode.')
     assert.match(text, /^GO {2}Nothing to migrate: kube-proxy already runs in nftables mode on every node/)
-    assert.match(text, /^ {2}k8s-worker-02 +facts +6\.18\.44-fc-v1272 .* nftables +go /m)
+    assert.match(text, /^ {2}k8s-worker-02 +facts +4\.18\.0-553\.el8_10\.x86_64 .* nftables +go /m)
+  })
+})
+
+describe('a bundle that contradicts its live Node (stale, or another cluster\'s node of that name)', () => {
+  it("is not used: the Node's kernel 4.18 keeps its blocker, and the report names both kernels", async () => {
+    // Every bundle shows nftables, but k8s-worker-02's shows the captured machine's kernel, not the 4.18 its kubelet reports.
+    const {code, report, text} = await clusterRun('stale-bundle', Object.fromEntries(NODES.map((name) => [name, bundleFor(name, 'nftables')])))
+    assert.notEqual(report.verdict, 'go')
+    assert.notEqual(code, 0)
+    assert.equal(report.cluster?.nothingToMigrate, false)
+    const stale = node(report, 'k8s-worker-02')
+    assert.equal(stale.reachable, false)
+    assert.match(stale.reason ?? '', /^contradicts the live Node, so none of its facts are used: kernel "6\.18\.44-fc-v1272" \(the bundle .*k8s-worker-02\.facts\) is not "4\.18\.0-553\.el8_10\.x86_64" \(the Node's status\.nodeInfo\.kernelVersion\)$/)
+    assert.equal(stale.kernelRelease, RHEL8_KERNEL)
+    assert.equal(stale.proxyMode?.running, null)
+    assert.equal(stale.checks['node/kernel-version'].status, 'fail')
+    assert.match(stale.checks['node/kernel-version'].message, /4\.18/)
+    assert.match(text, /^ {2}k8s-worker-02 \(unreachable\) +facts +4\.18\.0-553\.el8_10\.x86_64 /m)
+    assert.deepEqual(report.cluster?.rollout, {nftables: 2, notSwitched: 0, unknown: 1})
   })
 })
 

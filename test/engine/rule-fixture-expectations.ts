@@ -150,6 +150,8 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'service-count/fail.600-services.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kube-proxy 1.36 or newer'},
   'service-count/unknown.services-forbidden.json': {reason: 'permission-denied'},
   'windows-nodes/fail.aks-windows-pool.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kubernetes.io/os=windows'},
+  // A Linux node labelled windows: reported, and still checked as Linux (test/commands/cluster-sources.integration.test.ts).
+  'windows-nodes/fail.linux-labelled-windows.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kubernetes.io/os=linux --overwrite'},
   'windows-nodes/unknown.nodes-forbidden.json': {reason: 'permission-denied'},
 
   // --- node rules (a node fixture's subject is the node named after its file) ---

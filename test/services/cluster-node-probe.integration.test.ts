@@ -25,20 +25,34 @@ import {sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../helpers/s
 
 const NODES = ['aks-nodepool1-38290314-vmss000000', 'aks-nodepool1-38290314-vmss000001', 'aks-nodepool1-38290314-vmss000002']
 
-/** The AKS scenario with the Nodes at 127.0.0.2 and 127.0.0.3, and the third with no InternalIP (only an ExternalIP, never dialled). */
-function loopbackScenario(): Scenario {
+/** This machine's machine-id and os-release PRETTY_NAME: what its kubelet would report as nodeInfo.machineID and osImage. */
+const MACHINE_ID = readFileSync('/etc/machine-id', 'utf8').trim()
+const PRETTY_NAME = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? ''
+/** A machine-id of no machine here: another machine's. */
+const OTHER_MACHINE_ID = '0123456789abcdef0123456789abcdef'
+
+/**
+ * The AKS scenario with the Nodes at 127.0.0.2 and 127.0.0.3, and the third with no InternalIP (only an
+ * ExternalIP, never dialled). The first two stand for this machine, which the test sshd runs on: their
+ * kubelets report its kernel, OS and machine-id (`machineIDs` replaces the second's).
+ */
+function loopbackScenario(machineIDs: readonly string[] = [MACHINE_ID, MACHINE_ID]): Scenario {
   const scenario = loadScenario('aks')
   const addresses = [
     [{type: 'InternalIP', address: '127.0.0.2'}],
     [{type: 'InternalIP', address: '127.0.0.3'}],
     [{type: 'ExternalIP', address: '10.255.255.1'}],
   ]
-  const nodes = scenario.objects['/api/v1/nodes'] as Array<KubeObject & {status: {addresses: unknown}}>
+  const nodes = scenario.objects['/api/v1/nodes'] as Array<KubeObject & {status: {addresses: unknown; nodeInfo: Record<string, string>}}>
   assert.deepEqual(
     nodes.map((node) => node.metadata?.name),
     NODES,
   )
   for (const [index, node] of nodes.entries()) node.status.addresses = addresses[index]
+  for (const [index, machineID] of machineIDs.entries()) {
+    Object.assign(nodes[index].status.nodeInfo, {kernelVersion: release(), osImage: PRETTY_NAME, machineID})
+  }
+
   return scenario
 }
 
@@ -167,5 +181,24 @@ describe('cluster --node-probe ssh against a real sshd', {skip: skipSuiteOutside
 
     assert.notEqual(report.verdict, 'go')
     assert.notEqual(code, 0)
+  })
+
+  it("a Node whose machine-id is another machine's: SSH reached the wrong machine, so that node's facts are not used", async () => {
+    const other = await startApiServer({scenario: loopbackScenario([MACHINE_ID, OTHER_MACHINE_ID])})
+    try {
+      const sshArgs = ['--node-probe', 'ssh', '--ssh-user', TEST_USER, '--identity', sshd.clientKey, '--ssh-config', sshConfig, '--timeout', '15', '--known-hosts', sshd.knownHosts]
+      const {code, stdout} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(dir, 'other-')), other), '--json', ...sshArgs])
+      const report = JSON.parse(stdout) as Report
+      assert.ok(validateReport(report), JSON.stringify(validateReport.errors, null, 2))
+      assert.equal(row(report, NODES[0]).reachable, true, 'the machine SSH reached is the first Node')
+      const wrong = row(report, NODES[1])
+      assert.deepEqual([wrong.source, wrong.reachable], ['ssh', false])
+      assert.match(wrong.reason ?? '', new RegExp(String.raw`^contradicts the live Node, so none of its facts are used: machine-id "${MACHINE_ID}" \(the machine SSH reached ${TEST_USER}@127\.0\.0\.3:${sshd.port}, host [^)]+\) is not "${OTHER_MACHINE_ID}" \(the Node's status\.nodeInfo\.machineID\)$`))
+      assert.equal(wrong.checks['node/nf-tables-kernel'].status, 'unknown')
+      assert.notEqual(report.verdict, 'go')
+      assert.notEqual(code, 0)
+    } finally {
+      await other.close()
+    }
   })
 })

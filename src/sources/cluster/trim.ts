@@ -77,7 +77,8 @@ const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
       spec: pick(object.spec, ['providerID']),
       status: {
         addresses: ((object.status?.addresses ?? []) as Raw[]).filter((address) => address.type === 'InternalIP' || address.type === 'ExternalIP').map((address) => pick(address, ['type', 'address'])),
-        nodeInfo: pick(object.status?.nodeInfo, ['kernelVersion', 'osImage', 'operatingSystem', 'kubeletVersion']),
+        // machineID and systemUUID: to tell whether a probe or bundle is of this Node (derive/node-identity.ts).
+        nodeInfo: pick(object.status?.nodeInfo, ['kernelVersion', 'osImage', 'operatingSystem', 'kubeletVersion', 'machineID', 'systemUUID']),
       },
     }
   },
@@ -92,7 +93,8 @@ const TRIMMERS: Record<ResourceName, (object: Raw) => KubeObject> = {
   statefulSets: workloadTemplate,
   jobs: workloadTemplate,
   cronJobs: workloadTemplate,
-  kubeProxyPods: (object) => ({metadata: identity(object), spec: podSpec(object.spec)}),
+  // A static pod's node: each node's kube-proxy runs with the flags of its own pod.
+  kubeProxyPods: (object) => ({metadata: identity(object), spec: {...podSpec(object.spec), ...pick(object.spec, ['nodeName'])}}),
   configMaps: (object) => ({metadata: identity(object), data: configMapData(object)}),
   services: (object) => {
     const spec = pick(object.spec, ['type', 'externalIPs', 'healthCheckNodePort'])
