@@ -28,17 +28,22 @@ const COMPARED: ReadonlyArray<{fact: string; field: string; what: string; compar
   {fact: 'os.prettyName', field: 'osImage', what: 'OS', comparable: (value) => value !== '', same: (a, b) => a === b},
 ]
 
-/** Where a probed node's facts came from, as its contradiction names it. */
-const SOURCE_NAMES: Partial<Record<NodeSource, string>> = {facts: 'the bundle', ssh: 'the machine SSH reached', exec: "the node's kube-proxy pod", pod: 'the probe pod'}
+/**
+ * The sources that can stand for another machine or another time, as a contradiction names them. A probe by
+ * exec or in a probe pod runs where the API server placed its pod, on that Node, now: it is not checked.
+ */
+const UNBOUND_SOURCES: Partial<Record<NodeSource, string>> = {facts: 'the bundle', ssh: 'the machine SSH reached'}
 
 /**
- * What the probe's facts and the Node disagree on, each naming both values: `kernel 6.18.44 (the bundle
+ * What a bundle's or SSH probe's facts and the Node disagree on, each naming both values: `kernel 6.18.44 (the bundle
  * bundles/w2.facts) is not 4.18.0-553.el8_10.x86_64 (the Node's status.nodeInfo.kernelVersion)`. Empty
  * when nothing both show differs.
  */
 export function contradictions(node: KubeObject, probed: Pick<ProbedNode, 'facts' | 'origin' | 'source'>): string[] {
+  const sourceName = UNBOUND_SOURCES[probed.source]
+  if (sourceName === undefined) return []
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
-  const source = `${SOURCE_NAMES[probed.source] ?? 'the probe'} ${probed.origin}`
+  const source = `${sourceName} ${probed.origin}`
   const found: string[] = []
   for (const {fact, field, what, comparable, same} of COMPARED) {
     const mine = probed.facts.get(fact)
