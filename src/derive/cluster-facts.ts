@@ -174,7 +174,7 @@ const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, ver
  * static pods of RKE2 and legacy GKE). OpenShift SDN's built-in kube-proxy is found as its CNI. A
  * DaemonSet named kube-proxy elsewhere (a tenant's) is reported and never taken for the cluster's.
  */
-export const KUBE_PROXY_NAMESPACES: readonly string[] = ['kube-system']
+const KUBE_PROXY_NAMESPACES: ReadonlySet<string> = new Set(['kube-system'])
 
 const looksLikeKubeProxy = (object: KubeObject) => object.metadata?.name === 'kube-proxy' || containersOf(object).some((container) => /\/kube-proxy[:@]/.test(container.image))
 
@@ -186,7 +186,7 @@ function staticPodNode(pod: KubeObject): string {
 
 function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets: KubeObject[], components: Component[]): KubeProxyFound {
   const named = daemonSets.filter((candidate) => looksLikeKubeProxy(candidate))
-  const known = (object: KubeObject) => KUBE_PROXY_NAMESPACES.includes(object.metadata?.namespace ?? '')
+  const known = (object: KubeObject) => KUBE_PROXY_NAMESPACES.has(object.metadata?.namespace ?? '')
   const candidates = named.filter((candidate) => known(candidate))
   const ignored = named.filter((candidate) => !known(candidate)).map((candidate) => `DaemonSet ${namespaced(objectRef(candidate))}`)
   if (ignored.length > 0) cluster.set('kubeProxy.ignoredWorkloads', ignored)

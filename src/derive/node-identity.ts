@@ -39,7 +39,7 @@ const UNBOUND_SOURCES: Partial<Record<NodeSource, string>> = {facts: 'the bundle
  * bundles/w2.facts) is not 4.18.0-553.el8_10.x86_64 (the Node's status.nodeInfo.kernelVersion)`. Empty
  * when nothing both show differs.
  */
-export function contradictions(node: KubeObject, probed: Pick<ProbedNode, 'facts' | 'origin' | 'source'>): string[] {
+function contradictions(node: KubeObject, probed: Pick<ProbedNode, 'facts' | 'origin' | 'source'>): string[] {
   const sourceName = UNBOUND_SOURCES[probed.source]
   if (sourceName === undefined) return []
   const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
