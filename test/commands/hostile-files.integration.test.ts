@@ -64,8 +64,9 @@ describe('hostile rules', () => {
   it('eight nested comprehensions in --rules: exit 2 at once, naming the file, the line and the rule', async () => {
     const started = performance.now()
     const {code, stderr} = await runCli(['node', '--facts', join(FIXTURES, 'bundles'), '--rules', join(FIXTURES, 'bad-rules', 'nested-comprehensions.yaml')])
-    // Evaluating the rule took 74 s; linting it takes no time.
-    assert.ok(performance.now() - started < 5000, `${performance.now() - started} ms`)
+    // Evaluating the rule took 74 s on an idle machine; linting it takes no time, and a CLI run about 1 s
+    // idle, 7 s at load 20: the bound sits between, far from both.
+    assert.ok(performance.now() - started < 30_000, `${performance.now() - started} ms`)
     assert.equal(code, 2, stderr)
     assert.match(stderr, /nested-comprehensions\.yaml:9:5 rule node\/nested-comprehensions: its CEL is estimated to cost 433,333,332, over the budget of 1,000,000/)
   })
