@@ -97,11 +97,11 @@ export abstract class KpxCommand extends Command {
    * Hands a finished report to every sink: the --output files, the GitHub step summary, and stdout
    * in the --format asked for (with --json, oclif prints the returned report).
    */
-  protected async emitReport(checked: Report, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string): Promise<Report> {
+  protected async emitReport(checked: Report, format: ReportFormat, outputs: readonly OutputTarget[], sarifLocation?: string, details = false): Promise<Report> {
     const report = this.withConfig(checked)
     await this.emit(report, report.exitCode, async () => {
       const {renderReport} = await import('../report/render.js')
-      return (as, options) => renderReport(report, as, options)
+      return (as, options) => renderReport(report, as, {details, ...options})
     }, format, outputs, sarifLocation)
     return report
   }
@@ -136,7 +136,8 @@ export abstract class KpxCommand extends Command {
     // The report is out first; a file that could not be written is then said, and exit 2 wins over the
     // verdict's code: a pipeline that reads that file must not go on without it.
     try {
-      const uncolored = async (as: ReportFormat) => (await loadRenderer())(as, {sarifLocation})
+      // A file is read at leisure, not on a screen: its text is the long form.
+      const uncolored = async (as: ReportFormat) => (await loadRenderer())(as, {sarifLocation, details: true})
       await writeOutputs(uncolored, outputs)
       await appendStepSummary(uncolored)
     } catch (error) {

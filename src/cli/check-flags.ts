@@ -41,6 +41,10 @@ export const checkFlags = {
   }),
   baseline: Flags.string({helpGroup: RULES, description: 'An earlier JSON report: the exit code gates only on findings new since then; fixed ones are listed.', helpValue: 'FILE'}),
   format: Flags.string({helpGroup: OUTPUT, description: 'What stdout carries, as -o FORMAT says it (--json is the same as --format json, and cannot go with another format).', options: [...REPORT_FORMATS], default: 'text'}),
+  details: Flags.boolean({
+    helpGroup: OUTPUT,
+    description: 'Text on stdout: the long form, with every finding\'s message and fix, every node, and the plan\'s commands (default: one screen; --output text=FILE has the long form).',
+  }),
   output: Flags.string({
     helpGroup: OUTPUT,
     char: 'o',

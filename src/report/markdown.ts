@@ -29,6 +29,8 @@ export function renderMarkdown(report: Report): string {
     ...(headline ? [md`${headline.sentence} ${headline.counts}.`, md``] : []),
     md`**${verdict}** (exit ${report.exitCode}) · ${summary.blockers} blocker(s) · ${summary.warnings} warning(s) · ${summary.unknown} unknown · ${summary.passed} passed${waived} · ${report.nodes.length} node(s) · ${report.tool.name} ${report.tool.version}, ${report.generatedAt}`,
     ...(report.config?.lowers ? [md``, md`> **The configuration file ${code(report.config.file)} lowers the bar:** ${report.config.lowers.join(', ')}`] : []),
+    ...changeSummary(report),
+    ...checklist(report.plan.steps),
     ...clusterLines(report),
     ...(report.plan.deadline ? [md``, md`> **Deadline:** ${report.plan.deadline}`] : []),
     ...findingTable('Blockers', failed('blocker')),
@@ -49,6 +51,58 @@ export function renderMarkdown(report: Report): string {
     md``,
   ]
   return out.join('\n')
+}
+
+/**
+ * What a change board reads first: what changes where, in how many waves, what it does to traffic, what
+ * it takes, how to go back, and what is still open. Each line from the report and the plan; a step is
+ * named by its number, as the checklist and the plan below number it.
+ */
+function changeSummary(report: Report): Markdown[] {
+  const {plan, cluster, summary} = report
+  if (cluster?.nothingToMigrate) return []
+  const stepOf = (phase: PlanStep['phase']) => plan.steps.findIndex((step) => step.phase === phase)
+  const linux = report.nodes.filter((node) => !node.windows)
+  const mode = cluster ? md`kube-proxy from **${cluster.proxyMode}** to **nftables** mode` : md`kube-proxy to **nftables** mode`
+  const where = cluster ? md`cluster ${code(cluster.context ?? '?')} (${cluster.platform ?? 'platform unknown'}, Kubernetes ${cluster.kubernetesVersion ?? '?'})` : md`the nodes checked here`
+  const waves = plan.waves.map((wave) => md`${wave.name} (${wave.nodes.length} node(s), ${wave.ready.length} ready)`)
+  const canary = stepOf('canary')
+  const rollback = stepOf('rollback')
+  const restarts = plan.waves.reduce((total, wave) => total + wave.nodes.length - wave.switched.length, 0)
+  const fixes = plan.steps.flatMap((step, index) => (step.rules.some((rule) => failingBlocker(report, rule)) ? [index + 1] : []))
+  const findOut = plan.steps.flatMap((step, index) => (step.title.startsWith('Find out') ? [index + 1] : []))
+  const open = [
+    ...(summary.blockers > 0 ? [md`${summary.blockers} blocker(s) to fix (${stepList(fixes)})`] : []),
+    ...(summary.unknown > 0 ? [md`${summary.unknown} check(s) not known yet${findOut.length > 0 ? md` (${stepList(findOut)})` : md``}`] : []),
+    ...(summary.warnings > 0 ? [md`${summary.warnings} warning(s) to read: they change behaviour after the switch`] : []),
+  ]
+  return [
+    md``,
+    md`## Change summary`,
+    md``,
+    md`- **Scope:** ${mode} on ${linux.length} Linux node(s) of ${where}.`,
+    md`- **Waves:** ${waves.length > 0 ? md`${waves.length}, a canary first in each: ${joined(waves, md`; `)}.` : md`none in this plan: ${cluster ? md`no node can switch yet` : md`${code('kpx-check cluster')} plans them`}.`}`,
+    md`- **Expected impact:** ${restarts > 0 ? md`kube-proxy restarts on one node at a time (${restarts} restart(s)), which rebuilds that node's Service rules; the other nodes are untouched meanwhile.` : md`no restart is planned yet.`}${summary.warnings > 0 ? md` ${summary.warnings} warning(s) below change behaviour after the switch.` : md``}`,
+    md`- **How long:** ${plan.steps.length} step(s); the rollout waits for each node's kube-proxy to be Ready again${canary === -1 ? md`` : md`, after the canary (step ${canary + 1}) has held`}.`,
+    md`- **Rollback:** ${rollback === -1 ? md`none in this plan.` : md`step ${rollback + 1}, ${plan.steps[rollback].title}.`}`,
+    md`- **Open preconditions:** ${open.length > 0 ? joined(open, md`; `) : md`none`}.`,
+  ]
+}
+
+/** Whether a failed, unwaived blocker of this rule is in the report. */
+function failingBlocker(report: Report, rule: string): boolean {
+  return report.findings.some((finding) => finding.rule === rule && finding.status === 'fail' && finding.severity === 'blocker' && !isWaived(finding))
+}
+
+/** `step 3`, `steps 2, 4, 5`. */
+function stepList(numbers: number[]): Markdown {
+  return numbers.length === 1 ? md`step ${numbers[0]}` : md`steps ${numbers.join(', ')}`
+}
+
+/** A box to tick per step of the plan, in its order: the steps themselves, with their commands, follow. */
+function checklist(steps: PlanStep[]): Markdown[] {
+  if (steps.length === 0) return []
+  return [md``, md`## Checklist`, md``, ...steps.map((step, index) => md`- [ ] ${index + 1}. ${step.title} (*${step.phase}*)`)]
 }
 
 /** The cluster's line (context, platform, versions, mode) and the reads that failed; nothing for node runs. */
@@ -176,12 +230,25 @@ function stepLines(step: PlanStep, number: number): Markdown[] {
     md``,
     ...withOutput(step.why, (head) => md`*${step.phase}* · ${head}`),
     ...(step.rules.length > 0 ? [md``, md`Answers: ${ruleList(step.rules)}. Applies to: ${joined(subjects, md`; `)}.`] : []),
-    ...(step.actions.length > 0 ? [md``, ...step.actions.flatMap((action) => withOutput(action, (head) => md`- ${head}`))] : []),
+    ...(step.actions.length > 0 ? [md``, ...step.actions.flatMap((action) => actionLines(action))] : []),
     ...shellBlock(step.commands),
     ...(step.verify.length > 0 ? [md``, md`**Verify**`, md``, ...step.verify.map((line) => md`- ${verifyLine(line)}`)] : []),
     ...(step.undo.length > 0 ? [md``, md`**Undo**`, ...shellBlock(step.undo)] : []),
   ]
 }
+
+/**
+ * An action in words; one that ends in a command not set between backticks (`List them: kubectl get …`) has
+ * the command in a block of its own, whole, rather than the words of it GitHub would set as code.
+ */
+function actionLines(action: string): Markdown[] {
+  const command = TRAILING_COMMAND.exec(action)
+  if (!command || action.includes('`') || action.includes('\n')) return withOutput(action, (head) => md`- ${head}`)
+  return [md`- ${proseWithCode(command[1])}`, md``, codeBlock([command[2]], 'sh')]
+}
+
+/** Words, a colon, then a command of the tools the rules' remediation names. */
+const TRAILING_COMMAND = /^(.*?:) ((?:sudo )?(?:kubectl|kpx-check|kubeadm|nft|iptables|ip6tables|ipvsadm|ipset|ip|curl|systemctl|sysctl|modprobe|helm|aws|az|gcloud) .+)$/
 
 /** A check to run, `command   # what it prints` as the recipes write it, is code to paste; any other is a sentence. */
 function verifyLine(line: string): Markdown {

@@ -88,13 +88,13 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
 }
 
 /** The mode kube-proxy runs in on the node, as the node showed it: `?` when nothing did, `-` for a Windows node. */
-function runningMode(node: Report['nodes'][number]): string {
+export function runningMode(node: Report['nodes'][number]): string {
   if (!node.proxyMode) return '-'
   return node.proxyMode.running ?? '?'
 }
 
 /** A node's name in the table, with what went wrong with its facts. */
-function nodeLabel(node: Report['nodes'][number], chalk: ChalkInstance): string {
+export function nodeLabel(node: Report['nodes'][number], chalk: ChalkInstance): string {
   if (!node.reachable) return `${node.name} ${chalk.red('(unreachable)')}`
   return node.cutShort ? `${node.name} ${chalk.red('(cut short)')}` : node.name
 }
@@ -177,7 +177,7 @@ export function wrapLine(line: string, width: number): string {
 const LEAD = /^ *(?:[→✓✗!?i~] |\d+\. )?/
 
 /** What --waivers and --baseline did to the counts and the exit code. */
-function gateLines(report: Report, chalk: ChalkInstance): string[] {
+export function gateLines(report: Report, chalk: ChalkInstance): string[] {
   const lines: string[] = []
   const {waivers, baseline} = report
   if (waivers) {
@@ -197,10 +197,21 @@ function gateLines(report: Report, chalk: ChalkInstance): string[] {
   return lines
 }
 
-function clusterLines(report: Report, chalk: ChalkInstance): string[] {
+/**
+ * What the run learnt of the cluster. Brief (one screen): one line, and what went wrong but the reads that
+ * failed, which the screen's "Could not check" says.
+ */
+export function clusterLines(report: Report, chalk: ChalkInstance, {brief = false} = {}): string[] {
   const {cluster} = report
   if (!cluster) return []
   const kubeProxy = cluster.kubeProxy.workload ? `${cluster.kubeProxy.workload}${cluster.kubeProxy.version ? ` v${cluster.kubeProxy.version}` : ''}` : 'not found'
+  if (brief) {
+    return [
+      `Cluster ${cluster.context ?? '?'} · ${cluster.platform ?? 'platform ?'} · Kubernetes ${cluster.kubernetesVersion ?? '?'} · kube-proxy ${chalk.bold(cluster.proxyMode)} (${kubeProxy})`,
+      ...leftOverLines(cluster, chalk),
+    ]
+  }
+
   const lines = [
     '',
     chalk.bold('Cluster'),
@@ -212,13 +223,19 @@ function clusterLines(report: Report, chalk: ChalkInstance): string[] {
   if (cluster.nothingToMigrate) lines.push(chalk.green(`  ${report.plan.summary}`))
 
   for (const unreadable of cluster.unreadable) lines.push(chalk.yellow(`  Could not read ${unreadable}`))
-  for (const host of cluster.unmatchedInventory ?? []) lines.push(chalk.yellow(`  Inventory host that is no Node: ${host}`))
-  for (const bundle of cluster.unmatchedBundles ?? []) lines.push(chalk.yellow(`  Facts bundle for no Node (not used): ${bundle}`))
-  if (cluster.probeLeftovers) lines.push(chalk.red(`  The probe ${leftBehindSentence(cluster.probeLeftovers)}`))
-  return lines
+  return [...lines, ...leftOverLines(cluster, chalk)]
 }
 
-function verdictSentence(report: Report): string {
+/** Inventory hosts and bundles that matched no Node, and what a node probe could not delete. */
+function leftOverLines(cluster: NonNullable<Report['cluster']>, chalk: ChalkInstance): string[] {
+  return [
+    ...(cluster.unmatchedInventory ?? []).map((host) => chalk.yellow(`  Inventory host that is no Node: ${host}`)),
+    ...(cluster.unmatchedBundles ?? []).map((bundle) => chalk.yellow(`  Facts bundle for no Node (not used): ${bundle}`)),
+    ...(cluster.probeLeftovers ? [chalk.red(`  The probe ${leftBehindSentence(cluster.probeLeftovers)}`)] : []),
+  ]
+}
+
+export function verdictSentence(report: Report): string {
   switch (report.verdict) {
     case 'go': {
       if (report.nodes.length > 0 && report.nodes.every((node) => node.proxyMode?.running === 'nftables')) return 'Nothing to migrate: kube-proxy already runs in nftables mode on every node (RUNS below).'

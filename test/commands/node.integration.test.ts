@@ -77,7 +77,7 @@ describe('kpx-check node', () => {
 
   it('is no-go with exit 3 when a blocker fails, in text and JSON alike', async () => {
     const file = ruleFixture('kernel-version', 'fail.rhel-8.10-4.18.facts')
-    const text = await runCli(['node', '--facts', file])
+    const text = await runCli(['node', '--facts', file, '--details'])
     assert.equal(text.code, 3)
     assert.match(text.stdout, /^NO-GO/)
     assert.match(text.stdout, /node\/kernel-version/)

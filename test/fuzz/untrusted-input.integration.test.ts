@@ -176,7 +176,7 @@ describe(`fuzz (seed ${SEED}): renderers`, () => {
     const reports = Array.from({length: 20}, (_, index) => untrustedReport(base, random, index < 2 ? 64 * 1024 : random.length(1024)))
     const junitFiles: string[] = []
     const check = (out: Record<string, string>, report: Report) => {
-      for (const format of ['text', 'markdown']) assert.doesNotMatch(out[format], CONTROLS, `${format} prints a control character`)
+      for (const format of ['text', 'text --details', 'markdown']) assert.doesNotMatch(out[format], CONTROLS, `${format} prints a control character`)
       assert.doesNotMatch(out.junit, NOT_XML, 'JUnit has a character XML forbids')
       const file = join(workdir, `junit-${junitFiles.length}.xml`)
       writeFileSync(file, out.junit)
@@ -189,7 +189,10 @@ describe(`fuzz (seed ${SEED}): renderers`, () => {
       if (out.markdown.length < 12 * 1024) assertPlainMarkdown(out.markdown, report)
     }
 
-    const render = (report: Report) => Object.fromEntries(REPORT_FORMATS.map((format) => [format, renderReport(report, format, {color: false})]))
+    const render = (report: Report) => ({
+      ...Object.fromEntries(REPORT_FORMATS.map((format) => [format, renderReport(report, format, {color: false})])),
+      'text --details': renderReport(report, 'text', {color: false, details: true}),
+    })
     t.diagnostic(`slowest report, all formats: ${Math.round(fuzz('renderReport', reports, {boundMs: REPORT_BOUND_MS, check}, render))} ms`)
     if (requireXmllint(t)) {
       const lint = spawnSync('xmllint', ['--noout', ...junitFiles], {encoding: 'utf8'})

@@ -176,11 +176,12 @@ describe('a hostile report read back by a GFM parser', () => {
       report.plan.steps.flatMap((step) => [afterFirstLine, afterFirstLine, ...sh(step.commands), ...sh(step.undo)]),
     )
     // The headings are kpx-check's: the title, the sections, one per step; each step title is one heading.
-    assert.equal(ofType('heading').length, 1 + ['Warnings', 'Unknown', 'kube-proxy on the nodes', 'Node groups', 'Waves', 'Plan', 'Sources'].length + report.plan.steps.length)
+    assert.equal(ofType('heading').length, 1 + ['Change summary', 'Checklist', 'Warnings', 'Unknown', 'kube-proxy on the nodes', 'Node groups', 'Waves', 'Plan', 'Sources'].length + report.plan.steps.length)
     assert.ok(ofType('heading').some((node) => shown(node) === `1. ${HOSTILE_SHOWN} ${report.plan.steps[0].title.slice(HOSTILE.length + 1)}`))
     // Emphasis and strong text are kpx-check's words only.
     assert.ok(ofType('emphasis').every((node) => (PLAN_PHASES as readonly string[]).includes(shown(node))))
-    assert.deepEqual(new Set(ofType('strong').map((node) => shown(node))), new Set(['INCOMPLETE', 'kubeadm', 'ipvs', 'Verify', 'Undo']))
+    const summary = ['Scope:', 'Waves:', 'Expected impact:', 'How long:', 'Rollback:', 'Open preconditions:', 'nftables']
+    assert.deepEqual(new Set(ofType('strong').map((node) => shown(node))), new Set(['INCOMPLETE', 'kubeadm', 'ipvs', 'Verify', 'Undo', ...summary]))
   })
 
   it('keeps every table row to its columns and every hostile value in one cell or code span, shown as it was', async () => {
