@@ -16,7 +16,7 @@ import {clusterLines, gateLines, nodeLabel, runningMode, type TextOptions, verdi
 import {verifyHeadline} from './verify-headline.js'
 
 /** Where nothing says how wide the screen is (a pipe, a file): the width the one screen is laid out for. */
-export const SCREEN_WIDTH = 100
+const SCREEN_WIDTH = 100
 /** Nodes listed one a row; more are shown as groups of nodes alike. */
 const NODE_ROWS = 20
 /** Groups of nodes listed before the rest are counted. */
@@ -117,7 +117,7 @@ function nodeNames(names: string[]): string {
  * The unknown checks by what kept them unknown, each cause once: an unreachable node (nodes that failed
  * alike share a line), a read the API server refused, facts only a node shell shows, and the rest by reason.
  */
-export function unknownCauses(report: Report): Cause[] {
+function unknownCauses(report: Report): Cause[] {
   const unknown = report.findings.filter((finding) => finding.status === 'unknown' && !isWaived(finding))
   const causes: Cause[] = []
   const unreachable = report.nodes.filter((node) => !node.reachable && !node.windows)
