@@ -204,12 +204,12 @@ describe('cluster --node-probe pod', () => {
     nodes.push(copyNode('k8s-worker-03'), copyNode('k8s-worker-04'), copyNode('k8s-worker-05'), copyNode('fargate-ip-10-0-1-5.ec2.internal', {labels: {...nodes[1].metadata.labels, 'eks.amazonaws.com/compute-type': 'fargate'}}))
     nodes[0] = {...nodes[0], spec: {...nodes[0].spec, taints: [{key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule'}, {key: 'dedicated', value: 'infra', effect: 'NoExecute'}]}}
     const kubelet = {nodes: {'k8s-worker-01': 'image-missing', 'k8s-worker-02': 'pending', 'k8s-worker-03': 'hang', 'k8s-worker-04': 'no-shell'} as const}
-    const {report, created} = await probe({scenario, kubelet}, ['--node-probe', 'pod', '--timeout', '2'])
+    const {report, created} = await probe({scenario, kubelet}, ['--node-probe', 'pod', '--timeout', '5'])
     assertProbed(report, 'k8s-cp-01')
     assertProbed(report, 'k8s-worker-05')
     assertUnprobed(report, 'k8s-worker-01', /^image: the node cannot get kube-proxy's image \(imagePullPolicy IfNotPresent\): ImagePullBackOff: Back-off pulling image "registry\.k8s\.io\/kube-proxy:v1\.34\.0"$/)
-    assertUnprobed(report, 'k8s-worker-02', /^unschedulable: the probe pod stayed Pending for 12s: the node's kubelet never started it/)
-    assertUnprobed(report, 'k8s-worker-03', /^deadline: the probe pod ran past its activeDeadlineSeconds \(2s, --timeout\): DeadlineExceeded: Pod was active on the node longer than the specified deadline$/)
+    assertUnprobed(report, 'k8s-worker-02', /^unschedulable: the probe pod stayed Pending for 15s: the node's kubelet never started it/)
+    assertUnprobed(report, 'k8s-worker-03', /^deadline: the probe pod ran past its activeDeadlineSeconds \(5s, --timeout\): DeadlineExceeded: Pod was active on the node longer than the specified deadline$/)
     assertUnprobed(report, 'k8s-worker-04', /^no-shell: the kube-proxy image has no \/bin\/sh: StartError: .*exec: "\/bin\/sh": stat \/bin\/sh: no such file or directory: unknown$/)
     assertUnprobed(report, 'fargate-ip-10-0-1-5.ec2.internal', /^fargate: an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made$/)
     assert.ok(!created.some((pod) => pod.spec.nodeName.startsWith('fargate-')), 'no pod is made for a Fargate node')
