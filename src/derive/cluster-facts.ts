@@ -89,7 +89,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
     cluster.set('cluster.windowsNodes', nodes.filter((node) => isWindowsNode(node)).map((node) => node.metadata?.name ?? ''))
     // Set only when some disagree (the rule's message reads it with has()): agreeing labels are no evidence worth listing.
     const mismatches = nodes.flatMap((node) => osLabelDisagreement(node) ?? [])
-    if (mismatches.length > 0) cluster.set('cluster.osLabelMismatches', mismatches)
+    if (mismatches.length > 0) cluster.set('cluster.osLabelMismatches', mismatches.slice(0, OBJECTS_LISTED))
     else cluster.unknown('cluster.osLabelMismatches', 'not-present', "every Node's kubernetes.io/os label agrees with its kubelet")
     cluster.set('cluster.multiAddressNodes', nodes.filter((node) => hasSeveralAddressesPerFamily(node)).map((node) => node.metadata?.name ?? ''))
   })

@@ -161,9 +161,9 @@ export const CLUSTER_FACTS = [
   {
     path: 'cluster.osLabelMismatches',
     type: 'list<string>',
-    maxItems: 5000,
+    maxItems: 100,
     maxLength: 160,
-    description: 'Nodes whose kubernetes.io/os label disagrees with the OS their kubelet reports (status.nodeInfo.operatingSystem), which decides: `name (labelled kubernetes.io/os=windows, its kubelet reports linux)`.',
+    description: 'The first 100 nodes whose kubernetes.io/os label disagrees with the OS their kubelet reports (status.nodeInfo.operatingSystem), which decides: `name (labelled kubernetes.io/os=windows, its kubelet reports linux)`.',
   },
   {path: 'cluster.windowsNodes', type: 'list<string>', ...NODE_NAMES, description: 'Windows nodes (kube-proxy on Windows is untouched).'},
   {path: 'cluster.multiAddressNodes', type: 'list<string>', ...NODE_NAMES, description: 'Nodes with more than one InternalIP or ExternalIP of a family.'},

@@ -126,7 +126,7 @@ describe("what the kubelet reports beats a label", () => {
     assert.equal(windows.status, 'fail')
     assert.equal(
       windows.message,
-      'The kubernetes.io/os label disagrees with what the kubelet reports on 1 node(s): k8s-worker-02 (labelled kubernetes.io/os=windows, its kubelet reports linux). Each is checked as the OS its kubelet reports.',
+      'The kubernetes.io/os label disagrees with what the kubelet reports on k8s-worker-02 (labelled kubernetes.io/os=windows, its kubelet reports linux). Each is checked as the OS its kubelet reports.',
     )
   })
 })
