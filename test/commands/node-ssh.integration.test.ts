@@ -137,7 +137,9 @@ describe('kpx-check node --ssh (CLI)', {skip: skipSuiteOutsideCi(sshdUnavailable
 
   const mistakes: Array<[string, () => string[], RegExp]> = [
     ['a host name that is not one', () => ['--ssh', 'node;reboot'], /--ssh node;reboot: "node;reboot" is not a host name/],
-    ['a bad user name', () => ['--ssh', '-oProxyCommand=x@node'], /is not a valid user name/],
+    ['a bad user name', () => ['--ssh', '-FProxyCommand=x@node'], /is not a valid user name/],
+    // A value that starts as one of the command's own flags (-o, --output) is taken for it: --ssh is left without a value.
+    ['an --ssh value shaped as -o', () => ['--ssh', '-oProxyCommand=x@node'], /--ssh expects a value/],
     ['an SSH flag without targets', () => ['--sudo', '--concurrency', '4'], /--sudo, --concurrency only apply with --ssh or --inventory/],
     ['--ssh with --facts', () => ['--ssh', 'node-1', '--facts', home], /cannot also be provided when using --ssh/],
     ['a missing --identity', () => ['--ssh', 'node-1', '--identity', join(home, 'nope')], /--identity .*nope: no such file/],
