@@ -10,9 +10,9 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
-import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
+import {type Scenario} from '../helpers/apiserver-scenario.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
-import {capturedBundle, withSections} from '../helpers/captured-bundles.js'
+import {capturedBundle, nodesOfCapturedMachine, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
 import {validateReport} from '../helpers/schemas.js'
 
@@ -26,20 +26,13 @@ before(() => {
 })
 after(() => rmSync(workdir, {recursive: true, force: true}))
 
-/** The kernel of the captured bundles' machine, and its OS as os-release's PRETTY_NAME (what a kubelet reports as osImage). */
-const CAPTURED_KERNEL = '6.18.44-fc-v1272'
-const CAPTURED_OS = 'Debian GNU/Linux 12 (bookworm)'
-
 /**
  * kubeadm-rhel8 after the plan's "Set mode" step: the ConfigMap says nftables, nothing restarted. Its Nodes
  * report what the captured bundles show (a bundle that contradicts its Node is not used): the captured
  * machine's OS, and its kernel but on k8s-worker-02, which keeps RHEL 8's 4.18.
  */
 function configuredNftables(): Scenario {
-  const scenario = loadScenario('kubeadm-rhel8')
-  for (const node of scenario.objects['/api/v1/nodes'] as Array<{metadata: {name: string}; status: {nodeInfo: Record<string, string>}}>) {
-    Object.assign(node.status.nodeInfo, {osImage: CAPTURED_OS, kernelVersion: node.metadata.name === 'k8s-worker-02' ? RHEL8_KERNEL : CAPTURED_KERNEL})
-  }
+  const scenario = nodesOfCapturedMachine('kubeadm-rhel8', {'k8s-worker-02': RHEL8_KERNEL})
 
   const configMaps = scenario.objects['/api/v1/configmaps'].map((object) => {
     if (object.metadata?.name !== 'kube-proxy') return object

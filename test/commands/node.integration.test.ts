@@ -185,7 +185,9 @@ describe('kpx-check node', () => {
     it('the text report marks the node', async () => {
       const {code, stdout} = await runCli(['node', '--facts', cutShort('right-after-a-section')])
       assert.equal(code, 5)
-      assert.match(stdout, /^ {2}worker-bookworm-1 \(cut short\) +facts /m)
+      assert.match(stdout, /^ {2}worker-bookworm-1 \(cut short\) +\? +\? +\? +incomplete /m)
+      const details = await runCli(['node', '--facts', cutShort('right-after-a-section'), '--details'])
+      assert.match(details.stdout, /^ {2}worker-bookworm-1 \(cut short\) +facts /m)
     })
   })
 

@@ -6,9 +6,28 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {loadScenario, type Scenario} from './apiserver-scenario.js'
 import {FIXTURES_DIR} from './corpus.js'
 
 export const CAPTURES_DIR = join(FIXTURES_DIR, 'kube-proxy-1.36.2')
+
+/** The captured machine's kernel, and its OS as os-release's PRETTY_NAME (what a kubelet reports as osImage). */
+const CAPTURED_KERNEL = '6.18.44-fc-v1272'
+const CAPTURED_OS = 'Debian GNU/Linux 12 (bookworm)'
+
+/**
+ * A scenario of test/fixtures/clusters whose Linux Nodes report the captured machine: its OS, and its kernel
+ * or the one `kernels` gives a node. A bundle that contradicts its live Node is not used, so Nodes given the
+ * captured bundles must be that machine.
+ */
+export function nodesOfCapturedMachine(name: string, kernels: Record<string, string> = {}): Scenario {
+  const scenario = loadScenario(name)
+  for (const node of scenario.objects['/api/v1/nodes'] as Array<{metadata: {name: string}; status: {nodeInfo: Record<string, string>}}>) {
+    if (node.status.nodeInfo.operatingSystem === 'linux') Object.assign(node.status.nodeInfo, {osImage: CAPTURED_OS, kernelVersion: kernels[node.metadata.name] ?? CAPTURED_KERNEL})
+  }
+
+  return scenario
+}
 
 /** A captured bundle's text: `iptables` (kube-proxy running in iptables mode) or `nftables` (switched, running, syncing). */
 export function capturedBundle(state: 'iptables' | 'nftables'): string {

@@ -20,7 +20,7 @@ import {buildPlan} from '../../src/planner/plan.js'
 import {loadRecipes} from '../../src/services/recipe-catalog.js'
 import {scenarioNames} from '../helpers/apiserver-scenario.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
-import {capturedBundle, withSections} from '../helpers/captured-bundles.js'
+import {capturedBundle, nodesOfCapturedMachine, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
 import {KUBEADM_KUBE_PROXY, KUBEADM_SUMMARY} from '../helpers/plan-inputs.js'
 
@@ -229,7 +229,7 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
   let report: Report
   let stubs: string
   before(async () => {
-    server = await startApiServer({scenario: 'kubeadm-calico'})
+    server = await startApiServer({scenario: nodesOfCapturedMachine('kubeadm-calico')})
     report = await kubeadmCalicoPlan(server)
     stubs = join(workdir, 'stubs')
     mkdirSync(stubs)
@@ -350,7 +350,8 @@ describe('no canary or rollout command touches a node the report marks blocked o
 
   /** `kpx-check cluster --json` on a scenario, with these nodes' bundles (the real iptables-mode one, renamed; `kernel` replaces its kernel). */
   async function planOf(scenario: string, bundles: Record<string, {kernel?: string}> = {}): Promise<Report> {
-    const server = await startApiServer({scenario})
+    const kernels = Object.fromEntries(Object.entries(bundles).flatMap(([node, {kernel}]) => (kernel ? [[node, kernel]] : [])))
+    const server = await startApiServer({scenario: nodesOfCapturedMachine(scenario, kernels)})
     try {
       const dir = mkdtempSync(join(workdir, `${scenario}-`))
       const facts = join(dir, 'facts')
@@ -486,7 +487,7 @@ describe('undo with the real kubectl, after someone else changed the objects (ku
   let report: Report
   let tools: string
   before(async () => {
-    const server = await startApiServer({scenario: 'kubeadm-calico'})
+    const server = await startApiServer({scenario: nodesOfCapturedMachine('kubeadm-calico')})
     try {
       report = await kubeadmCalicoPlan(server)
     } finally {

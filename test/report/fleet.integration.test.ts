@@ -73,7 +73,7 @@ describe('renderFleet text', () => {
       'NO-GO  4 cluster(s): 1 no-go, 1 incomplete, 2 not checked — exit 3',
       '',
       '  CONTEXT          PLATFORM  KUBERNETES  KUBE-PROXY  MODE      VERDICT     BLOCKERS  WARNINGS  UNKNOWN  NOTE',
-      '  kubespray-prod   kubeadm   1.32.5      1.32.5      ipvs      incomplete  0         10        13',
+      '  kubespray-prod   kubeadm   1.32.5      1.32.5      ipvs      incomplete  0         10        20',
       '  prod-b           eks       1.33.5      1.33.0      iptables  no-go       1         10        7',
       String.raw`  ops|<b>\x1B[2Jx  ?         ?           ?           ?         incomplete  -         -         -        not checked: unreachable`,
       '  old              ?         ?           ?           ?         incomplete  -         -         -        not checked: unauthorized',
@@ -111,7 +111,7 @@ describe('renderFleet markdown', () => {
     const rows = fleetTable.children.map((row) => row.children.map((cell) => shown(cell)))
     assert.deepEqual(rows, [
       ['Context', 'Platform', 'Kubernetes', 'kube-proxy', 'Mode', 'Verdict', 'Blockers', 'Warnings', 'Unknown', 'Note'],
-      ['kubespray-prod', 'kubeadm', '1.32.5', '1.32.5', 'ipvs', 'INCOMPLETE', '0', '10', '13', ''],
+      ['kubespray-prod', 'kubeadm', '1.32.5', '1.32.5', 'ipvs', 'INCOMPLETE', '0', '10', '20', ''],
       ['prod-b', 'eks', '1.33.5', '1.33.0', 'iptables', 'NO-GO', '1', '10', '7', ''],
       [String.raw`ops|<b>\x1B[2Jx`, '?', '?', '?', '?', 'INCOMPLETE', '-', '-', '-', 'not checked: unreachable'],
       ['old', '?', '?', '?', '?', 'INCOMPLETE', '-', '-', '-', 'not checked: unauthorized'],
