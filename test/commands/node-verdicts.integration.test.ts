@@ -6,8 +6,9 @@ import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
-import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
+import type {Scenario} from '../helpers/apiserver-scenario.js'
 import {type Fault, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {nodesOfMachine} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
 import {NODE_RULES, SWITCH_CHECK_RULES} from '../helpers/node-rules.js'
 import {FIXTURES} from '../helpers/paths.js'
@@ -139,18 +140,8 @@ const IMAGE_NFT = new Set(['node/nft-version', 'node/nft-json'])
 const SECTIONS_SINCE_THIS_BUNDLE = new Set(['node/ruleset-flush', 'node/rollback-target', 'node/native-nft-rules'])
 const bundleFor = (node: string) => DEBIAN_12.replace('### hostname\nworker-bookworm-1\n', `### hostname\n${node}\n`)
 
-/**
- * The scenario with its Linux Nodes reporting the Debian 12 bundle's kernel and OS (os-release's PRETTY_NAME, what a
- * kubelet reports as osImage): a bundle that contradicts its Node is not used, so each Node is the bundle's machine.
- */
-function runningTheBundle(scenario: string): Scenario {
-  const loaded = loadScenario(scenario)
-  for (const node of loaded.objects['/api/v1/nodes'] as Array<{status: {nodeInfo: Record<string, string>}}>) {
-    if (node.status.nodeInfo.operatingSystem === 'linux') Object.assign(node.status.nodeInfo, {kernelVersion: '6.1.0-18-cloud-amd64', osImage: 'Debian GNU/Linux 12 (bookworm)'})
-  }
-
-  return loaded
-}
+/** What the Debian 12 bundle's machine reports as a Node: its kernel and os-release's PRETTY_NAME. */
+const DEBIAN_12_MACHINE = {kernelVersion: '6.1.0-18-cloud-amd64', osImage: 'Debian GNU/Linux 12 (bookworm)'}
 
 /** A node's verdict as its checks give it, written out here: a failed blocker is no-go, an unknown one incomplete. */
 function verdictOfChecks(checks: Report['nodes'][number]['checks']): string {
@@ -199,7 +190,7 @@ describe('every scenario: each Linux node\'s verdict and checks agree with the f
       const dir = mkdtempSync(join(workdir, `${scenario}-bundles-`))
       const linux = apiOnly.nodes.filter((node) => !node.windows).map((node) => node.name)
       for (const node of linux) writeFileSync(join(dir, `${node}.facts`), bundleFor(node))
-      const withBundles = await clusterRun(runningTheBundle(scenario), faults, ['--facts', dir])
+      const withBundles = await clusterRun(nodesOfMachine(scenario, DEBIAN_12_MACHINE), faults, ['--facts', dir])
       const alone = await json(['node', '--facts', dir])
       for (const name of linux) {
         const clusterNode = withBundles.nodes.find((node) => node.name === name)!

@@ -11,22 +11,32 @@ import {FIXTURES_DIR} from './corpus.js'
 
 export const CAPTURES_DIR = join(FIXTURES_DIR, 'kube-proxy-1.36.2')
 
-/** The captured machine's kernel, and its OS as os-release's PRETTY_NAME (what a kubelet reports as osImage). */
-const CAPTURED_KERNEL = '6.18.44-fc-v1272'
-const CAPTURED_OS = 'Debian GNU/Linux 12 (bookworm)'
+/** What a kubelet reports of a machine: its kernel, and its OS as os-release's PRETTY_NAME. */
+interface Machine {
+  kernelVersion: string
+  osImage: string
+}
+
+/** The machine the kube-proxy 1.36.2 captures were taken on. */
+const CAPTURED_MACHINE: Machine = {kernelVersion: '6.18.44-fc-v1272', osImage: 'Debian GNU/Linux 12 (bookworm)'}
 
 /**
- * A scenario of test/fixtures/clusters whose Linux Nodes report the captured machine: its OS, and its kernel
- * or the one `kernels` gives a node. A bundle that contradicts its live Node is not used, so Nodes given the
- * captured bundles must be that machine.
+ * A scenario of test/fixtures/clusters whose Linux Nodes report `machine`, with the kernel `kernels` gives a
+ * node instead where it gives one. A bundle that contradicts its live Node is not used, so Nodes given bundles
+ * of one machine must report that machine.
  */
-export function nodesOfCapturedMachine(name: string, kernels: Record<string, string> = {}): Scenario {
+export function nodesOfMachine(name: string, machine: Machine, kernels: Record<string, string> = {}): Scenario {
   const scenario = loadScenario(name)
   for (const node of scenario.objects['/api/v1/nodes'] as Array<{metadata: {name: string}; status: {nodeInfo: Record<string, string>}}>) {
-    if (node.status.nodeInfo.operatingSystem === 'linux') Object.assign(node.status.nodeInfo, {osImage: CAPTURED_OS, kernelVersion: kernels[node.metadata.name] ?? CAPTURED_KERNEL})
+    if (node.status.nodeInfo.operatingSystem === 'linux') Object.assign(node.status.nodeInfo, {...machine, kernelVersion: kernels[node.metadata.name] ?? machine.kernelVersion})
   }
 
   return scenario
+}
+
+/** A scenario whose Linux Nodes are the captured machine (nodesOfMachine), for tests given the captured bundles. */
+export function nodesOfCapturedMachine(name: string, kernels: Record<string, string> = {}): Scenario {
+  return nodesOfMachine(name, CAPTURED_MACHINE, kernels)
 }
 
 /** A captured bundle's text: `iptables` (kube-proxy running in iptables mode) or `nftables` (switched, running, syncing). */
