@@ -3,6 +3,7 @@ import {type GatedFinding, groupByRule} from '../contract/finding.js'
 import type {NodeGroup, PlanStep, PlanSubject} from '../contract/report.js'
 import {subjectName} from '../contract/subject.js'
 import type {UnknownFact} from '../facts/fact-set.js'
+import {someNames} from '../util/names.js'
 import type {RulePlan} from './plan-input.js'
 
 /** What the run could see: a cluster run or a node run, and why the Nodes could not be listed, if they could not. */
@@ -125,7 +126,7 @@ function whyOf(findings: GatedFinding[]): string {
     else others.set(subject.kind, [subjectName(subject)])
   }
 
-  const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...[...others].map(([kind, names]) => `${kind} ${sampleOf(names)}`)]
+  const subjects = [...(nodes > 0 ? [`${nodes} node(s)`] : []), ...[...others].map(([kind, names]) => `${kind} ${someNames(names)}`)]
   return subjects.length > 0 ? `${subjects.join(', ')}: ${findings[0].message}` : findings[0].message
 }
 
@@ -139,7 +140,7 @@ function remediationFor(findings: GatedFinding[], nodeGroups: NodeGroup[]): stri
   const groupOf = new Map<string, string>()
   for (const group of nodeGroups) {
     const members = group.nodes.filter((node) => concernedNodes.has(node))
-    for (const node of members) groupOf.set(node, `${group.name} (${sampleOf(members)})`)
+    for (const node of members) groupOf.set(node, `${group.name} (${someNames(members)})`)
   }
 
   const subjectsOf = new Map<string, Set<string>>()
@@ -154,11 +155,6 @@ function remediationFor(findings: GatedFinding[], nodeGroups: NodeGroup[]): stri
   }
 
   return [...subjectsOf].map(([line, subjects]) => (subjects.size === every.size ? line : `For ${[...subjects].join('; ')}: ${line}`))
-}
-
-/** A few names and how many more. */
-function sampleOf(names: string[]): string {
-  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`
 }
 
 /** Node findings become the node groups they fall in (with only those nodes); the others stay as they are. */

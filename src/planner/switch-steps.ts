@@ -6,6 +6,7 @@ import type {GatedFinding} from '../contract/finding.js'
 import type {ClusterSummary, NodeGroup, NodeRow, PlanStep, Wave} from '../contract/report.js'
 import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
+import {someNames} from '../util/names.js'
 import {type ClusterPlanInput, needsStep, type RulePlan} from './plan-input.js'
 import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSnippets, recipeSteps, type WaveVariable} from './recipes.js'
 import {CONTROL_PLANE_WAVE, LABEL_VALUE} from './waves.js'
@@ -54,7 +55,7 @@ export function switchSteps(
  * kube-proxy on every node at once (one configuration for the cluster) while nodes are blocked or not checked.
  */
 function withheldBecause(step: PlatformRecipe['steps'][number], lines: readonly string[], held: readonly string[], canary: string | undefined): string | undefined {
-  const shown = `${held.slice(0, 5).join(', ')}${held.length > 5 ? ` and ${held.length - 5} more` : ''}`
+  const shown = someNames(held, 5)
   if (step.restartsEveryNode && held.length > 0) {
     return `Not yet: this restarts kube-proxy on every node at once, and ${shown} ${held.length === 1 ? 'is' : 'are'} blocked or not checked (the nodes table and the prerequisites steps say why). The platform keeps no node on the old mode: fix, replace or drain them first, then run kpx-check again.`
   }

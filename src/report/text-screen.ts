@@ -10,6 +10,7 @@ import {stripVTControlCharacters} from 'node:util'
 import {type GatedFinding, groupByRule, isWaived} from '../contract/finding.js'
 import type {NodeReport, PlanStep, Report, Verdict} from '../contract/report.js'
 import {subjectName} from '../contract/subject.js'
+import {someNames} from '../util/names.js'
 import {printableReport} from './printable.js'
 import {renderTable} from './table.js'
 import {clusterLines, gateLines, nodeLabel, runningMode, type TextOptions, verdictSentence, wrapLine} from './text.js'
@@ -104,13 +105,8 @@ function findingLine(findings: GatedFinding[]): string {
   }
 
   if (byKind.size === 0) return findings[0].title
-  const subjects = [...byKind].map(([kind, names]) => (names.length === 1 ? `${kind} ${names[0]}` : `${names.length} ${kind}s (${nodeNames(names)})`))
+  const subjects = [...byKind].map(([kind, names]) => (names.length === 1 ? `${kind} ${names[0]}` : `${names.length} ${kind}s (${someNames(names, SUBJECTS_NAMED)})`))
   return `${findings[0].title}: ${subjects.join(', ')}`
-}
-
-/** A few names, then how many more. */
-function nodeNames(names: string[]): string {
-  return names.length > SUBJECTS_NAMED ? `${names.slice(0, SUBJECTS_NAMED).join(', ')} and ${names.length - SUBJECTS_NAMED} more` : names.join(', ')
 }
 
 /**
@@ -204,7 +200,7 @@ function unreachableNext(reason: string, source: NodeReport['source']): string {
 
 /** `Node a`, `3 nodes a, b, c`, `40 nodes a, b, c and 37 more`. */
 function nodeList(names: string[]): string {
-  return `${names.length === 1 ? 'Node' : `${names.length} nodes`} ${nodeNames(names)}`
+  return `${names.length === 1 ? 'Node' : `${names.length} nodes`} ${someNames(names, SUBJECTS_NAMED)}`
 }
 
 /** A step's first command (not a comment), without the comment after it. */

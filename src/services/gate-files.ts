@@ -10,6 +10,7 @@ import type {LoadedRule} from '../engine/rule-lint.js'
 import {type Baseline, openResults} from '../planner/baseline.js'
 import type {ReportInput} from '../planner/gate.js'
 import {UsageError} from '../util/errors.js'
+import {someNames} from '../util/names.js'
 import {MAX_FILE_BYTES, readUserJson} from '../util/user-file.js'
 
 /** --waivers and --baseline, as given on the command line. */
@@ -66,14 +67,9 @@ async function readBaseline(path: string, run: RunKind): Promise<Baseline> {
 export function refuseBaselineOfOtherNodes(baseline: Baseline | undefined, names: readonly string[]): void {
   const earlier = baseline?.nodes
   if (!earlier || earlier.length === 0 || names.length === 0 || names.some((name) => earlier.includes(name))) return
-  throw new UsageError(`--baseline ${baseline.file}: a report of other nodes (${listed(earlier)}), and this run checks ${listed(names)}: its findings are not these nodes'`, [
+  throw new UsageError(`--baseline ${baseline.file}: a report of other nodes (${someNames(earlier)}), and this run checks ${someNames(names)}: its findings are not these nodes'`, [
     'Pass a report written earlier of these nodes (kpx-check node --json, or --output json=FILE), or drop --baseline.',
   ])
-}
-
-/** A few names, and how many more. */
-function listed(names: readonly string[]): string {
-  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ')
 }
 
 /** Which cluster a baseline is of, as far as the file says. */
