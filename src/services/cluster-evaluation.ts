@@ -76,9 +76,7 @@ function serverOf(source: ClusterSnapshot['source']): string | undefined {
 
 /** Pure: the same snapshot, rules (and node probes) give the same report, live or offline. */
 export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions, probed?: NodeProbeResult): Report {
-  // A probe or bundle that contradicts its live Node is not that Node's now: its facts are not used.
-  const probes = probed && {...probed, probed: withoutContradicted(listedNodes(snapshot), probed.probed)}
-  const model = probedClusterModel(snapshot, options.targetVersion, probes)
+  const {model, probes} = probedCluster(snapshot, options.targetVersion, probed)
   const {nothingToMigrate, summary: rollout} = model.rollout
   // Node and cluster rules, and verify's of the switch for the nodes already switched; with nothing to
   // migrate, only the rules that say so run (`evaluate: always`); else a node rule about the switch skips,
@@ -130,12 +128,15 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
 }
 
 /**
- * The cluster's model with each node's facts as the node probes found them: a reachable node's own facts
- * replace what the API shows of it; the others keep the API's, and a failed probe says why the rest is
- * unknown. kube-proxy's answers through the pod proxy fill in what the collector could not read, and over
- * the API alone stand in for it.
+ * The cluster's model with each node's facts as the node probes found them, and the probes as used, for
+ * `cluster` and `verify cluster` alike. A probe or bundle that contradicts its live Node is not that Node's
+ * now: it is used as a failed probe, whose reason names both values. A reachable node's own facts replace
+ * what the API shows of it; the others keep the API's, and a failed probe says why the rest is unknown.
+ * kube-proxy's answers through the pod proxy fill in what the collector could not read, and over the API
+ * alone stand in for it.
  */
-export function probedClusterModel(snapshot: ClusterSnapshot, targetVersion: string | undefined, probes?: NodeProbeResult): ClusterModel {
+export function probedCluster(snapshot: ClusterSnapshot, targetVersion: string | undefined, read?: NodeProbeResult): {model: ClusterModel; probes?: NodeProbeResult} {
+  const probes = read && {...read, probed: withoutContradicted(listedNodes(snapshot), read.probed)}
   const model = deriveClusterModel(snapshot, {targetVersion})
   for (const node of model.nodes) {
     const probed = probes?.probed.get(node.name)
@@ -151,7 +152,7 @@ export function probedClusterModel(snapshot: ClusterSnapshot, targetVersion: str
 
   // The nodes' own facts are in: what they run decides whether anything is left to migrate.
   model.rollout = deriveRollout(model)
-  return model
+  return {model, ...(probes ? {probes} : {})}
 }
 
 function listedNodes(snapshot: ClusterSnapshot): KubeObject[] {

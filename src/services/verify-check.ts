@@ -15,7 +15,7 @@ import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {UsageError} from '../util/errors.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
 import {type ClusterEngine, loadClusterEngine} from './cluster-check.js'
-import {type ClusterEvaluationOptions, clusterSummary, probedClusterModel} from './cluster-evaluation.js'
+import {type ClusterEvaluationOptions, clusterSummary, probedCluster} from './cluster-evaluation.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 import type {ConnectionOptions} from './cluster-reads.js'
 import {evaluateNodes, type NodeCheckOptions} from './node-check.js'
@@ -104,8 +104,8 @@ async function nodesMatching(selector: string, connection: ConnectionOptions, si
 }
 
 /** Pure, as evaluateSnapshot: the verify rules on every Linux node of the snapshot, with its probes. */
-function verifySnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions & VerifyOptions, probes?: NodeProbeResult): Report {
-  const model = probedClusterModel(snapshot, options.targetVersion, probes)
+function verifySnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options: ClusterEvaluationOptions & VerifyOptions, probed?: NodeProbeResult): Report {
+  const {model, probes} = probedCluster(snapshot, options.targetVersion, probed)
   const skip = new Set(options.skip)
   // The nodes out of scope (--node, --selector) are already gone from the snapshot (nodesInScope).
   const linux = model.nodes.filter((node) => !node.windows)

@@ -12,7 +12,7 @@ import {after, before, describe, it} from 'node:test'
 import type {FleetReport} from '../../src/contract/fleet.js'
 import type {Report} from '../../src/contract/report.js'
 import {type ApiServerOptions, startApiServer, writeContexts, writeKubeconfig} from '../helpers/apiserver.js'
-import {capturedBundle, CAPTURES_DIR, withSections} from '../helpers/captured-bundles.js'
+import {capturedBundle, CAPTURES_DIR, nodesOfCapturedMachine, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
 import {validateFleet, validateReport} from '../helpers/schemas.js'
 
@@ -59,6 +59,8 @@ function bundleFor(node: string, state: 'iptables' | 'nftables'): string {
   return file
 }
 
+/** kubeadm-calico with its Linux Nodes reporting the captured machine, as the captured bundles show it (else the identity check rejects them). */
+const captured = {scenario: nodesOfCapturedMachine('kubeadm-calico')}
 const states = (report: Report) => Object.fromEntries(report.nodes.map((node) => [node.name, node.state]))
 /** kube-proxy's answers in the captured nftables state, served on 0.0.0.0:10249 as on EKS. */
 const nftablesEndpoints = {port: 10_249, paths: {'/proxyMode': 'nftables', '/metrics': readFileSync(join(CAPTURES_DIR, 'capture-2-nftables', 'metrics.all'), 'utf8')}}
@@ -66,7 +68,7 @@ const nftablesEndpoints = {port: 10_249, paths: {'/proxyMode': 'nftables', '/met
 describe('verify cluster', () => {
   it('--facts: every node with the captured nftables bundle is verified, exit 0', async () => {
     const facts = KUBEADM_NODES.flatMap((node) => ['--facts', bundleFor(node, 'nftables')])
-    const {code, report} = await verify({scenario: 'kubeadm-calico'}, facts)
+    const {code, report} = await verify(captured, facts)
     assert.equal(code, 0)
     assert.deepEqual(states(report), Object.fromEntries(KUBEADM_NODES.map((node) => [node, 'verified'])))
     assert.equal(report.verify?.states.verified, 3)
@@ -76,28 +78,39 @@ describe('verify cluster', () => {
 
   it('--facts mid-rollout: one node still on iptables is not-switched (exit 3); --node the switched ones, or --allow-not-switched: exit 0', async () => {
     const facts = ['--facts', bundleFor('k8s-cp-01', 'iptables'), '--facts', bundleFor('k8s-worker-01', 'nftables'), '--facts', bundleFor('k8s-worker-02', 'nftables')]
-    const all = await verify({scenario: 'kubeadm-calico'}, facts)
+    const all = await verify(captured, facts)
     assert.equal(all.code, 3)
     assert.deepEqual(states(all.report), {'k8s-cp-01': 'not-switched', 'k8s-worker-01': 'verified', 'k8s-worker-02': 'verified'})
-    const switched = await verify({scenario: 'kubeadm-calico'}, [...facts, '--node', 'k8s-worker-01', '--node', 'k8s-worker-02'])
+    const switched = await verify(captured, [...facts, '--node', 'k8s-worker-01', '--node', 'k8s-worker-02'])
     assert.equal(switched.code, 0)
     assert.deepEqual(states(switched.report), {'k8s-worker-01': 'verified', 'k8s-worker-02': 'verified'})
-    assert.equal((await verify({scenario: 'kubeadm-calico'}, [...facts, '--allow-not-switched'])).code, 0)
-    const rollback = await verify({scenario: 'kubeadm-calico'}, [...facts, '--rollback'])
+    assert.equal((await verify(captured, [...facts, '--allow-not-switched'])).code, 0)
+    const rollback = await verify(captured, [...facts, '--rollback'])
     assert.deepEqual(states(rollback.report), {'k8s-cp-01': 'verified', 'k8s-worker-01': 'not-switched', 'k8s-worker-02': 'not-switched'})
   })
 
   it('--selector (-l) mid-rollout: the workers switched so far, chosen by label; with --node, a node must be named and match; the API server reads the selector', async () => {
     const facts = ['--facts', bundleFor('k8s-cp-01', 'iptables'), '--facts', bundleFor('k8s-worker-01', 'nftables'), '--facts', bundleFor('k8s-worker-02', 'nftables')]
-    const workers = await verify({scenario: 'kubeadm-calico'}, [...facts, '-l', '!node-role.kubernetes.io/control-plane'])
+    const workers = await verify(captured, [...facts, '-l', '!node-role.kubernetes.io/control-plane'])
     assert.equal(workers.code, 0)
     assert.deepEqual(states(workers.report), {'k8s-worker-01': 'verified', 'k8s-worker-02': 'verified'})
-    const both = await verify({scenario: 'kubeadm-calico'}, [...facts, '--selector', 'node-role.kubernetes.io/control-plane', '--node', 'k8s-cp-01', '--node', 'k8s-worker-01'])
+    const both = await verify(captured, [...facts, '--selector', 'node-role.kubernetes.io/control-plane', '--node', 'k8s-cp-01', '--node', 'k8s-worker-01'])
     assert.equal(both.code, 3)
     assert.deepEqual(states(both.report), {'k8s-cp-01': 'not-switched'})
-    const none = await verify({scenario: 'kubeadm-calico'}, [...facts, '-l', 'kpx-check/switched=true'])
+    const none = await verify(captured, [...facts, '-l', 'kpx-check/switched=true'])
     assert.equal(none.code, 5, 'no node in scope: nothing verified')
     assert.deepEqual(states(none.report), {})
+  })
+
+  it('--facts: a bundle that contradicts its live Node (another kernel) is not used, as in `cluster`: that node unknown with both kernels named, exit 5; never verified', async () => {
+    const stale = {scenario: nodesOfCapturedMachine('kubeadm-calico', {'k8s-worker-02': '4.18.0-553.el8_10.x86_64'})}
+    const {code, report} = await verify(stale, KUBEADM_NODES.flatMap((node) => ['--facts', bundleFor(node, 'nftables')]))
+    assert.equal(code, 5)
+    assert.deepEqual(states(report), {'k8s-cp-01': 'verified', 'k8s-worker-01': 'verified', 'k8s-worker-02': 'unknown'})
+    const worker = report.nodes.find((node) => node.name === 'k8s-worker-02')
+    assert.equal(worker?.reachable, false)
+    assert.match(worker?.reason ?? '', /^contradicts the live Node, so none of its facts are used: kernel "6\.18\.44-fc-v1272" \(the bundle .*k8s-worker-02\.nftables\.facts\) is not "4\.18\.0-553\.el8_10\.x86_64" \(the Node's status\.nodeInfo\.kernelVersion\)$/)
+    assert.equal(worker?.checks['verify/running-mode'].status, 'unknown')
   })
 
   it('--selector the API server cannot read is a usage error naming it, exit 2', async () => {
