@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import {describe, it} from 'node:test'
 
 import {type Bundle, parseBundle} from '../../src/facts/bundle.js'
@@ -31,6 +32,17 @@ describe('bundle sections', () => {
     assert.deepEqual(printed.slice(-2), ['unavailable', 'end'])
     assert.ok(text.endsWith('\n### end\n'))
     assert.equal(parseBundle(text).cut, undefined)
+  })
+
+  it('the list at the end of the collector is the order it prints, and calls every section function once', () => {
+    const script = readFileSync(COLLECTOR_SCRIPT, 'utf8')
+    const called = [...script.matchAll(/^section_([a-z0-9_]+)$/gm)].map((match) => match[1])
+    const defined = [...script.matchAll(/^section_([a-z0-9_]+)\(\) \{$/gm)].map((match) => match[1])
+    assert.deepEqual(
+      called.map((name) => name.replaceAll('_', '-')),
+      printed.slice(0, -1),
+    )
+    assert.deepEqual(called.toSorted(), defined.toSorted())
   })
 
   it('the collector prints exactly the sections the catalogue reads facts from', () => {
