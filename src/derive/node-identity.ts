@@ -8,8 +8,9 @@
  */
 import type {NodeSource} from '../contract/report.js'
 import type {FactSet} from '../facts/fact-set.js'
+import {unknownNodeFacts} from '../facts/node-facts.js'
 import type {KubeObject} from '../sources/cluster/snapshot.js'
-import {type ProbedNode, unreachable} from '../sources/node/node-probes.js'
+import type {ProbedNode} from '../sources/node/node-probes.js'
 
 type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -75,7 +76,7 @@ export function withoutContradicted(nodes: readonly KubeObject[], probed: Readon
     const disagreements = contradictions(node, found)
     if (disagreements.length === 0) continue
     const reason = `contradicts the live Node, so none of its facts are used: ${disagreements.join('; ')}`
-    checked.set(name, unreachable(found.source, found.origin, name, reason))
+    checked.set(name, {source: found.source, origin: found.origin, facts: unknownNodeFacts(name, 'node-unreachable', reason), reachable: false, reason})
   }
 
   return checked

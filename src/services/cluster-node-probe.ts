@@ -13,6 +13,7 @@ import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {probeNodesByExec} from '../sources/node/kube-proxy-exec.js'
 import {type ProbedNode, unreachable} from '../sources/node/node-probes.js'
 import type {PodProbeTarget} from '../sources/node/probe-pod.js'
+import {describeFailure, type ProbeFailureClass} from '../sources/probe-failure.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import type {ConnectionOptions} from './cluster-reads.js'
@@ -51,7 +52,7 @@ interface PodNodeProbeOptions {
 export type NodeProbeOptions = ExecNodeProbeOptions | PodNodeProbeOptions | SshNodeProbeOptions
 
 /** The exec failures after which a probe pod may still work: the node has no kube-proxy pod, its image no shell, or exec is not allowed. */
-const POD_AFTER_EXEC = /^(no-kube-proxy-pod|no-shell|exec-forbidden): /
+const POD_AFTER_EXEC: ReadonlySet<ProbeFailureClass> = new Set(['exec-forbidden', 'no-kube-proxy-pod', 'no-shell'])
 
 export interface NodeProbeResult extends ClusterNodeProbes {
   /** --node-probe pod: what the probe made and could not delete, with why. */
@@ -145,7 +146,10 @@ async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, con
   const byExec = options.method === 'exec,pod' ? (await probeByExec(nodes, options, connection, progress)).probed : new Map<string, ProbedNode>()
   const targets: PodProbeTarget[] = linuxNodes(nodes)
     .map((node) => ({name: node.metadata?.name ?? '', fargate: isFargateNode(node)}))
-    .filter((target) => options.method === 'pod' || POD_AFTER_EXEC.test(byExec.get(target.name)?.reason ?? ''))
+    .filter((target) => {
+      const execFailure = byExec.get(target.name)?.failure
+      return options.method === 'pod' || (execFailure !== undefined && POD_AFTER_EXEC.has(execFailure.class))
+    })
   const probed = new Map(byExec)
   let leftBehind: string[] = []
   await progress(
@@ -180,8 +184,8 @@ async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, con
   return {probed, unaddressed: new Map(), ...(leftBehind.length > 0 ? {probeLeftovers: leftBehind} : {})}
 }
 
-/** A probe pod's result for a node exec could not probe: when the pod failed too, its reason says why exec did not do. */
+/** A probe pod's result for a node exec could not probe: when the pod failed too, its failure says why exec did not do. */
 function afterExec(name: string, node: ProbedNode, exec: ProbedNode | undefined): ProbedNode {
-  if (node.reachable || !exec?.reason) return node
-  return unreachable(node.source, node.origin, name, `${node.reason}; by exec before it: ${exec.reason}`)
+  if (!node.failure || !exec?.failure) return node
+  return unreachable(node.source, node.origin, name, {...node.failure, detail: `${node.failure.detail}; by exec before it: ${describeFailure(exec.failure)}`})
 }

@@ -1,12 +1,14 @@
 import {spawn} from 'node:child_process'
 
 import {COLLECTOR_SCRIPT} from '../../util/paths.js'
+import type {ProbeFailure} from '../probe-failure.js'
 
-export interface CollectorRun {
-  ok: boolean
-  stdout: string
-  /** Why the run failed, for the node's `reason`. */
-  reason?: string
+/** What the collector printed, or why its run failed. */
+export type CollectorRun = {failure: ProbeFailure; ok: false} | {ok: true; stdout: string}
+
+/** A run of the collector that failed: `collector: why`. */
+export function collectorFailed(detail: string): CollectorRun {
+  return {ok: false, failure: {class: 'collector', detail}}
 }
 
 /** Runs the collector on this machine with `sh`, bounded by `timeoutMs`. */
@@ -17,13 +19,12 @@ export function runCollectorLocally(timeoutMs: number): Promise<CollectorRun> {
     const stderr: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
-    child.on('error', (error) => resolve({ok: false, stdout: '', reason: `could not run sh: ${error.message}`}))
+    child.on('error', (error) => resolve(collectorFailed(`could not run sh: ${error.message}`)))
     child.on('close', (code, signal) => {
-      const text = Buffer.concat(stdout).toString('utf8')
-      if (code === 0) return resolve({ok: true, stdout: text})
+      if (code === 0) return resolve({ok: true, stdout: Buffer.concat(stdout).toString('utf8')})
       const why = signal ? `killed by ${signal} after ${timeoutMs / 1000}s` : `exited ${code}`
       const detail = Buffer.concat(stderr).toString('utf8').trim().split('\n').at(-1) ?? ''
-      resolve({ok: false, stdout: text, reason: `collector ${why}${detail ? `: ${detail}` : ''}`})
+      resolve(collectorFailed(`${why}${detail ? `: ${detail}` : ''}`))
     })
   })
 }

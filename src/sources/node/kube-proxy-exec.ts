@@ -3,9 +3,9 @@
  * (pods/exec), which is privileged, on the node's network and has the nft kube-proxy itself uses: no
  * new pod, no image pull. The script goes on stdin to `/bin/sh -s kube-proxy-pod` (a constant command
  * line, so nothing from the cluster reaches a shell); what the container cannot see of the node, the
- * bundle says is unavailable. Each node that cannot be probed is unreachable with a reason that starts
- * with its failure class: `exec-forbidden: …`, `no-kube-proxy-pod: …`, `no-shell: …`, `timeout: …`,
- * `exec: …` (anything else), or the collector's own failure.
+ * bundle says is unavailable. Each node that cannot be probed is unreachable with its failure:
+ * `exec-forbidden`, `no-kube-proxy-pod`, `no-shell`, `timeout`, `exec` (anything else), or the
+ * collector's own.
  */
 import {readFile} from 'node:fs/promises'
 
@@ -13,6 +13,8 @@ import {COLLECTOR_SCRIPT} from '../../util/paths.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
 import {execInPod, PodExecError} from '../cluster/pod-exec.js'
+import {collectorFailed} from '../collector/local.js'
+import type {ProbeFailure} from '../probe-failure.js'
 import type {FleetProgress} from '../ssh/options.js'
 import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
 
@@ -52,7 +54,7 @@ export async function probeNodesByExec(nodeNames: readonly string[], options: Ex
     const script = await readFile(COLLECTOR_SCRIPT)
     const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: nodeNames.length}
     await forEachConcurrently(nodeNames, options.concurrency, async (name) => {
-      const node = typeof found === 'string' ? unreachable('exec', KUBE_PROXY_NAMESPACE, name, found) : await probeNode(client, name, found.get(name), script, options.timeoutSeconds)
+      const node = found instanceof Map ? await probeNode(client, name, found.get(name), script, options.timeoutSeconds) : unreachable('exec', KUBE_PROXY_NAMESPACE, name, found)
       probed.set(name, node)
       progress.remaining -= 1
       if (node.reachable) progress.succeeded += 1
@@ -66,8 +68,8 @@ export async function probeNodesByExec(nodeNames: readonly string[], options: Ex
   return probed
 }
 
-/** Running kube-proxy pods by node; or, when they cannot be listed, why (every node's reason). */
-export async function runningKubeProxyPods(client: KubeClient): Promise<Map<string, KubeProxyPod> | string> {
+/** Running kube-proxy pods by node; or, when they cannot be listed, why (every node's failure). */
+export async function runningKubeProxyPods(client: KubeClient): Promise<Map<string, KubeProxyPod> | ProbeFailure> {
   const byNode = new Map<string, KubeProxyPod>()
   try {
     for (const labelSelector of KUBE_PROXY_SELECTORS) {
@@ -85,49 +87,48 @@ export async function runningKubeProxyPods(client: KubeClient): Promise<Map<stri
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
-    return `no-kube-proxy-pod: cannot list the kube-proxy pods in ${KUBE_PROXY_NAMESPACE}: ${quote(error.message)}`
+    return {class: 'no-kube-proxy-pod', detail: `cannot list the kube-proxy pods in ${KUBE_PROXY_NAMESPACE}: ${quote(error.message)}`}
   }
 
   return byNode
 }
 
 async function probeNode(client: KubeClient, name: string, pod: KubeProxyPod | undefined, script: Buffer, timeoutSeconds: number): Promise<ProbedNode> {
-  if (!pod) return unreachable('exec', KUBE_PROXY_NAMESPACE, name, `no-kube-proxy-pod: no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node`)
+  if (!pod) return unreachable('exec', KUBE_PROXY_NAMESPACE, name, {class: 'no-kube-proxy-pod', detail: `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node`})
   const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}`
   const deadline = AbortSignal.timeout(timeoutSeconds * 1000)
   try {
     const result = await execInPod(client, {namespace: KUBE_PROXY_NAMESPACE, pod: pod.name, container: pod.container, command: EXEC_COLLECTOR_COMMAND, stdin: script}, deadline)
-    const stdout = result.stdout.toString('utf8')
     const detail = result.stderr.trim().split('\n').at(-1)?.trim()
-    const run = result.exitCode === 0 ? {ok: true, stdout} : {ok: false, stdout, reason: `collector: exited ${result.exitCode}${detail ? `: ${quote(detail)}` : ''}`}
+    const run = result.exitCode === 0 ? {ok: true as const, stdout: result.stdout.toString('utf8')} : collectorFailed(`exited ${result.exitCode}${detail ? `: ${quote(detail)}` : ''}`)
     const node = collectedNode('exec', origin, name, run)
     node.facts.set('node.name', name)
     return node
   } catch (error) {
-    if (deadline.aborted) return unreachable('exec', origin, name, `timeout: no answer within ${timeoutSeconds}s (--timeout)`)
+    if (deadline.aborted) return unreachable('exec', origin, name, {class: 'timeout', detail: `no answer within ${timeoutSeconds}s (--timeout)`})
     if (!(error instanceof PodExecError)) throw error
-    return unreachable('exec', origin, name, failureReason(error))
+    return unreachable('exec', origin, name, execFailure(error))
   }
 }
 
-function failureReason(error: PodExecError): string {
+function execFailure(error: PodExecError): ProbeFailure {
   const message = quote(error.message)
   switch (error.kind) {
     case 'forbidden': {
-      return `exec-forbidden: ${message}`
+      return {class: 'exec-forbidden', detail: message}
     }
 
     case 'not-found': {
-      return `no-kube-proxy-pod: ${message}`
+      return {class: 'no-kube-proxy-pod', detail: message}
     }
 
     case 'runtime': {
       // The command is /bin/sh: the runtime could not start it, so the image has no (usable) shell.
-      return error.message.includes(EXEC_COLLECTOR_COMMAND[0]) ? `no-shell: the kube-proxy image has no ${EXEC_COLLECTOR_COMMAND[0]}: ${message}` : `exec: ${message}`
+      return error.message.includes(EXEC_COLLECTOR_COMMAND[0]) ? {class: 'no-shell', detail: `the kube-proxy image has no ${EXEC_COLLECTOR_COMMAND[0]}: ${message}`} : {class: 'exec', detail: message}
     }
 
     default: {
-      return `exec: ${message}`
+      return {class: 'exec', detail: message}
     }
   }
 }

@@ -13,6 +13,7 @@ import {deriveKubeProxyEndpointFacts, KUBE_PROXY_METRIC_FAMILIES} from '../../fa
 import {selectMetricFamilies} from '../../facts/parsers/kube-proxy.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
+import {describeFailure} from '../probe-failure.js'
 import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
 
 /** What the pod proxy gave for one node: the facts of kube-proxy's answers (values, or unknown with why) and where they came from. */
@@ -50,8 +51,9 @@ export async function readKubeProxyMetrics(nodeNames: readonly string[], options
   try {
     const pods = await runningKubeProxyPods(client)
     await forEachConcurrently(nodeNames, NODES_AT_ONCE, async (name) => {
-      const pod = typeof pods === 'string' ? pods : pods.get(name)
-      read.set(name, typeof pod === 'object' ? await readPod(client, pod, endpoint.port) : unread(KUBE_PROXY_NAMESPACE, {reason: 'unreachable', detail: pod ?? `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node`}))
+      const pod = pods instanceof Map ? pods.get(name) : undefined
+      const detail = pods instanceof Map ? `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node` : describeFailure(pods)
+      read.set(name, pod ? await readPod(client, pod, endpoint.port) : unread(KUBE_PROXY_NAMESPACE, {reason: 'unreachable', detail}))
     })
   } finally {
     client.close()

@@ -10,6 +10,7 @@ import {BundleError, describeCut, parseBundle} from '../../facts/bundle.js'
 import type {FactSet} from '../../facts/fact-set.js'
 import {deriveNodeFacts, unknownNodeFacts} from '../../facts/node-facts.js'
 import {type CollectorRun, runCollectorLocally} from '../collector/local.js'
+import {describeFailure, type ProbeFailure} from '../probe-failure.js'
 import type {SshProbeOptions} from '../ssh/options.js'
 import type {SshTarget} from '../ssh/target.js'
 
@@ -21,8 +22,10 @@ export interface ProbedNode {
   reachable: boolean
   /** Its bundle, or the collector's output, has no end line: every fact is unknown (truncated). */
   cutShort?: true
-  /** Why the node could not be probed, or where its bundle was cut short. */
+  /** Why the node could not be probed, or where its bundle was cut short, as the report prints it. */
   reason?: string
+  /** Why the node could not be probed. */
+  failure?: ProbeFailure
 }
 
 export async function probeThisMachine(timeoutSeconds: number): Promise<ProbedNode> {
@@ -31,8 +34,8 @@ export async function probeThisMachine(timeoutSeconds: number): Promise<ProbedNo
 
 /**
  * Probes nodes over SSH: one ProbedNode per target, in the targets' order, with source `ssh` and
- * origin `user@host:port`. A node that could not be probed is unreachable, with a reason that
- * starts with its failure class (`auth: …`, `host-key: …`, `timeout: …`). A target's `name`, when
+ * origin `user@host:port`. A node that could not be probed is unreachable, with its failure
+ * (`auth`, `host-key`, `timeout`, …). A target's `name`, when
  * given, names the node; else the hostname the collector read does. Targets that resolve to the
  * same connection share one result. Throws a UsageError before any connection for a target,
  * key or configuration line that cannot be used.
@@ -57,9 +60,10 @@ export function quoteMessage(message: string): string {
   return line.length > MESSAGE_LENGTH ? `${line.slice(0, MESSAGE_LENGTH)}…` : line
 }
 
-/** A node that could not be probed: every fact unknown, with the reason. */
-export function unreachable(source: NodeSource, origin: string, name: string, reason: string): ProbedNode {
-  return {source, origin, facts: unknownNodeFacts(name, 'node-unreachable', reason), reachable: false, reason}
+/** A node that could not be probed: every fact unknown, with why. */
+export function unreachable(source: NodeSource, origin: string, name: string, failure: ProbeFailure): ProbedNode {
+  const reason = describeFailure(failure)
+  return {source, origin, facts: unknownNodeFacts(name, 'node-unreachable', reason), reachable: false, reason, failure}
 }
 
 /**
@@ -74,12 +78,12 @@ export function bundledNode(source: NodeSource, origin: string, fallbackName: st
 
 /** A node from a collector run: its facts, or unreachable with why the run or its bundle failed. */
 export function collectedNode(source: NodeSource, origin: string, fallbackName: string, run: CollectorRun): ProbedNode {
-  if (!run.ok) return unreachable(source, origin, fallbackName, run.reason ?? 'collector: failed')
+  if (!run.ok) return unreachable(source, origin, fallbackName, run.failure)
   try {
     return bundledNode(source, origin, fallbackName, run.stdout)
   } catch (error) {
     if (!(error instanceof BundleError)) throw error
-    return unreachable(source, origin, fallbackName, `collector: printed a malformed bundle (line ${error.line}: ${error.message})`)
+    return unreachable(source, origin, fallbackName, {class: 'collector', detail: `printed a malformed bundle (line ${error.line}: ${error.message})`})
   }
 }
 

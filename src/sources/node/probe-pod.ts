@@ -6,8 +6,8 @@
  * command line, so no ConfigMap), which prints the bundle to its log; kpx-check polls the run's pods
  * (one list for all of them), reads the log and deletes the pod. Everything it creates carries the
  * labels below and is deleted on success, on failure and when `signal` aborts; a later run deletes the
- * pods an interrupted one left (sweepLeftovers). A node that cannot be probed is unreachable with a
- * reason that starts with its failure class (PodFailure).
+ * pods an interrupted one left (sweepLeftovers). A node that cannot be probed is unreachable with its
+ * failure (ProbeFailure).
  */
 import {createHash, randomBytes} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
@@ -16,6 +16,8 @@ import {InterruptedError} from '../../util/errors.js'
 import {COLLECTOR_SCRIPT} from '../../util/paths.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
+import {collectorFailed} from '../collector/local.js'
+import type {ProbeFailure} from '../probe-failure.js'
 import type {FleetProgress} from '../ssh/options.js'
 import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
 import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
@@ -146,7 +148,7 @@ class ProbeRun {
     }
 
     const setUp = await this.prepare()
-    if (typeof setUp === 'string') {
+    if ('class' in setUp) {
       // No node can be probed: each says why, and no pod is made.
       this.signal.throwIfAborted()
       for (const target of targets) record(target.name, unreachable('pod', this.namespace, target.name, setUp))
@@ -158,7 +160,7 @@ class ProbeRun {
     await forEachConcurrently(targets, this.options.concurrency, async (target) => {
       if (this.signal.aborted) return
       if (target.fargate) {
-        record(target.name, unreachable('pod', this.namespace, target.name, 'fargate: an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made'))
+        record(target.name, unreachable('pod', this.namespace, target.name, {class: 'fargate', detail: 'an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made'}))
         return
       }
 
@@ -192,19 +194,19 @@ class ProbeRun {
    * The namespace (made, with --probe-namespace), the leftovers of earlier runs swept, and the images by
    * node; or why no node can be probed.
    */
-  private async prepare(): Promise<string | {images: Images; swept: string[]}> {
+  private async prepare(): Promise<ProbeFailure | {images: Images; swept: string[]}> {
     if (this.options.namespace !== undefined) {
       const refused = await this.createNamespace()
       if (refused) return refused
     }
 
     const pods = await runningKubeProxyPods(this.client)
-    if (typeof pods === 'string') return pods.replace(/^no-kube-proxy-pod: /, 'no-probe-image: ')
+    if (!(pods instanceof Map)) return {class: 'no-probe-image', detail: pods.detail}
     return {images: new Images(pods), swept: await this.sweepLeftovers()}
   }
 
   /** Creates the probe namespace, labelled for privileged pods; one an interrupted run left is taken over. */
-  private async createNamespace(): Promise<string | undefined> {
+  private async createNamespace(): Promise<ProbeFailure | undefined> {
     const labels = {...PROBE_LABELS, ...PRIVILEGED_NAMESPACE_LABEL, [RUN_LABEL]: this.id}
     try {
       await this.client.create('/api/v1/namespaces', {apiVersion: 'v1', kind: 'Namespace', metadata: {name: this.namespace, labels}})
@@ -212,12 +214,15 @@ class ProbeRun {
       return undefined
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
-      if (error.code !== 409) return `probe-namespace: cannot create namespace ${this.namespace}: ${quote(error.message)}`
+      if (error.code !== 409) return {class: 'probe-namespace', detail: `cannot create namespace ${this.namespace}: ${quote(error.message)}`}
     }
 
     const existing = (await this.client.get(namespacePath(this.namespace)).catch(() => ({}))) as PodStatus
     if (existing.metadata?.labels?.['app.kubernetes.io/managed-by'] !== PROBE_LABELS['app.kubernetes.io/managed-by']) {
-      return `probe-namespace: namespace ${this.namespace} exists and kpx-check did not make it: --probe-namespace names one kpx-check creates and deletes (leave it out to use ${KUBE_PROXY_NAMESPACE})`
+      return {
+        class: 'probe-namespace',
+        detail: `namespace ${this.namespace} exists and kpx-check did not make it: --probe-namespace names one kpx-check creates and deletes (leave it out to use ${KUBE_PROXY_NAMESPACE})`,
+      }
     }
 
     this.namespaceCreated = true
@@ -248,7 +253,7 @@ class ProbeRun {
 
   private async probeNode(node: string, images: Images, script: string): Promise<ProbedNode> {
     const image = images.for(node)
-    if (!image) return unreachable('pod', this.namespace, node, `no-probe-image: no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} gives an image to run the probe pod on`)
+    if (!image) return unreachable('pod', this.namespace, node, {class: 'no-probe-image', detail: `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} gives an image to run the probe pod on`})
     const name = `kpx-check-probe-${this.id}-${createHash('sha256').update(node).digest('hex').slice(0, 10)}`
     const origin = `${this.namespace}/${name}`
     const manifest = probePodManifest({name, namespace: this.namespace, node, image, runId: this.id, timeoutSeconds: this.options.timeoutSeconds, script})
@@ -258,11 +263,11 @@ class ProbeRun {
     this.created.add(name)
     try {
       const outcome = await this.watcher.finished(name, (this.options.timeoutSeconds + DEADLINE_GRACE_SECONDS) * 1000)
-      if (outcome.kind === 'failed') return unreachable('pod', origin, node, outcome.reason)
+      if (outcome.kind === 'failed') return unreachable('pod', origin, node, outcome.failure)
       const log = await this.readLog(name)
-      if (typeof log !== 'string') return unreachable('pod', origin, node, log.reason)
+      if (typeof log !== 'string') return unreachable('pod', origin, node, log)
       const exitCode = outcome.exitCode
-      const probed = collectedNode('pod', origin, node, exitCode === 0 ? {ok: true, stdout: log} : {ok: false, stdout: log, reason: `collector: exited ${exitCode}`})
+      const probed = collectedNode('pod', origin, node, exitCode === 0 ? {ok: true, stdout: log} : collectorFailed(`exited ${exitCode}`))
       probed.facts.set('node.name', node)
       return probed
     } finally {
@@ -274,7 +279,7 @@ class ProbeRun {
    * Creates the pod; or why it was refused. In a namespace just made, the ServiceAccount admission refuses
    * pods until the controller has made its `default` service account: that refusal is tried again.
    */
-  private async createPod(manifest: Record<string, unknown>): Promise<string | undefined> {
+  private async createPod(manifest: Record<string, unknown>): Promise<ProbeFailure | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.client.create(`${namespacePath(this.namespace)}/pods`, manifest)
@@ -287,12 +292,12 @@ class ProbeRun {
     }
   }
 
-  private async readLog(name: string): Promise<string | {reason: string}> {
+  private async readLog(name: string): Promise<ProbeFailure | string> {
     try {
       return await this.client.getText(`${namespacePath(this.namespace)}/pods/${name}/log?container=${PROBE_CONTAINER}&limitBytes=${LOG_LIMIT + 1}`, 'text/plain', LOG_LIMIT + 1)
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
-      return {reason: `pod-log: cannot read the probe pod's log: ${quote(error.message)}`}
+      return {class: 'pod-log', detail: `cannot read the probe pod's log: ${quote(error.message)}`}
     }
   }
 
@@ -359,21 +364,23 @@ function probePodManifest(pod: {name: string; namespace: string; node: string; i
 }
 
 /** Why the API server refused to create a probe pod, by its own message: Pod Security, GKE Autopilot, an OpenShift SCC, RBAC, another webhook. */
-function createRefusal(error: ApiError): string {
-  const message = quote(error.message)
-  if (message.includes('violates PodSecurity')) return `pod-security: ${message}`
-  if (message.includes('GKE Warden rejected')) return `autopilot: ${message}`
-  if (message.includes('unable to validate against any security context constraint')) return `scc: ${message}`
-  if (message.includes('admission webhook')) return `admission: ${message}`
-  if (error.code === 403) return `pod-forbidden: ${message}`
-  return `pod: ${message}`
+function createRefusal(error: ApiError): ProbeFailure {
+  const detail = quote(error.message)
+  if (detail.includes('violates PodSecurity')) return {class: 'pod-security', detail}
+  if (detail.includes('GKE Warden rejected')) return {class: 'autopilot', detail}
+  if (detail.includes('unable to validate against any security context constraint')) return {class: 'scc', detail}
+  if (detail.includes('admission webhook')) return {class: 'admission', detail}
+  if (error.code === 403) return {class: 'pod-forbidden', detail}
+  return {class: 'pod', detail}
 }
 
 /** A probe pod that finished: its container's exit code (its log holds the bundle), or why it did not run the collector to its end. */
-type Finished = {exitCode: number; kind: 'done'} | {kind: 'failed'; reason: string}
+type Finished = {exitCode: number; kind: 'done'} | {failure: ProbeFailure; kind: 'failed'}
 
+/** A probe pod failed for good: why. */
+const failed = (failure: ProbeFailure): Finished => ({kind: 'failed', failure})
 /** Why a probe pod failed whose image the node has not and cannot pull. */
-const NO_IMAGE = "image: the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent)"
+const NO_IMAGE = "the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent)"
 /** Waiting reasons of a container whose image will not come: the kubelet gives up (or backs off) pulling it. */
 const IMAGE_GIVEN_UP = new Set(['ErrImageNeverPull', 'ImagePullBackOff', 'InvalidImageName'])
 /** Waiting reasons of a container that the runtime could not set up. */
@@ -391,33 +398,33 @@ function podOutcome(pod: PodStatus): Finished | undefined {
   const terminated = container?.state?.terminated
   const waiting = container?.state?.waiting
   if (status.phase === 'Failed' && status.reason === 'DeadlineExceeded') {
-    return {kind: 'failed', reason: `deadline: the probe pod ran past its activeDeadlineSeconds (${pod.spec?.activeDeadlineSeconds ?? '?'}s, --timeout): ${detail(status.reason, status.message)}`}
+    return failed({class: 'deadline', detail: `the probe pod ran past its activeDeadlineSeconds (${pod.spec?.activeDeadlineSeconds ?? '?'}s, --timeout): ${detail(status.reason, status.message)}`})
   }
 
   if (terminated && (status.phase === 'Succeeded' || status.phase === 'Failed')) {
     // A runtime that could not start the command (StartError, ContainerCannotRun) reports it here, exit code 128.
     if (terminated.reason !== 'Completed' && terminated.reason !== 'Error' && /\/bin\/sh/.test(terminated.message ?? '')) {
-      return {kind: 'failed', reason: `no-shell: the kube-proxy image has no /bin/sh: ${detail(terminated.reason, terminated.message)}`}
+      return failed({class: 'no-shell', detail: `the kube-proxy image has no /bin/sh: ${detail(terminated.reason, terminated.message)}`})
     }
 
     return {kind: 'done', exitCode: terminated.exitCode ?? 1}
   }
 
-  if (status.phase === 'Failed') return {kind: 'failed', reason: `unschedulable: the node's kubelet refused the probe pod: ${detail(status.reason, status.message)}`}
-  if (waiting?.reason && IMAGE_GIVEN_UP.has(waiting.reason)) return {kind: 'failed', reason: `${NO_IMAGE}: ${detail(waiting.reason, waiting.message)}`}
-  if (waiting?.reason && CONTAINER_GIVEN_UP.has(waiting.reason)) return {kind: 'failed', reason: `container: the probe container could not be made: ${detail(waiting.reason, waiting.message)}`}
+  if (status.phase === 'Failed') return failed({class: 'unschedulable', detail: `the node's kubelet refused the probe pod: ${detail(status.reason, status.message)}`})
+  if (waiting?.reason && IMAGE_GIVEN_UP.has(waiting.reason)) return failed({class: 'image', detail: `${NO_IMAGE}: ${detail(waiting.reason, waiting.message)}`})
+  if (waiting?.reason && CONTAINER_GIVEN_UP.has(waiting.reason)) return failed({class: 'container', detail: `the probe container could not be made: ${detail(waiting.reason, waiting.message)}`})
   return undefined
 }
 
 /** Why a probe pod had not finished when kpx-check stopped waiting for it. */
-function stillWaiting(pod: PodStatus | undefined, seconds: number): string {
+function stillWaiting(pod: PodStatus | undefined, seconds: number): ProbeFailure {
   const status = pod?.status ?? {}
   const scheduled = status.conditions?.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False')
   const waiting = status.containerStatuses?.find((candidate) => candidate.name === PROBE_CONTAINER)?.state?.waiting
-  if (status.phase === 'Running') return `timeout: the probe pod was still running after ${seconds}s (--timeout, and its kubelet did not stop it)`
+  if (status.phase === 'Running') return {class: 'timeout', detail: `the probe pod was still running after ${seconds}s (--timeout, and its kubelet did not stop it)`}
   const why = scheduled ? `${scheduled.reason ?? 'Unschedulable'}: ${scheduled.message ?? ''}` : (waiting?.reason ? `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` : 'the node\'s kubelet never started it (NotReady, or gone?)')
-  if (waiting?.reason === 'ErrImagePull') return `${NO_IMAGE}: ${quote(why)}`
-  return `unschedulable: the probe pod stayed Pending for ${seconds}s: ${quote(why)}`
+  if (waiting?.reason === 'ErrImagePull') return {class: 'image', detail: `${NO_IMAGE}: ${quote(why)}`}
+  return {class: 'unschedulable', detail: `the probe pod stayed Pending for ${seconds}s: ${quote(why)}`}
 }
 
 /**
@@ -497,7 +504,7 @@ class PodWatcher {
     for (const [name, waiter] of this.waiting) {
       const pod = seen.get(name)
       if (!pod) {
-        if (this.last.has(name)) waiter.resolve({kind: 'failed', reason: 'pod: the probe pod was deleted before it finished (evicted, or deleted by someone else)'})
+        if (this.last.has(name)) waiter.resolve(failed({class: 'pod', detail: 'the probe pod was deleted before it finished (evicted, or deleted by someone else)'}))
         continue
       }
 
@@ -512,7 +519,7 @@ class PodWatcher {
   private expire(): void {
     const now = Date.now()
     for (const [name, waiter] of this.waiting) {
-      if (now >= waiter.deadline) waiter.resolve({kind: 'failed', reason: stillWaiting(this.last.get(name), waiter.seconds)})
+      if (now >= waiter.deadline) waiter.resolve(failed(stillWaiting(this.last.get(name), waiter.seconds)))
     }
   }
 }

@@ -21,7 +21,7 @@ import {SshConfig} from './ssh-config.js'
 import {DEFAULT_SSH_PORT, formatEndpoint, type SshEndpoint, type SshTarget} from './target.js'
 
 /** What came back from one target: the collector's output, or why there is none. */
-interface SshCollectorRun extends RemoteCollectorRun {
+type SshCollectorRun = RemoteCollectorRun & {
   target: SshTarget
   /** The connection as `user@host:port`, after ~/.ssh/config. */
   origin: string
@@ -122,7 +122,7 @@ async function probeNode<Result>(plan: NodePlan, context: ProbeContext, toResult
     return {ok: run.ok, result: session.within("while reading the collector's output", () => toResult(run))}
   } catch (error) {
     if (!(error instanceof SshFailure)) throw error
-    return {ok: false, result: toResult({ok: false, stdout: '', reason: error.message, target, origin})}
+    return {ok: false, result: toResult({ok: false, failure: {class: error.kind, detail: error.detail}, target, origin})}
   } finally {
     session.close()
     // A tunnel that opened after the node gave up would otherwise stay open on the jump host.

@@ -3,14 +3,14 @@
  * `sh -s`; the command line is one of two constants, so nothing from a host name, an inventory
  * or a flag ever reaches a remote shell.
  */
-import type {CollectorRun} from '../collector/local.js'
+import {collectorFailed, type CollectorRun} from '../collector/local.js'
 import type {CommandResult, SshSession} from './session.js'
 
 const COLLECTOR_COMMAND = 'sh -s'
 /** `-n`: sudo must fail rather than wait for a password nobody will type. */
 const SUDO_COLLECTOR_COMMAND = 'sudo -n sh -s'
 
-export interface RemoteCollectorRun extends CollectorRun {
+export type RemoteCollectorRun = CollectorRun & {
   /** Why `sudo -n` did not run the collector, when --sudo fell back to running it as the login user. */
   sudoRefused?: string
 }
@@ -37,11 +37,10 @@ function sudoRefusal(result: CommandResult): string | undefined {
 }
 
 function outcome(result: CommandResult): CollectorRun {
-  const stdout = result.stdout.toString('utf8')
-  if (result.exitCode === 0) return {ok: true, stdout}
+  if (result.exitCode === 0) return {ok: true, stdout: result.stdout.toString('utf8')}
   const why = result.signal ? `killed by ${result.signal}` : `exited ${result.exitCode}`
   const detail = lastLine(result.stderr)
-  return {ok: false, stdout, reason: `collector: ${why}${detail ? `: ${detail}` : ''}`}
+  return collectorFailed(`${why}${detail ? `: ${detail}` : ''}`)
 }
 
 function lastLine(text: string): string {

@@ -7,13 +7,14 @@
 import type {Duplex} from 'node:stream'
 import ssh2, {type AnyAuthMethod, type Client as SshClient} from 'ssh2'
 
+import type {ProbeFailureClass} from '../probe-failure.js'
 import {describeKey, type KnownHosts} from './known-hosts.js'
 import type {SshEndpoint} from './target.js'
 
 const {Client} = ssh2
 
 /** The short class that leads a failed node's reason, so a fleet's failures can be told apart at a glance. */
-type FailureKind = 'auth' | 'collector' | 'dns' | 'dropped' | 'host-key' | 'network' | 'protocol' | 'refused' | 'timeout'
+type FailureKind = Extract<ProbeFailureClass, 'auth' | 'collector' | 'dns' | 'dropped' | 'host-key' | 'network' | 'protocol' | 'refused' | 'timeout'>
 
 export class SshFailure extends Error {
   constructor(
