@@ -5,6 +5,7 @@ import type {NodePool, NodeRow} from '../contract/report.js'
 import {type ClusterFactPath, SHELL_ONLY_FACTS} from '../facts/catalog.js'
 import {FactSet, type UnknownFact} from '../facts/fact-set.js'
 import {parseKernelVersion} from '../facts/parsers/kernel.js'
+import {type KeptNode, type KeptObject, type KeptPodHolder, type KeptService, listed} from '../sources/cluster/kept-objects.js'
 import {configMapData, kubeProxyConfigKey, readNodeLabels} from '../sources/cluster/read-fields.js'
 import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {type Component, containersOf, detectComponents, imageVersion, namespaced} from './components.js'
@@ -14,8 +15,6 @@ import {parseOsImage} from './os-image.js'
 import {deriveRollout, type Rollout} from './rollout.js'
 import {clusterIPPings} from './service-pings.js'
 import {SnapshotReads} from './snapshot-reads.js'
-
-type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** What the cluster checks evaluate: the cluster, its Linux nodes as the API shows them, Services and components. */
 export interface ClusterModel {
@@ -52,7 +51,7 @@ export function kubernetesVersion(snapshot: ClusterSnapshot): null | semver.SemV
 }
 
 function gitVersionOf(resources: SnapshotReads): string {
-  return String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
+  return String(resources.items('version')[0]?.gitVersion ?? '')
 }
 
 export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVersion?: string} = {}): ClusterModel {
@@ -73,7 +72,7 @@ export function deriveClusterModel(snapshot: ClusterSnapshot, options: {targetVe
   else cluster.unknown('cluster.targetVersion', 'not-collected', 'no --target-version given')
 
   resources.derive(cluster, ['nodes'], ['cluster.bottlerocketNodes'], () =>
-    cluster.set('cluster.bottlerocketNodes', nodes.filter((node) => String((node as Raw).status?.nodeInfo?.osImage ?? '').startsWith('Bottlerocket')).map((node) => node.metadata?.name ?? '')),
+    cluster.set('cluster.bottlerocketNodes', nodes.filter((node) => String(node.status?.nodeInfo?.osImage ?? '').startsWith('Bottlerocket')).map((node) => node.metadata?.name ?? '')),
   )
   resources.derive(cluster, ['daemonSets'], ['cluster.awsNetworkPolicy'], () =>
     cluster.set(
@@ -162,7 +161,7 @@ interface KubeProxyFound {
 }
 
 /** The container of a kube-proxy workload that runs kube-proxy. */
-function kubeProxyContainer(workload: KubeObject): ReturnType<typeof containersOf>[number] | undefined {
+function kubeProxyContainer(workload: KeptPodHolder): ReturnType<typeof containersOf>[number] | undefined {
   return containersOf(workload).find((candidate) => /kube-proxy/.test(candidate.image) || candidate.name === 'kube-proxy') ?? containersOf(workload)[0]
 }
 
@@ -176,19 +175,20 @@ const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, ver
  */
 const KUBE_PROXY_NAMESPACES: ReadonlySet<string> = new Set(['kube-system'])
 
-const looksLikeKubeProxy = (object: KubeObject) => object.metadata?.name === 'kube-proxy' || containersOf(object).some((container) => /\/kube-proxy[:@]/.test(container.image))
+const inKubeProxyNamespace = (object: KubeObject) => KUBE_PROXY_NAMESPACES.has(object.metadata?.namespace ?? '')
+
+const looksLikeKubeProxy = (object: KeptPodHolder) => object.metadata?.name === 'kube-proxy' || containersOf(object).some((container) => /\/kube-proxy[:@]/.test(container.image))
 
 /** The Node a static kube-proxy pod runs on: its nodeName, else the name RKE2 and GKE give its mirror pod (kube-proxy-<node>). */
-function staticPodNode(pod: KubeObject): string {
-  const nodeName = (pod as Raw).spec?.nodeName
+function staticPodNode(pod: KeptObject<'kubeProxyPods'>): string {
+  const nodeName = pod.spec?.nodeName
   return typeof nodeName === 'string' && nodeName !== '' ? nodeName : (pod.metadata?.name ?? '').replace(/^kube-proxy-/, '')
 }
 
-function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets: KubeObject[], components: Component[]): KubeProxyFound {
+function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets: Array<KeptObject<'daemonSets'>>, components: Component[]): KubeProxyFound {
   const named = daemonSets.filter((candidate) => looksLikeKubeProxy(candidate))
-  const known = (object: KubeObject) => KUBE_PROXY_NAMESPACES.has(object.metadata?.namespace ?? '')
-  const candidates = named.filter((candidate) => known(candidate))
-  const ignored = named.filter((candidate) => !known(candidate)).map((candidate) => `DaemonSet ${namespaced(objectRef(candidate))}`)
+  const candidates = named.filter((candidate) => inKubeProxyNamespace(candidate))
+  const ignored = named.filter((candidate) => !inKubeProxyNamespace(candidate)).map((candidate) => `DaemonSet ${namespaced(objectRef(candidate))}`)
   if (ignored.length > 0) cluster.set('kubeProxy.ignoredWorkloads', ignored)
   else cluster.unknown('kubeProxy.ignoredWorkloads', 'not-present', 'no DaemonSet like kube-proxy outside kube-system')
   const daemonSet = candidates[0]
@@ -270,7 +270,7 @@ function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daemonSets:
   }
 
   const settings = kubeProxySettings(parsed, flags, version)
-  const modeOf = (candidate: KubeObject) => kubeProxySettings(parsed, kubeProxyContainer(candidate)?.flags ?? new Map(), version).mode
+  const modeOf = (candidate: KeptPodHolder) => kubeProxySettings(parsed, kubeProxyContainer(candidate)?.flags ?? new Map(), version).mode
   // Other DaemonSets of kube-proxy in its namespaces that set another mode: which one runs where is not known.
   const disagreeing = candidates.filter((candidate) => modeOf(candidate) !== settings.mode)
   if (disagreeing.length > 0) {
@@ -344,12 +344,13 @@ const OBJECTS_LISTED = 100
  * ExternalName): `namespace/name:port` (ServicePortName.String(); an unnamed port adds nothing after
  * the Service's name). Measured in bytes without being written out: only the long ones are kept.
  */
-function commentsOf(service: Raw, each: (bytes: number, comment: () => string) => void): void {
+function commentsOf(service: KeptService, each: (bytes: number, comment: () => string) => void): void {
   if (service.spec?.clusterIP === 'None' || service.spec?.type === 'ExternalName') return
   const {namespace, name} = service.metadata ?? {}
   const serviceBytes = Buffer.byteLength(String(namespace)) + 1 + Buffer.byteLength(String(name))
-  for (const port of (service.spec?.ports ?? []) as Raw[]) {
-    each(port.name ? serviceBytes + 1 + Buffer.byteLength(String(port.name)) : serviceBytes, () => `${namespace}/${name}${port.name ? `:${port.name}` : ''}`)
+  for (const port of listed(service.spec?.ports)) {
+    const portName = port?.name
+    each(portName ? serviceBytes + 1 + Buffer.byteLength(String(portName)) : serviceBytes, () => `${namespace}/${name}${portName ? `:${String(portName)}` : ''}`)
   }
 }
 
@@ -368,15 +369,15 @@ const IPTABLES_ONLY_PATTERNS = IPTABLES_ONLY_METRICS.map((metric) => ({metric, p
 
 /** Each PrometheusRule, with its alerts and recording rules that read a metric nftables mode does not export, and those metrics. */
 function prometheusRuleSubjects(cluster: FactSet, resources: SnapshotReads, objects: Alike['objects']): NamespacedSubject[] {
-  return (resources.items('prometheusRules') as Raw[]).map((object) => {
+  return resources.items('prometheusRules').map((object) => {
     const found: string[] = []
     const metrics = new Set<string>()
-    for (const group of (object.spec?.groups ?? []) as Raw[]) {
-      for (const rule of (group.rules ?? []) as Raw[]) {
-        const used = IPTABLES_ONLY_PATTERNS.filter(({pattern}) => pattern.test(String(rule.expr ?? ''))).map(({metric}) => metric)
+    for (const group of listed(object.spec?.groups)) {
+      for (const rule of listed(group?.rules)) {
+        const used = IPTABLES_ONLY_PATTERNS.filter(({pattern}) => pattern.test(String(rule?.expr ?? ''))).map(({metric}) => metric)
         if (used.length === 0) continue
         for (const metric of used) metrics.add(metric)
-        found.push(`${rule.alert ? `alert ${rule.alert}` : `record ${rule.record}`}: ${used.join(', ')}`)
+        found.push(`${rule?.alert ? `alert ${String(rule.alert)}` : `record ${String(rule?.record)}`}: ${used.join(', ')}`)
       }
     }
 
@@ -390,16 +391,16 @@ function prometheusRuleSubjects(cluster: FactSet, resources: SnapshotReads, obje
 
 /** What the checks count of the Services: one pass over what can be tens of thousands. */
 function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
-  const services = resources.items('services') as Raw[]
+  const services = resources.items('services')
   const derived = ['services.total', 'services.loadBalancer', 'services.nodePort', 'services.healthCheckNodePorts', 'services.withExternalIPs'] as const
   resources.derive(cluster, ['services'], derived, () => {
     const count = {loadBalancer: 0, nodePort: 0, healthCheckNodePorts: 0, withExternalIPs: 0}
     for (const service of services) {
-      const spec = service.spec ?? {}
-      if (spec.type === 'LoadBalancer') count.loadBalancer++
-      if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') count.nodePort++
-      if (spec.healthCheckNodePort) count.healthCheckNodePorts++
-      if (((spec.externalIPs ?? []) as unknown[]).length > 0) count.withExternalIPs++
+      const spec = service.spec
+      if (spec?.type === 'LoadBalancer') count.loadBalancer++
+      if (spec?.type === 'NodePort' || spec?.type === 'LoadBalancer') count.nodePort++
+      if (spec?.healthCheckNodePort) count.healthCheckNodePorts++
+      if (listed(spec?.externalIPs).length > 0) count.withExternalIPs++
     }
 
     cluster
@@ -412,9 +413,16 @@ function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
   resources.derive(cluster, ['endpointSlices'], ['endpoints.total'], () =>
     cluster.set(
       'endpoints.total',
-      resources.items('endpointSlices').reduce((total, slice) => total + Number((slice as Raw).endpointCount ?? 0), 0),
+      resources.items('endpointSlices').reduce((total, slice) => total + Number(slice.endpointCount ?? 0), 0),
     ),
   )
+}
+
+/** The addresses a LoadBalancer Service or an Ingress was given. */
+function addressesOf(object: KeptObject<'ingresses'> | KeptService): string[] {
+  return listed(object.status?.loadBalancer?.ingress)
+    .map((ingress) => String(ingress?.ip ?? ingress?.hostname ?? ''))
+    .filter(Boolean)
 }
 
 /**
@@ -424,12 +432,10 @@ function deriveServices(cluster: FactSet, resources: SnapshotReads): void {
  */
 function serviceSubjects(cluster: FactSet, resources: SnapshotReads, objects: Alike['objects']): NamespacedSubject[] {
   const users = new Map<string, string[]>()
-  const addressesOf = (object: KubeObject) =>
-    (((object as Raw).status?.loadBalancer?.ingress ?? []) as Raw[]).map((ingress) => String(ingress.ip ?? ingress.hostname ?? '')).filter(Boolean)
   const note = (address: string, user: string) => users.set(address, [...(users.get(address) ?? []), user])
-  const services = resources.items('services') as Raw[]
+  const services = resources.items('services')
   const loadBalancers = services.filter((service) => service.spec?.type === 'LoadBalancer')
-  for (const service of loadBalancers) for (const address of addressesOf(service)) note(address, `Service ${service.metadata.namespace}/${service.metadata.name}`)
+  for (const service of loadBalancers) for (const address of addressesOf(service)) note(address, `Service ${service.metadata?.namespace}/${service.metadata?.name}`)
   for (const ingress of resources.items('ingresses')) for (const address of addressesOf(ingress)) note(address, `Ingress ${ingress.metadata?.namespace}/${ingress.metadata?.name}`)
   const ingressFailure = resources.failure('ingresses')
 
@@ -441,7 +447,7 @@ function serviceSubjects(cluster: FactSet, resources: SnapshotReads, objects: Al
     commentsOf(service, (bytes, comment) => {
       if (bytes > NFT_COMMENT_LIMIT) longComments.push(`${comment()} (${bytes} bytes)`)
     })
-    const externalIPs = ((service.spec?.externalIPs ?? []) as unknown[]).map(String)
+    const externalIPs = listed(service.spec?.externalIPs).map(String)
     const values: Array<[ClusterFactPath, FactValue]> = [
       ['service.type', type],
       ['service.externalIPs', externalIPs],
@@ -455,12 +461,12 @@ function serviceSubjects(cluster: FactSet, resources: SnapshotReads, objects: Al
       return namespacedSubject(service, facts)
     }
 
-    const name = `${service.metadata.namespace}/${service.metadata.name}`
+    const name = `${service.metadata?.namespace}/${service.metadata?.name}`
     const addresses = addressesOf(service)
     const sharedWith = [...new Set(addresses.flatMap((address) => users.get(address) ?? []))].filter((user) => user !== `Service ${name}`)
     const facts = new FactSet(cluster)
     for (const [path, value] of values) facts.set(path, value)
-    facts.set('service.name', name).set('service.addresses', addresses).set('service.sharedWith', sharedWith).set('service.portCount', (service.spec?.ports ?? []).length)
+    facts.set('service.name', name).set('service.addresses', addresses).set('service.sharedWith', sharedWith).set('service.portCount', listed(service.spec?.ports).length)
     if (ingressFailure) facts.unknown('service.sharedWith', ingressFailure.reason, ingressFailure.detail)
     return namespacedSubject(service, facts)
   })
@@ -524,13 +530,13 @@ function namespacedSubject(object: KubeObject, facts: FactSet): NamespacedSubjec
 }
 
 /** A node as the API shows it: kernel and OS are known, everything a shell would read is not. */
-function nodeSubject(node: KubeObject, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet, alike: Alike): ClusterModel['nodes'][number] {
+function nodeSubject(node: KeptNode, cluster: FactSet, kubeProxy: KubeProxyFound, shellOnly: FactSet, alike: Alike): ClusterModel['nodes'][number] {
   const name = node.metadata?.name ?? ''
-  const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
+  const info = node.status?.nodeInfo
   const labels = readNodeLabels(node.metadata?.labels)
   const pool = sharedPool(nodePoolOf(labels), alike.pools)
-  const release = typeof info.kernelVersion === 'string' ? info.kernelVersion : undefined
-  const osImage = typeof info.osImage === 'string' ? info.osImage : undefined
+  const release = typeof info?.kernelVersion === 'string' ? info.kernelVersion : undefined
+  const osImage = typeof info?.osImage === 'string' ? info.osImage : undefined
   // One fact set for nodes alike, under each node's own (its name): the rules see one input for all of them.
   const key = JSON.stringify([release, osImage])
   let shared = alike.byImage.get(key)
@@ -596,10 +602,10 @@ function sharedNodeFacts(release: string | undefined, osImage: string | undefine
 }
 
 /** The lowest kernel version (major.minor.patch, as kube-proxy parses it) among the Linux nodes, if any shows one; each release parsed once (thousands of nodes run a few). */
-function oldestKernel(nodes: readonly KubeObject[]): string | undefined {
+function oldestKernel(nodes: readonly KeptNode[]): string | undefined {
   const releases = new Set<string>()
   for (const node of nodes) {
-    const release = (node as Raw).status?.nodeInfo?.kernelVersion
+    const release = node.status?.nodeInfo?.kernelVersion
     if (typeof release === 'string' && !isWindowsNode(node)) releases.add(release)
   }
 
@@ -619,29 +625,30 @@ function oldestKernel(nodes: readonly KubeObject[]): string | undefined {
  */
 export function isWindowsNode(node: KubeObject): boolean {
   const reported = kubeletOs(node)
-  return reported === undefined ? (node as Raw).metadata?.labels?.['kubernetes.io/os'] === 'windows' : reported === 'windows'
+  return reported === undefined ? node.metadata?.labels?.['kubernetes.io/os'] === 'windows' : reported === 'windows'
 }
 
+/** Takes any object its callers list as a Node (services/ read them so too), viewed as one: each field read is checked here. */
 function kubeletOs(node: KubeObject): string | undefined {
-  const reported = (node as Raw).status?.nodeInfo?.operatingSystem
+  const reported = (node as KeptNode).status?.nodeInfo?.operatingSystem
   return typeof reported === 'string' && reported !== '' ? reported : undefined
 }
 
 /** `name (labelled kubernetes.io/os=windows, its kubelet reports linux)` when the label and the kubelet disagree. */
-function osLabelDisagreement(node: KubeObject): string | undefined {
-  const label = (node as Raw).metadata?.labels?.['kubernetes.io/os']
+function osLabelDisagreement(node: KeptNode): string | undefined {
+  const label: unknown = node.metadata?.labels?.['kubernetes.io/os']
   const reported = kubeletOs(node)
   if (typeof label !== 'string' || reported === undefined || label === reported) return undefined
   return `${node.metadata?.name ?? ''} (labelled kubernetes.io/os=${label}, its kubelet reports ${reported})`
 }
 
-function isWindowsOnly(daemonSet: KubeObject): boolean {
-  return (daemonSet as Raw).spec?.template?.spec?.nodeSelector?.['kubernetes.io/os'] === 'windows'
+function isWindowsOnly(daemonSet: KeptObject<'daemonSets'>): boolean {
+  return daemonSet.spec?.template?.spec?.nodeSelector?.['kubernetes.io/os'] === 'windows'
 }
 
-function hasSeveralAddressesPerFamily(node: KubeObject): boolean {
-  const addresses = (((node as Raw).status?.addresses ?? []) as Raw[]).filter((address) => address.type === 'InternalIP' || address.type === 'ExternalIP')
-  const v4 = addresses.filter((address) => !String(address.address).includes(':')).length
+function hasSeveralAddressesPerFamily(node: KeptNode): boolean {
+  const addresses = listed(node.status?.addresses).filter((address) => address?.type === 'InternalIP' || address?.type === 'ExternalIP')
+  const v4 = addresses.filter((address) => !String(address?.address).includes(':')).length
   const v6 = addresses.length - v4
   return v4 > 1 || v6 > 1
 }
@@ -650,13 +657,13 @@ function hasSeveralAddressesPerFamily(node: KubeObject): boolean {
  * The platform, from providerIDs, labels and versions (domain sheet §5.2); unknown with the reason
  * when an object that could tell it (OpenShift's network, kube-proxy's ConfigMap) could not be read.
  */
-function detectPlatform(nodes: KubeObject[], resources: SnapshotReads): string | UnknownFact {
-  const gitVersion = String((resources.items('version')[0] as Raw | undefined)?.gitVersion ?? '')
-  const node = (nodes[0] ?? {}) as Raw
-  const providerID = String(node.spec?.providerID ?? '')
-  const labels = Object.keys(readNodeLabels(node.metadata?.labels)).join(' ')
-  const kubelet = String(node.status?.nodeInfo?.kubeletVersion ?? '')
-  const osImage = String(node.status?.nodeInfo?.osImage ?? '')
+function detectPlatform(nodes: readonly KeptNode[], resources: SnapshotReads): string | UnknownFact {
+  const gitVersion = gitVersionOf(resources)
+  const node: KeptNode | undefined = nodes[0]
+  const providerID = String(node?.spec?.providerID ?? '')
+  const labels = Object.keys(readNodeLabels(node?.metadata?.labels)).join(' ')
+  const kubelet = String(node?.status?.nodeInfo?.kubeletVersion ?? '')
+  const osImage = String(node?.status?.nodeInfo?.osImage ?? '')
   const openshiftNetwork = resources.object('openshiftNetworks', 'cluster')
   if (openshiftNetwork.object || /node\.openshift\.io/.test(labels)) return 'openshift'
   if (openshiftNetwork.failure) return openshiftNetwork.failure

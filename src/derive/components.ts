@@ -1,6 +1,6 @@
 import type {UnknownFact} from '../facts/fact-set.js'
+import {type KeptContainer, type KeptPodHolder, listed} from '../sources/cluster/kept-objects.js'
 import {configMapData, containerFlags, readEnv} from '../sources/cluster/read-fields.js'
-import type {KubeObject} from '../sources/cluster/snapshot.js'
 import type {SnapshotReads} from './snapshot-reads.js'
 
 /** An object's namespace and name. */
@@ -35,8 +35,6 @@ export interface Component {
   unread?: Partial<Record<'dataplane' | 'replacesKubeProxy', UnknownFact>>
 }
 
-type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
-
 /** A container as the checks read it: of its command line and environment, only what read-fields.ts declares. */
 interface Container {
   name: string
@@ -45,14 +43,13 @@ interface Container {
   env: Map<string, string>
 }
 
-export function containersOf(object: KubeObject): Container[] {
-  const spec = ((object as Raw).spec?.template?.spec ?? (object as Raw).spec ?? {}) as Raw
-  return [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((container: Raw) => ({
-    name: String(container.name ?? ''),
-    image: String(container.image ?? ''),
-    flags: containerFlags(container),
-    env: readEnv(container.env),
-  }))
+export function containersOf(object: KeptPodHolder): Container[] {
+  const spec = object.spec?.template?.spec ?? object.spec
+  return [...listed(spec?.containers), ...listed(spec?.initContainers)].map((container) => readContainer(container ?? {}))
+}
+
+function readContainer(container: KeptContainer): Container {
+  return {name: String(container.name ?? ''), image: String(container.image ?? ''), flags: containerFlags(container), env: readEnv(container.env)}
 }
 
 /** `quay.io/calico/node:v3.30.7` → 3.30.7; digests and `latest` give undefined. */
@@ -103,7 +100,7 @@ function ownConfig(reads: SnapshotReads, component: Component, configMap: string
   return {value: (read.object && configMapData(read.object)[key]) ?? ''}
 }
 
-export function detectComponents(daemonSets: readonly KubeObject[], reads: SnapshotReads): Component[] {
+export function detectComponents(daemonSets: readonly KeptPodHolder[], reads: SnapshotReads): Component[] {
   const components: Component[] = []
   for (const daemonSet of daemonSets) {
     const name = daemonSet.metadata?.name ?? ''
@@ -138,7 +135,7 @@ function followFelixConfiguration(component: Component, reads: SnapshotReads): v
   const felix = reads.object('felixConfigurations', 'default')
   if (felix.failure?.reason === 'not-collected') return
   if (felix.failure) component.unread = {dataplane: felix.failure}
-  else if ((felix.object as Raw | undefined)?.spec?.nftablesMode === 'Auto') component.dataplane = 'Auto'
+  else if (felix.object?.spec?.nftablesMode === 'Auto') component.dataplane = 'Auto'
 }
 
 /** Dataplane and kube-proxy replacement, from each component's own configuration. */
@@ -152,7 +149,8 @@ function refine(component: Component, containers: Container[], reads: SnapshotRe
         break
       }
 
-      const installed = (installation.object as Raw | undefined)?.spec?.calicoNetwork?.linuxDataplane as string | undefined
+      const linuxDataplane = installation.object?.spec?.calicoNetwork?.linuxDataplane
+      const installed = typeof linuxDataplane === 'string' ? linuxDataplane : undefined
       component.dataplane = installed ?? (env.get('FELIX_BPFENABLED') === 'true' ? 'BPF' : (FELIX_NFTABLES_DATAPLANE[env.get('FELIX_NFTABLESMODE') ?? ''] ?? 'Iptables'))
       component.replacesKubeProxy = component.dataplane === 'BPF'
       if (component.dataplane === 'Iptables') followFelixConfiguration(component, reads)

@@ -87,7 +87,8 @@ interface KubeProxySettings {
   metricsBindAddress: string
 }
 
-type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A KubeProxyConfiguration document as parsed from its ConfigMap's YAML: each value unchecked until read. */
+type ConfigDocument = Record<string, unknown>
 
 /** Defaults of the v1alpha1 config: a value equal to one of these needs no carrying over. */
 const DEFAULTS: Record<string, unknown[]> = {
@@ -132,10 +133,10 @@ export const MAX_CONFIG_LENGTH = 32 * 1024
  * or shaped as kube-proxy would refuse where kpx-check reads it (a section that is not a mapping, a
  * nodePortAddresses that is not a list).
  */
-export function parseKubeProxyConfiguration(text: string): Raw | undefined {
+export function parseKubeProxyConfiguration(text: string): ConfigDocument | undefined {
   if (text.length > MAX_CONFIG_LENGTH) return undefined
   try {
-    const config = parseYaml(text) as Raw
+    const config: unknown = parseYaml(text)
     return isObject(config) && (config.kind === 'KubeProxyConfiguration' || 'mode' in config) && readableShape(config) ? config : undefined
   } catch {
     return undefined
@@ -145,7 +146,7 @@ export function parseKubeProxyConfiguration(text: string): Raw | undefined {
 const isAbsent = (value: unknown) => value === undefined || value === null
 
 /** Flags write into the iptables and ipvs sections, and the addresses are read as a list. */
-function readableShape(config: Raw): boolean {
+function readableShape(config: ConfigDocument): boolean {
   return ['iptables', 'ipvs'].every((section) => isAbsent(config[section]) || isObject(config[section])) && (isAbsent(config.nodePortAddresses) || Array.isArray(config.nodePortAddresses))
 }
 
@@ -154,16 +155,16 @@ function entryOf<T>(table: Record<string, T>, name: string): T | undefined {
   return Object.hasOwn(table, name) ? table[name] : undefined
 }
 
-function getPath(config: Raw, path: string): unknown {
+function getPath(config: ConfigDocument, path: string): unknown {
   let node: unknown = config
-  for (const key of path.split('.')) node = node && typeof node === 'object' ? (node as Raw)[key] : undefined
+  for (const key of path.split('.')) node = node && typeof node === 'object' ? (node as ConfigDocument)[key] : undefined
   return node
 }
 
-function setPath(config: Raw, path: string, value: unknown): void {
+function setPath(config: ConfigDocument, path: string, value: unknown): void {
   const keys = path.split('.')
   let node = config
-  for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Raw
+  for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as ConfigDocument
   node[keys.at(-1)!] = value
 }
 
@@ -176,8 +177,8 @@ function flagValue(field: string, raw: string): unknown {
 }
 
 /** kube-proxy's settings; `version` (from its image, null when not known) decides the mode an unset one means. */
-export function kubeProxySettings(config: Raw | undefined, flags: ReadonlyMap<string, string>, version: null | string): KubeProxySettings {
-  const effective: Raw = structuredClone(config ?? {})
+export function kubeProxySettings(config: ConfigDocument | undefined, flags: ReadonlyMap<string, string>, version: null | string): KubeProxySettings {
+  const effective: ConfigDocument = structuredClone(config ?? {})
   for (const [flag, raw] of flags) {
     const field = entryOf(KUBE_PROXY_FLAG_FIELDS, flag)
     if (field) setPath(effective, field, flagValue(field, raw))

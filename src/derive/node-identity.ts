@@ -9,10 +9,9 @@
 import type {NodeSource} from '../contract/report.js'
 import type {FactSet} from '../facts/fact-set.js'
 import {unknownNodeFacts} from '../facts/node-facts.js'
+import type {KeptNode} from '../sources/cluster/kept-objects.js'
 import type {KubeObject} from '../sources/cluster/snapshot.js'
 import type {ProbedNode} from '../sources/node/node-probes.js'
-
-type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** A machine-id as systemd writes /etc/machine-id: 32 lowercase hexadecimal characters. A Node's anonymised or made-up one is not compared. */
 const MACHINE_ID = /^[0-9a-f]{32}$/
@@ -21,7 +20,7 @@ const SYSTEM_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 const UNSET_UUID = /^[0-]+$|^[f-]+$/i
 
 /** What each side calls the same thing: the probe's fact, the Node's nodeInfo field, and whether a value can be compared. */
-const COMPARED: ReadonlyArray<{fact: string; field: string; what: string; comparable: (value: string) => boolean; same: (a: string, b: string) => boolean}> = [
+const COMPARED: ReadonlyArray<{fact: string; field: 'kernelVersion' | 'machineID' | 'osImage' | 'systemUUID'; what: string; comparable: (value: string) => boolean; same: (a: string, b: string) => boolean}> = [
   {fact: 'node.machineID', field: 'machineID', what: 'machine-id', comparable: (value) => MACHINE_ID.test(value), same: (a, b) => a === b},
   {fact: 'node.systemUUID', field: 'systemUUID', what: 'system UUID', comparable: (value) => SYSTEM_UUID.test(value) && !UNSET_UUID.test(value), same: (a, b) => a.toLowerCase() === b.toLowerCase()},
   {fact: 'kernel.release', field: 'kernelVersion', what: 'kernel', comparable: (value) => value !== '', same: (a, b) => a === b},
@@ -40,15 +39,15 @@ const UNBOUND_SOURCES: Partial<Record<NodeSource, string>> = {facts: 'the bundle
  * bundles/w2.facts) is not 4.18.0-553.el8_10.x86_64 (the Node's status.nodeInfo.kernelVersion)`. Empty
  * when nothing both show differs.
  */
-function contradictions(node: KubeObject, probed: Pick<ProbedNode, 'facts' | 'origin' | 'source'>): string[] {
+function contradictions(node: KeptNode, probed: Pick<ProbedNode, 'facts' | 'origin' | 'source'>): string[] {
   const sourceName = UNBOUND_SOURCES[probed.source]
   if (sourceName === undefined) return []
-  const info = ((node as Raw).status?.nodeInfo ?? {}) as Raw
+  const info = node.status?.nodeInfo
   const source = `${sourceName} ${probed.origin}`
   const found: string[] = []
   for (const {fact, field, what, comparable, same} of COMPARED) {
     const mine = probed.facts.get(fact)
-    const theirs = info[field]
+    const theirs = info?.[field]
     if (typeof mine !== 'string' || typeof theirs !== 'string' || !comparable(mine) || !comparable(theirs) || same(mine, theirs)) continue
     found.push(`${what} ${JSON.stringify(mine)} (${source}${hostnameOf(probed.facts, node)}) is not ${JSON.stringify(theirs)} (the Node's status.nodeInfo.${field})`)
   }
@@ -73,7 +72,7 @@ export function withoutContradicted(nodes: readonly KubeObject[], probed: Readon
     const name = node.metadata?.name ?? ''
     const found = checked.get(name)
     if (!found?.reachable) continue
-    const disagreements = contradictions(node, found)
+    const disagreements = contradictions(node as KeptNode, found)
     if (disagreements.length === 0) continue
     const reason = `contradicts the live Node, so none of its facts are used: ${disagreements.join('; ')}`
     checked.set(name, {source: found.source, origin: found.origin, facts: unknownNodeFacts(name, 'node-unreachable', reason), reachable: false, reason})

@@ -5,12 +5,11 @@
  * template spells out is read, and a script that builds its target at run time is not seen.
  */
 import type {UnknownFact} from '../facts/fact-set.js'
+import {type KeptService, listed} from '../sources/cluster/kept-objects.js'
 import {type PingCommand, workloadPings} from '../sources/cluster/read-fields.js'
 import type {ResourceName} from '../sources/cluster/resources.js'
 import type {KubeObject} from '../sources/cluster/snapshot.js'
 import type {SnapshotReads} from './snapshot-reads.js'
-
-type Raw = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The workloads whose templates are read, by kind. */
 const WORKLOAD_KINDS: ReadonlyArray<readonly [ResourceName, string]> = [
@@ -27,14 +26,15 @@ interface ServiceAddresses {
   clusterIPs: string[]
 }
 
-function serviceIndex(services: readonly KubeObject[]): {byName: Map<string, ServiceAddresses>; byIP: Map<string, ServiceAddresses>} {
+function serviceIndex(services: readonly KeptService[]): {byName: Map<string, ServiceAddresses>; byIP: Map<string, ServiceAddresses>} {
   const byName = new Map<string, ServiceAddresses>()
   const byIP = new Map<string, ServiceAddresses>()
-  for (const service of services as Raw[]) {
+  for (const service of services) {
     const name = `${service.metadata?.namespace}/${service.metadata?.name}`
-    const spec = service.spec ?? {}
-    const listed: unknown[] = Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0 ? spec.clusterIPs : [spec.clusterIP]
-    const clusterIPs = spec.type === 'ExternalName' ? [] : listed.filter((ip): ip is string => typeof ip === 'string' && ip !== '' && ip !== 'None').map((ip) => ip.toLowerCase())
+    const spec = service.spec
+    const clusterIPsListed = listed(spec?.clusterIPs)
+    const candidates: readonly unknown[] = clusterIPsListed.length > 0 ? clusterIPsListed : [spec?.clusterIP]
+    const clusterIPs = spec?.type === 'ExternalName' ? [] : candidates.filter((ip): ip is string => typeof ip === 'string' && ip !== '' && ip !== 'None').map((ip) => ip.toLowerCase())
     const entry = {name, clusterIPs}
     byName.set(name, entry)
     for (const ip of clusterIPs) byIP.set(ip, entry)
@@ -79,7 +79,7 @@ interface WorkloadPings {
 export function clusterIPPings(resources: SnapshotReads): UnknownFact | WorkloadPings[] {
   const failed = [...WORKLOAD_KINDS.map(([name]) => name), 'services' as const].map((name) => resources.failure(name)).find(Boolean)
   if (failed) return failed
-  const workloads = WORKLOAD_KINDS.flatMap(([resource, kind]) => resources.items(resource).map((workload) => ({kind, workload, commands: workloadPings(workload as Raw)})))
+  const workloads = WORKLOAD_KINDS.flatMap(([resource, kind]) => resources.items(resource).map((workload) => ({kind, workload, commands: workloadPings(workload)})))
   // Most clusters ping no Service: index the Services only when some template pings.
   const index = workloads.some(({commands}) => commands.length > 0) ? serviceIndex(resources.items('services')) : undefined
   return workloads.map(({kind, workload, commands}) => {

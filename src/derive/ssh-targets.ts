@@ -2,6 +2,7 @@
  * `cluster --node-probe ssh`: the cluster's Linux Nodes as SSH targets, each at the host the
  * --ssh-host-template makes of its name and addresses.
  */
+import {type KeptNode, listed} from '../sources/cluster/kept-objects.js'
 import type {KubeObject} from '../sources/cluster/snapshot.js'
 import {expandHostTemplate, HOST_PLACEHOLDERS, type HostPlaceholder} from '../sources/ssh/host-template.js'
 import {isValidHost, type SshTarget} from '../sources/ssh/target.js'
@@ -9,9 +10,11 @@ import {UsageError} from '../util/errors.js'
 import {isWindowsNode} from './cluster-facts.js'
 
 function address(node: KubeObject, type: 'ExternalIP' | 'InternalIP'): string | undefined {
-  const addresses = (node as {status?: {addresses?: Array<{address?: unknown; type?: unknown}>}}).status?.addresses ?? []
-  const found = addresses.find((entry) => entry.type === type && typeof entry.address === 'string' && entry.address !== '')
-  return found?.address as string | undefined
+  for (const entry of listed((node as KeptNode).status?.addresses)) {
+    if (entry?.type === type && typeof entry.address === 'string' && entry.address !== '') return entry.address
+  }
+
+  return undefined
 }
 
 /** One target per Linux Node the template gives an address for, named after the Node; the others with why not. */

@@ -6,6 +6,8 @@
  * the other keys of cilium-config) is ever kept, not even redacted.
  */
 
+import {isObject} from '../../util/json-value.js'
+
 /** kube-proxy flags that set a field of its configuration, and win over the file. */
 export const KUBE_PROXY_FLAG_FIELDS: Readonly<Record<string, string>> = {
   'proxy-mode': 'mode',
@@ -261,8 +263,9 @@ export function podTemplateSpec(workload: {spec?: unknown}): Record<string, unkn
  * The pings of a workload's containers and init containers. A Job a CronJob created runs its CronJob's
  * template, which is read and named instead: its own pings are not read.
  */
-export function workloadPings(workload: {metadata?: {ownerReferences?: unknown}; spec?: unknown}): PingCommand[] {
-  if (listOf(workload.metadata?.ownerReferences).some((owner) => (owner as {kind?: unknown})?.kind === 'CronJob')) return []
+export function workloadPings(workload: {metadata?: object; spec?: unknown}): PingCommand[] {
+  const owners = isObject(workload.metadata) ? workload.metadata.ownerReferences : undefined
+  if (listOf(owners).some((owner) => (owner as {kind?: unknown})?.kind === 'CronJob')) return []
   const spec = podTemplateSpec(workload)
   return [...listOf(spec?.containers), ...listOf(spec?.initContainers)].flatMap((container) => (typeof container === 'object' && container !== null ? containerPings(container as Record<string, unknown>) : []))
 }
