@@ -44,7 +44,7 @@ interface RecipeStep {
 const RECIPE_CONDITIONS = ['from-ipvs', 'from-iptables', 'carry-over', 'old-kube-proxy', 'calico-operator-iptables', 'calico-manifest-iptables', 'flannel-iptables', 'node-local-dns', 'nodes-held'] as const
 export type RecipeCondition = (typeof RECIPE_CONDITIONS)[number]
 
-/** The values commands can name; see planVariables in plan.ts. */
+/** The values commands can name; see planVariables in switch-steps.ts. */
 export const PLAN_VARIABLES = [
   'kubeProxyNamespace',
   'kubeProxyDaemonSet',
