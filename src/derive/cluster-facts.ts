@@ -340,18 +340,25 @@ const NFT_COMMENT_LIMIT = 128
 const OBJECTS_LISTED = 100
 
 /**
- * kube-proxy's comment for each port of each Service it writes rules for (not headless, not
- * ExternalName): `namespace/name:port` (ServicePortName.String(); an unnamed port adds nothing after
- * the Service's name). Measured in bytes without being written out: only the long ones are kept.
+ * kube-proxy's comments over NFT_COMMENT_LIMIT, with their length: one for each port of a Service it
+ * writes rules for (not headless, not ExternalName), `namespace/name:port` (ServicePortName.String(); an
+ * unnamed port adds nothing after the Service's name). Only a comment that may be long is written out.
  */
-function commentsOf(service: KeptService, each: (bytes: number, comment: () => string) => void): void {
-  if (service.spec?.clusterIP === 'None' || service.spec?.type === 'ExternalName') return
+function longCommentsOf(service: KeptService): string[] {
+  const long: string[] = []
+  if (service.spec?.clusterIP === 'None' || service.spec?.type === 'ExternalName') return long
   const {namespace, name} = service.metadata ?? {}
-  const serviceBytes = Buffer.byteLength(String(namespace)) + 1 + Buffer.byteLength(String(name))
+  const serviceText = `${namespace}/${name}`
   for (const port of listed(service.spec?.ports)) {
-    const portName = port?.name
-    each(portName ? serviceBytes + 1 + Buffer.byteLength(String(portName)) : serviceBytes, () => `${namespace}/${name}${portName ? `:${String(portName)}` : ''}`)
+    const portText = port?.name ? `:${String(port.name)}` : ''
+    // UTF-8 takes at most three bytes for each UTF-16 code unit: most comments are within the limit whatever they hold.
+    if ((serviceText.length + portText.length) * 3 <= NFT_COMMENT_LIMIT) continue
+    const comment = serviceText + portText
+    const bytes = Buffer.byteLength(comment)
+    if (bytes > NFT_COMMENT_LIMIT) long.push(`${comment} (${bytes} bytes)`)
   }
+
+  return long
 }
 
 /** kube-proxy metrics that only iptables mode exports (domain sheet §2.11, KEP-3866's kep.yaml). */
@@ -443,20 +450,18 @@ function serviceSubjects(cluster: FactSet, resources: SnapshotReads, objects: Al
   const plainOfType = new Map<string, FactSet>()
   return services.map((service) => {
     const type = String(service.spec?.type ?? 'ClusterIP')
-    const longComments: string[] = []
-    commentsOf(service, (bytes, comment) => {
-      if (bytes > NFT_COMMENT_LIMIT) longComments.push(`${comment()} (${bytes} bytes)`)
-    })
-    const externalIPs = listed(service.spec?.externalIPs).map(String)
+    const longComments = longCommentsOf(service)
+    const externalIPs = listed(service.spec?.externalIPs)
+    const plain = type !== 'LoadBalancer' && externalIPs.length === 0 && longComments.length === 0
+    const known = plain ? plainOfType.get(type) : undefined
+    if (known) return namespacedSubject(service, known)
     const values: Array<[ClusterFactPath, FactValue]> = [
       ['service.type', type],
-      ['service.externalIPs', externalIPs],
+      ['service.externalIPs', externalIPs.map(String)],
       ['service.longComments', longComments],
     ]
     if (type !== 'LoadBalancer') {
-      const plain = externalIPs.length === 0 && longComments.length === 0
-      let facts = plain ? plainOfType.get(type) : undefined
-      if (!facts) facts = alikeFacts(cluster, objects, values)
+      const facts = alikeFacts(cluster, objects, values)
       if (plain) plainOfType.set(type, facts)
       return namespacedSubject(service, facts)
     }

@@ -76,16 +76,18 @@ export function distinctNodes(probed: readonly ProbedNode[]): ProbedNode[] {
   return nodes
 }
 
-/** What the rules are evaluated for: the cluster, its Linux nodes, Services, networking DaemonSets, workloads and PrometheusRules. */
+/**
+ * What the rules are evaluated for: the cluster, its Linux nodes, Services, networking DaemonSets, workloads and
+ * PrometheusRules. Written out and pushed rather than spread: a large cluster has tens of thousands of Services.
+ */
 export function clusterSubjects(model: ClusterModel): Subject[] {
-  return [
-    {kind: 'Cluster', name: 'cluster', facts: model.cluster},
-    ...model.nodes.filter((node) => !node.windows).map((node) => ({kind: 'Node', name: node.name, facts: node.facts})),
-    ...model.services.map((service) => ({kind: 'Service', ...service})),
-    ...model.components.map(({component, facts}) => ({kind: 'DaemonSet', namespace: component.daemonSet.namespace, name: component.daemonSet.name, facts})),
-    ...model.workloads.map((workload) => ({family: 'Workload', ...workload})),
-    ...model.prometheusRules.map((prometheusRule) => ({kind: 'PrometheusRule', ...prometheusRule})),
-  ]
+  const subjects: Subject[] = [{kind: 'Cluster', name: 'cluster', facts: model.cluster}]
+  for (const node of model.nodes) if (!node.windows) subjects.push({kind: 'Node', name: node.name, facts: node.facts})
+  for (const service of model.services) subjects.push({kind: 'Service', namespace: service.namespace, name: service.name, facts: service.facts})
+  for (const {component, facts} of model.components) subjects.push({kind: 'DaemonSet', namespace: component.daemonSet.namespace, name: component.daemonSet.name, facts})
+  for (const workload of model.workloads) subjects.push({family: 'Workload', kind: workload.kind, namespace: workload.namespace, name: workload.name, facts: workload.facts})
+  for (const rule of model.prometheusRules) subjects.push({kind: 'PrometheusRule', namespace: rule.namespace, name: rule.name, facts: rule.facts})
+  return subjects
 }
 
 /**
@@ -149,8 +151,11 @@ export interface ClusterNodeProbes {
   kubeProxyEndpoints?: ReadonlyMap<string, KubeProxyEndpointRead>
 }
 
-/** A cluster run's report row of a node: as the API shows it, or as the node probe found it; `configured`: the mode kube-proxy's configuration makes. */
-export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: ClusterNodeProbes, configured?: string): NodeRow {
+/**
+ * A cluster run's report row of a node: as the API shows it, or as the node probe found it; `configured`: the
+ * mode kube-proxy's configuration makes; `proxyModes`: the rows of the nodes before it, to share theirs.
+ */
+export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot: ClusterSnapshot, probes?: ClusterNodeProbes, configured?: string, proxyModes?: ProxyModeRows): NodeRow {
   const api: NodeRow = {
     name: node.name,
     source: 'api',
@@ -164,8 +169,31 @@ export function clusterNodeReport(node: ClusterModel['nodes'][number], snapshot:
   }
   if (node.windows) return {...api, windows: true, reason: 'Windows node: kube-proxy on Windows is not affected by the switch'}
   const endpoint = probes?.kubeProxyEndpoints?.get(node.name)
-  const row = {...probedNodeRow(node, api, probes), proxyMode: {...runningModeOf(node.facts), ...(configured === undefined ? {} : {configured})}}
-  return endpoint ? {...row, kubeProxyMetrics: {origin: endpoint.origin, ...(endpoint.reason === undefined ? {} : {reason: endpoint.reason})}} : row
+  // A row of this node's own, api or a copy: its last fields are added in place.
+  const row = probedNodeRow(node, api, probes)
+  row.proxyMode = proxyModeRow(node.facts, configured, proxyModes)
+  if (endpoint) row.kubeProxyMetrics = {origin: endpoint.origin, ...(endpoint.reason === undefined ? {} : {reason: endpoint.reason})}
+  return row
+}
+
+/** The facts a node's proxyMode row reads. */
+const RUNNING_MODE_FACTS = ['kubeProxy.runningMode', 'kubeProxy.runningModeEvidence']
+
+/**
+ * The proxyMode rows made so far, by the fact set that answers a node's running mode (nodes alike share it)
+ * and by the configured mode: thousands of nodes share one row, which the JSON report writes once.
+ */
+export type ProxyModeRows = WeakMap<FactSet, Map<string | undefined, NonNullable<NodeRow['proxyMode']>>>
+
+function proxyModeRow(facts: FactSet, configured: string | undefined, made?: ProxyModeRows): NonNullable<NodeRow['proxyMode']> {
+  const row = () => ({...runningModeOf(facts), ...(configured === undefined ? {} : {configured})})
+  if (!made) return row()
+  const holder = facts.holderOf(RUNNING_MODE_FACTS)
+  let byConfigured = made.get(holder)
+  if (!byConfigured) made.set(holder, (byConfigured = new Map()))
+  let shared = byConfigured.get(configured)
+  if (!shared) byConfigured.set(configured, (shared = row()))
+  return shared
 }
 
 function probedNodeRow(node: ClusterModel['nodes'][number], api: NodeRow, probes?: ClusterNodeProbes): NodeRow {

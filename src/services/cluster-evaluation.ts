@@ -6,7 +6,7 @@ import type {ClusterSummary, Report} from '../contract/report.js'
 import {type ClusterModel, deriveClusterModel, kubernetesVersion} from '../derive/cluster-facts.js'
 import {withoutContradicted} from '../derive/node-identity.js'
 import {deriveRollout} from '../derive/rollout.js'
-import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, withKubeProxyEndpoint} from '../derive/subjects.js'
+import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, type ProxyModeRows, withKubeProxyEndpoint} from '../derive/subjects.js'
 import {evaluateRules, GROUPED_KINDS} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import type {Baseline} from '../planner/baseline.js'
@@ -94,8 +94,9 @@ export function evaluateSnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[],
     unreadableKinds: model.unreadableKinds,
     perSubject: PER_NODE,
   })
+  const proxyModes: ProxyModeRows = new WeakMap()
   return buildReport({
-    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes, node.configuredMode)),
+    nodes: model.nodes.map((node) => clusterNodeReport(node, snapshot, probes, node.configuredMode, proxyModes)),
     findings,
     // A cluster can have thousands of nodes: their passes are summed up, their problems listed one
     // by one, except what only a node shell could tell (not-collected): the same on every node.
