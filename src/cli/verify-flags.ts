@@ -3,8 +3,16 @@ import * as Flags from '@oclif/core/flags'
 
 import type {VerifyOptions} from '../services/verify-check.js'
 import {UsageError} from '../util/errors.js'
+import {RULES} from './flag-groups.js'
 
 export const verifyFlags = {
+  // `node` and `cluster` gate on the findings new since a baseline; verify compares each node with it instead.
+  baseline: Flags.string({
+    helpGroup: RULES,
+    description:
+      'A JSON report `node` or `cluster` wrote before the switch, of the same nodes or cluster: each node is also compared with it (other IPVS users flushed, iptables rules, addresses), and the nodes gone and new since are said.',
+    helpValue: 'FILE',
+  }),
   rollback: Flags.boolean({
     description: 'Verify a rollback instead: kube-proxy runs its old mode (iptables or IPVS) again, its rules are back, and no kube-proxy nftables table is left.',
     default: false,
@@ -28,11 +36,6 @@ export const noConfigFile = {
 /** --config given to verify: refused, never silently ignored. */
 export function refuseConfigFile(flags: {config?: string}): void {
   if (flags.config !== undefined) throw new UsageError('--config: verify reads no configuration file', ['Give its flags on the command line.'])
-}
-
-/** --baseline, which `node` and `cluster` take: verify's comparison with a pre-switch report is not written yet. */
-export function refuseBaseline(flags: {baseline?: string}): void {
-  if (flags.baseline !== undefined) throw new UsageError('--baseline: verify does not compare with a pre-switch report yet', ['Run verify without it.'])
 }
 
 export function verifyOptions(flags: {'allow-not-switched': boolean; rollback: boolean}): VerifyOptions {

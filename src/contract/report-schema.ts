@@ -291,6 +291,18 @@ export const REPORT_SCHEMA = {
           additionalProperties: false,
           properties: Object.fromEntries(VERIFY_STATES.map((state) => [state, count])),
         },
+        baseline: {
+          type: 'object',
+          description: '--baseline: the pre-switch report each node was compared with (the verify/baseline-* checks say what changed on it), and which nodes came and went since.',
+          required: ['file', 'generatedAt', 'newNodes'],
+          additionalProperties: false,
+          properties: {
+            file: {type: 'string'},
+            generatedAt: {type: 'string', description: 'When the baseline report was made, as it says.'},
+            newNodes: {...stringList, description: 'Nodes in scope the baseline does not have: verified like the others, with nothing to compare.'},
+            goneNodes: {...stringList, description: 'Nodes the baseline has and the cluster (or the node run) no longer does; absent when --node or --selector limits the run.'},
+          },
+        },
       },
     },
     plan: {

@@ -105,6 +105,11 @@ export interface VerifySummary {
   /** --allow-not-switched: nodes still on the old mode do not fail the run (mid-rollout). */
   allowNotSwitched: boolean
   states: Record<VerifyState, number>
+  /**
+   * --baseline: the pre-switch report each node was compared with (by the verify/baseline-* checks), the nodes new
+   * since it (verified like the others), and the nodes it had that are gone (absent when --node or --selector limits the run).
+   */
+  baseline?: {file: string; generatedAt: string; newNodes: string[]; goneNodes?: string[]}
 }
 
 /** What a step applies to: a node group (nodes alike in OS and kernel), a DaemonSet, a Service, the cluster. */

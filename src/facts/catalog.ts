@@ -47,6 +47,9 @@ type NodeFactSpec = FactSpec & {
   api?: 'kube-proxy' | 'node'
 }
 
+/** The longest address in CIDR notation: an IPv6 address of 39 characters and /128. */
+const CIDR_LENGTH = 43
+
 /** The kernel's nf_tables support is read from its config and from the module lists together. */
 const KERNEL_SECTIONS = ['kernel-config', 'modules', 'modules-builtin', 'modules-available'] as const
 /** What shows the mode kube-proxy runs in: its answers, its process, the tables and interface it makes, the rules it writes. */
@@ -116,8 +119,8 @@ export const NODE_FACTS = [
 
   {path: 'services.active', type: 'list<string>', maxItems: 5, description: 'Host services found active among firewalld, ufw, nftables, docker, keepalived.', sections: ['services']},
 
-  {path: 'addresses.ipv4Global', type: 'list<string>', maxItems: 64, description: 'Global-scope IPv4 addresses (CIDR) on the node.', sections: ['addresses']},
-  {path: 'addresses.ipv6Global', type: 'list<string>', maxItems: 64, description: 'Global-scope IPv6 addresses (CIDR) on the node.', sections: ['addresses']},
+  {path: 'addresses.ipv4Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'Global-scope IPv4 addresses (CIDR) on the node.', sections: ['addresses']},
+  {path: 'addresses.ipv6Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'Global-scope IPv6 addresses (CIDR) on the node.', sections: ['addresses']},
 
   {path: 'kubeProxy.mode', type: 'string', description: 'Mode kube-proxy reports on 127.0.0.1:10249/proxyMode (iptables, ipvs, nftables).', sections: ['kube-proxy-mode'], api: 'kube-proxy'},
   {
@@ -133,6 +136,17 @@ export const NODE_FACTS = [
   {path: 'kubeProxy.nftVersion', type: 'string', description: 'The nft kube-proxy runs, normalised: its image\'s, read in its pod (--node-probe exec); the host\'s when kube-proxy runs on the host.', sections: ['kube-proxy-nft-version', 'nft-version', 'kube-proxy-process']},
   {path: 'kubeProxy.image', type: 'string', description: 'kube-proxy\'s image, from its workload in the cluster (cluster runs only).', sections: [], api: 'kube-proxy'},
   {path: 'kubeProxy.nftJson', type: 'bool', description: 'The nft kube-proxy runs has JSON support (nft -j list tables): its image\'s, read in its pod; the host\'s when kube-proxy runs on the host; k3s\'s own for k3s.', sections: ['nft-json']},
+
+  // verify --baseline: what the pre-switch report saw of the node, from its findings' evidence (src/derive/node-baseline.ts).
+  {path: 'baseline.node', type: 'bool', description: 'verify --baseline: the pre-switch report has this node (false: the node is new since).', sections: []},
+  {path: 'baseline.ipvsUsers', type: 'list<string>', maxItems: 16, maxLength: 200, description: 'verify --baseline: what used IPVS on the node besides kube-proxy when the report was made (keepalived, kube-vip with lb_enable, …), as its node/ipvs-other-users evidence shows; empty when nothing else did or the node had no virtual server.', sections: []},
+  {path: 'baseline.ipvsVirtualServers', type: 'int', description: 'verify --baseline: IPVS virtual servers on the node when the report was made (kube-proxy\'s among them in IPVS mode).', sections: []},
+  {path: 'baseline.legacyRules', type: 'int', description: 'verify --baseline: iptables.legacyRules when the report was made.', sections: []},
+  {path: 'baseline.legacyKubeRules', type: 'int', description: 'verify --baseline: iptables.legacyKubeRules when the report was made.', sections: []},
+  {path: 'baseline.nftRules', type: 'int', description: 'verify --baseline: iptables.nftRules when the report was made.', sections: []},
+  {path: 'baseline.nftKubeRules', type: 'int', description: 'verify --baseline: iptables.nftKubeRules when the report was made.', sections: []},
+  {path: 'baseline.ipv4Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'verify --baseline: addresses.ipv4Global when the report was made.', sections: []},
+  {path: 'baseline.ipv6Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'verify --baseline: addresses.ipv6Global when the report was made.', sections: []},
   {path: 'kubeProxy.localhostNodePortsAccepted', type: 'int', description: 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.ctInvalidDropped', type: 'int', description: 'kubeproxy_iptables_ct_state_invalid_dropped_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.nftablesSyncFailures', type: 'int', description: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total.', sections: ['kube-proxy-metrics']},

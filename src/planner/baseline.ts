@@ -1,6 +1,7 @@
 import type {GatedFinding, SubjectRef} from '../contract/finding.js'
 import type {BaselineSummary, NodeCheck, NodeReport} from '../contract/report.js'
 import {findingKey} from '../contract/subject.js'
+import type {BaselineNode} from '../derive/node-baseline.js'
 
 type Open = 'fail' | 'unknown'
 
@@ -10,9 +11,11 @@ export interface Baseline {
   generatedAt: string
   /** A cluster run's: which cluster the baseline is of. */
   cluster?: {context: null | string; server?: string}
-  /** A node run's: the nodes it checked. */
+  /** The nodes it checked (a cluster run's and a node run's alike). */
   nodes?: readonly string[]
   findings: Map<string, OpenResult>
+  /** Each node's checks and the facts their findings showed: what verify --baseline compares a node with. */
+  nodeRecords: ReadonlyMap<string, BaselineNode>
 }
 
 /** A failed or unknown result, by rule and subject. */

@@ -5,6 +5,7 @@
 import type {Finding} from '../contract/finding.js'
 import {type NodeReport, type Plan, type Report, type Verdict, VERIFY_STATES, type VerifyState, type VerifySummary} from '../contract/report.js'
 import {subjectPath} from '../contract/subject.js'
+import type {Baseline} from './baseline.js'
 import {exitCodeOf, type GatePolicy} from './verdict.js'
 
 export type VerifyDirection = VerifySummary['direction']
@@ -23,6 +24,10 @@ interface VerifyGateInput {
   runningModes: ReadonlyMap<string, string | undefined>
   /** Each subject's findings (the engine's `bySubject`): the nodes' checks get their evidence from it. */
   bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>
+  /** --baseline: the pre-switch report the nodes were compared with (their checks did, as rules); here, which nodes it had. */
+  baseline?: Pick<Baseline, 'file' | 'generatedAt' | 'nodes'>
+  /** Only some nodes are in scope (--node, --selector): the baseline's others are not gone, only not looked at. */
+  scoped?: boolean
 }
 
 /**
@@ -59,8 +64,26 @@ export function applyVerifyGate(report: Report, input: VerifyGateInput): Report 
     verdict,
     exitCode: exitCodeOf(verdict, report.summary, input.policy),
     nodes,
-    verify: {direction: input.direction, expectedModes: [...MODES[input.direction].expected], allowNotSwitched: input.allowNotSwitched, states},
+    verify: {
+      direction: input.direction,
+      expectedModes: [...MODES[input.direction].expected],
+      allowNotSwitched: input.allowNotSwitched,
+      states,
+      ...(input.baseline ? {baseline: baselineNodes(input.baseline, nodes.map((node) => node.name), input.scoped ?? false)} : {}),
+    },
     plan: verifyPlan(report, input.direction),
+  }
+}
+
+/** Which nodes are new since the baseline, and, when every node is in scope, which of its nodes are gone. */
+function baselineNodes(baseline: NonNullable<VerifyGateInput['baseline']>, names: readonly string[], scoped: boolean): NonNullable<VerifySummary['baseline']> {
+  const earlier = new Set(baseline.nodes)
+  const now = new Set(names)
+  return {
+    file: baseline.file,
+    generatedAt: baseline.generatedAt,
+    newNodes: names.filter((name) => !earlier.has(name)),
+    ...(scoped ? {} : {goneNodes: [...earlier].filter((name) => !now.has(name))}),
   }
 }
 

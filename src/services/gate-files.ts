@@ -3,9 +3,10 @@
  * reader (YAML, a JSON Schema) loads only when --waivers is given.
  */
 
-import type {Finding} from '../contract/finding.js'
+import type {FactValue, Finding} from '../contract/finding.js'
 import {FLEET_SCHEMA_VERSION} from '../contract/fleet.js'
 import {type ClusterSummary, type NodeCheck, type NodeReport, type Report, REPORT_SCHEMA_VERSION} from '../contract/report.js'
+import type {BaselineNode} from '../derive/node-baseline.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import {type Baseline, openResults} from '../planner/baseline.js'
 import type {ReportInput} from '../planner/gate.js'
@@ -54,9 +55,24 @@ async function readBaseline(path: string, run: RunKind): Promise<Baseline> {
   return {
     file: path,
     generatedAt: String(report.generatedAt ?? ''),
-    ...(report.cluster ? {cluster: clusterOf(report.cluster)} : {nodes: nodes.map((node) => node.name)}),
+    ...(report.cluster ? {cluster: clusterOf(report.cluster)} : {}),
+    nodes: nodes.map((node) => node.name),
     findings: openResults(report.findings, nodes).byKey,
+    nodeRecords: nodeRecordsOf(nodes, report.findings),
   }
+}
+
+/** Each node's checks, with the evidence of the findings about it (verify --baseline's side of the comparisons). */
+export function nodeRecordsOf(nodes: ReadonlyArray<Pick<NodeReport, 'checks' | 'name'>>, findings: readonly Finding[]): Map<string, BaselineNode> {
+  const records = new Map(nodes.map(({name, checks}) => [name, {checks: Object.fromEntries(Object.entries(checks).map(([rule, {message, status}]) => [rule, {status, message: String(message)}])), evidence: {} as Record<string, FactValue>}]))
+  for (const {subject, evidence} of findings) {
+    const record = subject.kind === 'Node' ? records.get(subject.name) : undefined
+    if (!record || typeof evidence !== 'object' || evidence === null || Array.isArray(evidence)) continue
+    // A JSON key __proto__ is the file's: assigned, it would set the record's prototype.
+    for (const [fact, value] of Object.entries(evidence)) if (fact !== '__proto__') record.evidence[fact] = value
+  }
+
+  return records
 }
 
 /**
@@ -68,7 +84,7 @@ export function refuseBaselineOfOtherNodes(baseline: Baseline | undefined, names
   const earlier = baseline?.nodes
   if (!earlier || earlier.length === 0 || names.length === 0 || names.some((name) => earlier.includes(name))) return
   throw new UsageError(`--baseline ${baseline.file}: a report of other nodes (${someNames(earlier)}), and this run checks ${someNames(names)}: its findings are not these nodes'`, [
-    'Pass a report written earlier of these nodes (kpx-check node --json, or --output json=FILE), or drop --baseline.',
+    'Pass a report written earlier of these nodes (kpx-check node or cluster --json, or --output json=FILE), or drop --baseline.',
   ])
 }
 
@@ -85,7 +101,7 @@ function isFindingLike(value: unknown): boolean {
 }
 
 /** Each node's name and checks, as far as the file has them (reports from before per-node checks have none). */
-function nodeChecksOf(nodes: unknown): Array<Pick<NodeReport, 'checks' | 'name'>> {
+export function nodeChecksOf(nodes: unknown): Array<Pick<NodeReport, 'checks' | 'name'>> {
   if (!Array.isArray(nodes)) return []
   return nodes.flatMap((node: Partial<NodeReport> | null) => {
     if (typeof node?.name !== 'string' || typeof node.checks !== 'object' || node.checks === null) return []

@@ -1,8 +1,10 @@
 import type {Finding} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
+import {setBaselineFacts} from '../derive/node-baseline.js'
 import {distinctNodes, nodeName, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
+import type {Baseline} from '../planner/baseline.js'
 import {buildReport} from '../planner/gate.js'
 import {readFactsBundles} from '../sources/node/bundles.js'
 import {type ProbedNode, probeThisMachine} from '../sources/node/node-probes.js'
@@ -44,7 +46,7 @@ interface NodeRuleSelection {
 export async function evaluateNodes(
   options: NodeCheckOptions,
   selection: NodeRuleSelection,
-): Promise<{bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>; probed: ProbedNode[]; report: Report}> {
+): Promise<{baseline?: Baseline; bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>; probed: ProbedNode[]; report: Report}> {
   const run: {gate: Awaited<ReturnType<typeof readGateFiles>>; probed: ProbedNode[]; rules: LoadedRule[]} = {gate: {}, probed: [], rules: []}
   const progress = options.progress ?? runSilently
   await progress(
@@ -78,6 +80,9 @@ export async function evaluateNodes(
   )
 
   refuseBaselineOfOtherNodes(run.gate.baseline, run.probed.map((node) => nodeName(node)))
+  // verify compares each node with the baseline's record of it, as facts its rules read; it gates on no finding.
+  const {baseline, ...waivers} = run.gate
+  if (selection.kind === 'verify' && baseline) for (const node of run.probed) setBaselineFacts(node.facts, baseline.nodeRecords.get(nodeName(node)))
   const skip = new Set(options.skip)
   const {findings, grouped, bySubject} = evaluateRules(run.rules, nodeSubjects(run.probed), {skip, severity: options.severity, perSubject: PER_NODE})
   const report = buildReport({
@@ -90,7 +95,7 @@ export async function evaluateNodes(
     severityOverrides: options.severity,
     policy: options.policy,
     rulePlans: rulePlans(run.rules),
-    ...run.gate,
+    ...(selection.kind === 'verify' ? waivers : run.gate),
   })
-  return {bySubject, probed: run.probed, report}
+  return {bySubject, probed: run.probed, report, ...(baseline ? {baseline} : {})}
 }

@@ -5,6 +5,7 @@
  */
 import type {Report} from '../contract/report.js'
 import {isWindowsNode} from '../derive/cluster-facts.js'
+import {comparesWithBaseline, setBaselineFacts} from '../derive/node-baseline.js'
 import {clusterNodeReport, nodeName} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
@@ -18,6 +19,7 @@ import {type ClusterEngine, loadClusterEngine} from './cluster-check.js'
 import {type ClusterEvaluationOptions, clusterSummary, probedCluster} from './cluster-evaluation.js'
 import type {NodeProbeResult} from './cluster-node-probe.js'
 import type {ConnectionOptions} from './cluster-reads.js'
+import {refuseBaselineOfOtherNodes} from './gate-files.js'
 import {evaluateNodes, type NodeCheckOptions} from './node-check.js'
 import {rulePlans} from './rule-catalog.js'
 
@@ -34,9 +36,10 @@ export interface VerifyOptions {
 /** The fact that says which mode a node's kube-proxy runs. */
 const RUNNING_MODE = 'kubeProxy.runningMode'
 
-/** The verify rules that prove this direction. */
-function verifyRules(direction: VerifyDirection): (rule: LoadedRule) => boolean {
-  return (rule) => rule.scope === 'verify' && (rule.verifies ?? []).includes(direction)
+/** The verify rules that prove this direction; the comparisons with a pre-switch report only when there is one (--baseline). */
+function verifyRules(direction: VerifyDirection, gateFiles: CheckOptions['gateFiles']): (rule: LoadedRule) => boolean {
+  const withBaseline = gateFiles?.baselinePath !== undefined
+  return (rule) => rule.scope === 'verify' && (rule.verifies ?? []).includes(direction) && (withBaseline || !comparesWithBaseline(rule))
 }
 
 function runningModes(nodes: ReadonlyArray<{facts: FactSet; name: string}>): Map<string, string | undefined> {
@@ -45,9 +48,9 @@ function runningModes(nodes: ReadonlyArray<{facts: FactSet; name: string}>): Map
 
 /** `kpx-check verify node`: this machine, bundles, or nodes over SSH. */
 export async function runVerifyNode(options: NodeCheckOptions & VerifyOptions): Promise<Report> {
-  const {bySubject, probed, report} = await evaluateNodes(options, {kind: 'verify', select: verifyRules(options.direction)})
+  const {baseline, bySubject, probed, report} = await evaluateNodes(options, {kind: 'verify', select: verifyRules(options.direction, options.gateFiles)})
   const nodes = probed.map((node) => ({facts: node.facts, name: nodeName(node)}))
-  return applyVerifyGate(report, {...options, runningModes: runningModes(nodes), bySubject})
+  return applyVerifyGate(report, {...options, runningModes: runningModes(nodes), bySubject, ...(baseline ? {baseline} : {})})
 }
 
 /**
@@ -55,8 +58,8 @@ export async function runVerifyNode(options: NodeCheckOptions & VerifyOptions): 
  * metrics), in the shape of the cluster check's engine: `cluster`'s reading, probing and fleets serve both.
  */
 export async function loadVerifyEngine(options: CheckOptions, verify: VerifyOptions): Promise<ClusterEngine> {
-  // --baseline of the pre-switch check gates on new findings; verify's is not that.
-  const engine = await loadClusterEngine({...options, gateFiles: {waiversPath: options.gateFiles?.waiversPath}}, verifyRules(verify.direction))
+  // The baseline, read and refused as `cluster` does; verify compares the nodes with it (verifySnapshot) and gates on no finding.
+  const engine = await loadClusterEngine(options, verifyRules(verify.direction, options.gateFiles))
   return {
     ...engine,
     evaluateSnapshot: (snapshot, rules, evaluation, probes) => verifySnapshot(snapshot, rules, {...evaluation, ...verify}, probes),
@@ -109,6 +112,12 @@ function verifySnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options:
   const skip = new Set(options.skip)
   // The nodes out of scope (--node, --selector) are already gone from the snapshot (nodesInScope).
   const linux = model.nodes.filter((node) => !node.windows)
+  const {baseline} = options
+  if (baseline) {
+    refuseBaselineOfOtherNodes(baseline, linux.map((node) => node.name))
+    for (const node of linux) setBaselineFacts(node.facts, baseline.nodeRecords.get(node.name))
+  }
+
   const subjects = linux.map((node) => ({kind: 'Node', name: node.name, facts: node.facts}))
   const {findings, bySubject} = evaluateRules(rules, subjects, {skip, severity: options.severity, unreadableKinds: model.unreadableKinds, perSubject: PER_NODE})
   const report = buildReport({
@@ -123,5 +132,7 @@ function verifySnapshot(snapshot: ClusterSnapshot, rules: LoadedRule[], options:
     ...(options.waivers ? {waivers: options.waivers} : {}),
   })
   const withCluster = {...report, cluster: clusterSummary(model.cluster, false, snapshot)}
-  return applyVerifyGate(withCluster, {...options, runningModes: runningModes(linux), bySubject})
+  // Nodes out of scope are not gone: with --node or --selector, only the nodes in scope are compared.
+  const scoped = options.nodes !== undefined || options.selector !== undefined
+  return applyVerifyGate(withCluster, {...options, runningModes: runningModes(linux), bySubject, ...(baseline ? {baseline, scoped} : {})})
 }

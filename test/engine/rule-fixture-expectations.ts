@@ -297,6 +297,16 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'os-distro/unknown.no-os-release.facts': {reason: 'not-collected'},
 
   // --- verify rules (after the switch; fixtures from the kube-proxy 1.36.2 captures, see SOURCES.md) ---
+  // verify --baseline: the node now (the nftables capture), and its <case>.baseline.json, a node report made before the switch.
+  // A firewall's 20 rules in iptables-legacy before the switch (the backend mix then a warning of its own), none now.
+  'baseline-iptables-rules/fail.legacy-rules-flushed.facts': {severity: 'warning', subject: 'Node/fail.legacy-rules-flushed.facts', remediation: 'iptables-legacy-save'},
+  'baseline-iptables-rules/fail.other-rules-flushed.facts': {severity: 'warning', subject: 'Node/fail.other-rules-flushed.facts', remediation: 'iptables-nft-save'},
+  // The baseline is the IPVS capture's report, made without root: its iptables rules were not readable.
+  'baseline-iptables-rules/unknown.baseline-without-iptables-rules.facts': {reason: 'not-collected'},
+  'baseline-ipvs-users/fail.keepalived-flushed.facts': {severity: 'blocker', subject: 'Node/fail.keepalived-flushed.facts', remediation: 'systemctl restart keepalived'},
+  'baseline-ipvs-users/unknown.baseline-without-ipvs.facts': {reason: 'not-collected'},
+  'baseline-nodeport-addresses/fail.vip-gone.facts': {severity: 'warning', subject: 'Node/fail.vip-gone.facts'},
+  'baseline-nodeport-addresses/unknown.baseline-without-addresses.facts': {reason: 'not-collected'},
   'iptables-leftovers/fail.service-chains-left.facts': {severity: 'blocker', subject: 'Node/fail.service-chains-left.facts', remediation: 'kube-proxy --cleanup'},
   // The iptables-rules lines as the collector wrote them before it counted Service chains.
   'iptables-leftovers/unknown.older-collector.facts': {reason: 'not-collected'},

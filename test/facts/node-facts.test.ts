@@ -31,6 +31,8 @@ const BEFORE_WHERE = {
   'netfilter.iptablesKernel': 'not-collected',
   'netfilter.ipvsKernel': 'not-collected',
   'iptables.nftIncompatibleTables': 'not-collected',
+  // verify --baseline's facts come from a pre-switch report, never from a bundle.
+  ...Object.fromEntries(NODE_FACTS.filter((spec) => spec.path.startsWith('baseline.')).map((spec) => [spec.path, 'not-collected'])),
 }
 
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {

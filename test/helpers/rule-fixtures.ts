@@ -8,13 +8,16 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
 import type {Finding, Status} from '../../src/contract/finding.js'
+import type {Report} from '../../src/contract/report.js'
 import {type ClusterModel, deriveClusterModel} from '../../src/derive/cluster-facts.js'
+import {type BaselineNode, comparesWithBaseline, setBaselineFacts} from '../../src/derive/node-baseline.js'
 import {clusterSubjects} from '../../src/derive/subjects.js'
 import {celEnvironment} from '../../src/engine/cel.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import type {Subject} from '../../src/facts/subject.js'
+import {nodeChecksOf, nodeRecordsOf} from '../../src/services/gate-files.js'
 import {SWITCHED_NODE_SKIP} from '../../src/services/rule-catalog.js'
 import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
 import {FIXTURES} from './paths.js'
@@ -50,9 +53,27 @@ export function ruleFixtures(rule: LoadedRule): RuleFixture[] {
 
 function subjectsOf(rule: LoadedRule, file: string): Pick<RuleFixture, 'options' | 'subjects'> {
   const text = readFileSync(file, 'utf8')
-  if (rule.scope !== 'cluster') return {subjects: [{kind: 'Node', name: basename(file), facts: deriveNodeFacts(parseBundle(text), basename(file))}], options: {}}
+  if (rule.scope !== 'cluster') {
+    const facts = deriveNodeFacts(parseBundle(text), basename(file))
+    if (comparesWithBaseline(rule)) setBaselineFacts(facts, baselineRecord(file))
+    return {subjects: [{kind: 'Node', name: basename(file), facts}], options: {}}
+  }
+
   const model = deriveClusterModel(JSON.parse(text) as ClusterSnapshot)
   return {subjects: clusterSubjects(model), options: {unreadableKinds: model.unreadableKinds}}
+}
+
+/**
+ * A comparison with a pre-switch report (verify --baseline) reads that report too: the fixture's sidecar,
+ * <status>.<case>.baseline.json, a `kpx-check node --json` report of one node, compared with the bundle whatever its name.
+ */
+export const BASELINE_SIDECAR = '.baseline.json'
+
+function baselineRecord(file: string): BaselineNode | undefined {
+  const report = JSON.parse(readFileSync(file.replace(/\.facts$/, BASELINE_SIDECAR), 'utf8')) as Partial<Report>
+  const records = nodeRecordsOf(nodeChecksOf(report.nodes), report.findings ?? [])
+  assert.ok(records.size <= 1, `${file}: its baseline has one node`)
+  return records.values().next().value
 }
 
 const STATUS_WEIGHT: Record<Status, number> = {fail: 0, unknown: 1, pass: 2, skip: 3}

@@ -47,6 +47,7 @@ function baseline(entries: Array<[string, string, 'fail' | 'unknown']>): Baselin
     file: 'before.json',
     generatedAt: '2026-11-01T08:00:00Z',
     findings: new Map(entries.map(([rule, name, status]) => [`${rule} node/${name}`, {rule, subject: {kind: 'Node', name}, status}])),
+    nodeRecords: new Map(),
   }
 }
 
@@ -64,11 +65,11 @@ describe('comparing with a baseline', () => {
 
   it('gates on objects new since the baseline, and compares a baseline from before findings named their objects by rule, saying so', () => {
     const onService = (name: string): GatedFinding => ({...finding('cluster/external-ips', name, 'fail'), subject: {kind: 'Service', namespace: 'web', name}})
-    const byObject: Baseline = {file: 'before.json', generatedAt: '', findings: new Map([['cluster/external-ips service/web/a', {rule: 'cluster/external-ips', subject: {kind: 'Service', namespace: 'web', name: 'a'}, status: 'fail'}]])}
+    const byObject: Baseline = {file: 'before.json', generatedAt: '', findings: new Map([['cluster/external-ips service/web/a', {rule: 'cluster/external-ips', subject: {kind: 'Service', namespace: 'web', name: 'a'}, status: 'fail'}]]), nodeRecords: new Map()}
     const now = compareWithBaseline([onService('a'), onService('b')], [], byObject)
     assert.deepEqual([now.findings.map((marked) => marked.baseline), now.summary.new, now.summary.notes], [['existing', 'new'], 1, undefined])
 
-    const byRule: Baseline = {file: 'before.json', generatedAt: '', findings: new Map([['cluster/external-ips cluster', {rule: 'cluster/external-ips', subject: {kind: 'Cluster', name: 'cluster'}, status: 'fail'}]])}
+    const byRule: Baseline = {file: 'before.json', generatedAt: '', findings: new Map([['cluster/external-ips cluster', {rule: 'cluster/external-ips', subject: {kind: 'Cluster', name: 'cluster'}, status: 'fail'}]]), nodeRecords: new Map()}
     const old = compareWithBaseline([onService('a'), onService('b')], [], byRule)
     assert.deepEqual([old.findings.map((marked) => marked.baseline), old.summary.existing, old.summary.fixed], [['existing', 'existing'], 2, []])
     assert.deepEqual(old.summary.notes, [
@@ -133,7 +134,7 @@ describe('comparing a cluster run with a baseline, node by node', () => {
   })
 
   it('a node that joined with a failure: its check is new, so is the sum-up finding; the old node\'s check is existing', () => {
-    const earlier: Baseline = {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', findings: openResults([], [node('n1', {'node/kernel-version': 'fail'})]).byKey}
+    const earlier: Baseline = {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', findings: openResults([], [node('n1', {'node/kernel-version': 'fail'})]).byKey, nodeRecords: new Map()}
     const {findings, nodes, summary} = compareWithBaseline(
       [sumUp('node/kernel-version', 'fail')],
       [node('n1', {'node/kernel-version': 'fail', 'node/nft-version': 'pass'}), node('n2', {'node/kernel-version': 'fail'})],
@@ -150,6 +151,7 @@ describe('comparing a cluster run with a baseline, node by node', () => {
       file: 'before.json',
       generatedAt: '2026-11-01T08:00:00Z',
       findings: openResults([], [node('n1', {'node/kernel-version': 'fail'}), node('gone', {'node/kernel-version': 'unknown'})]).byKey,
+      nodeRecords: new Map(),
     }
     const {findings, summary} = compareWithBaseline([sumUp('node/kernel-version', 'fail')], [node('n1', {'node/kernel-version': 'fail'})], earlier)
     assert.equal(findings[0].baseline, 'existing')
@@ -157,7 +159,7 @@ describe('comparing a cluster run with a baseline, node by node', () => {
   })
 
   it('a node check whose status changed (unknown, now failed) is new', () => {
-    const earlier: Baseline = {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', findings: openResults([], [node('n1', {'node/kernel-version': 'unknown'})]).byKey}
+    const earlier: Baseline = {file: 'before.json', generatedAt: '2026-11-01T08:00:00Z', findings: openResults([], [node('n1', {'node/kernel-version': 'unknown'})]).byKey, nodeRecords: new Map()}
     const {findings, nodes} = compareWithBaseline([sumUp('node/kernel-version', 'fail')], [node('n1', {'node/kernel-version': 'fail'})], earlier)
     assert.equal(nodes[0].checks['node/kernel-version'].baseline, 'new')
     assert.equal(findings[0].baseline, 'new')

@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 
 import {checkOptions} from '../../cli/check-flags.js'
 import {helpDescription} from '../../cli/help-text.js'
-import {noConfigFile, refuseBaseline, refuseConfigFile, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
+import {noConfigFile, refuseConfigFile, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
 import type {FleetReport} from '../../contract/fleet.js'
 import type {Report} from '../../contract/report.js'
 import {loadVerifyEngine} from '../../services/verify-check.js'
@@ -51,7 +51,6 @@ export default class VerifyCluster extends Cluster {
     const parsed = await this.parse(VerifyCluster)
     const {flags} = parsed
     refuseConfigFile(flags)
-    refuseBaseline(flags)
     if (flags['target-version'] !== undefined) throw new UsageError('--target-version is for `kpx-check cluster`, before the switch; `verify cluster` does not take it')
 
     const engine = await loadVerifyEngine(checkOptions(flags), {...verifyOptions(flags), ...(flags.node ? {nodes: flags.node} : {}), ...(flags.selector === undefined ? {} : {selector: flags.selector})})
