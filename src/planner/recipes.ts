@@ -59,14 +59,20 @@ export const PLAN_VARIABLES = [
   'canaryNode',
   /** The nodes that are blocked or not checked while others switch, as a shell word list (nodes-held). */
   'heldNodes',
+  /** The ready nodes but the canary, as a shell word list, the control plane's first; empty (the text is left out) when there are none. */
+  'readyNodes',
   'fromMode',
   'kubernetesVersion',
   'nftablesConfig',
 ] as const
 export type PlanVariable = (typeof PLAN_VARIABLES)[number]
 
-/** The values a forEachWave step can name besides the plan's: the wave's name, its canary, and a shell word list of its nodes. */
-export const WAVE_VARIABLES = ['waveName', 'waveCanary', 'waveNodes'] as const
+/**
+ * The values a forEachWave step can name besides the plan's: the wave's name, its canary, a shell word list of its
+ * ready nodes; its canary unless it is the plan's (waveFirst), and its ready nodes but the two canaries (waveOthers).
+ * A text naming an empty one of the last two is left out.
+ */
+export const WAVE_VARIABLES = ['waveName', 'waveCanary', 'waveNodes', 'waveFirst', 'waveOthers'] as const
 export type WaveVariable = (typeof WAVE_VARIABLES)[number]
 
 const lines = {type: 'array', items: {type: 'string', minLength: 1}}
@@ -96,7 +102,7 @@ export const RECIPE_FILE_SCHEMA = {
           title: {type: 'string', minLength: 1},
           why: {type: 'string', minLength: 1},
           when: {type: 'array', items: {enum: [...RECIPE_CONDITIONS]}},
-          forEachWave: {type: 'boolean', description: 'Repeat the step for each wave of nodes (node pool), with {{waveName}}, {{waveCanary}} and {{waveNodes}}.'},
+          forEachWave: {type: 'boolean', description: 'Repeat the step for each wave of nodes (node pool), with {{waveName}}, {{waveCanary}}, {{waveNodes}}, {{waveFirst}} and {{waveOthers}}.'},
           restartsEveryNode: {type: 'boolean', description: 'The step restarts kube-proxy on every node at once: the plan leaves its commands out while a node is blocked or not checked.'},
           commands: lines,
           verify: lines,

@@ -20,7 +20,9 @@ export function switchSteps(
   // The first wave's canary (the pool most ready to switch), a worker's if one can be; only ever a ready node.
   const canary = (input.waves.find((wave) => wave.canary !== null && wave.name !== CONTROL_PLANE_WAVE) ?? input.waves.find((wave) => wave.canary !== null))?.canary ?? undefined
   const held = input.waves.flatMap((wave) => [...wave.blocked, ...wave.undecided].map(({node}) => node))
-  const {variables, refused} = planVariables(cluster, additions, canary, held)
+  // The ready nodes but the canary, the control plane's first (servers before agents, where a platform switches nodes by hand).
+  const ready = [...input.waves.filter((wave) => wave.name === CONTROL_PLANE_WAVE), ...input.waves.filter((wave) => wave.name !== CONTROL_PLANE_WAVE)].flatMap((wave) => wave.ready).filter((node) => node !== canary)
+  const {variables, refused} = planVariables(cluster, additions, {canary, held, ready})
   const recipe = recipeFor(cluster.summary, cluster.recipes)
   const snippets = recipeSnippets(cluster.recipes, recipe)
   return recipeSteps(cluster.recipes, recipe)
@@ -29,19 +31,19 @@ export function switchSteps(
       const [title, commands, verify, undo] = [[step.title], step.commands, step.verify ?? [], step.undo ?? []].map((texts) => texts.map((text) => fillText(text, snippets)))
       const lines = [...title, ...commands, ...verify, ...undo]
       const filled = (values: Readonly<Record<string, string>>, notes: string[], subjects: PlanStep['subjects'], id = `${step.phase}/${step.id}`): PlanStep => {
-        const fill = (texts: readonly string[]) => texts.map((text) => fillText(text, values))
+        const fill = (texts: readonly string[]) => texts.filter((text) => !namesNothing(text, values)).map((text) => fillText(text, values))
         return {id, phase: step.phase, title: fill(title).join(' '), why: step.why, rules: [], subjects, actions: notes, commands: fill(commands), verify: fill(verify), undo: fill(undo)}
       }
 
       if (!step.forEachWave) {
         const subjects = step.phase === 'canary' ? [{kind: 'Node', name: variables.canaryNode}] : [{kind: 'Cluster', name: cluster.summary.context ?? 'cluster'}]
         const step_ = filled(variables, refusalNotes(lines, refused), subjects)
-        const withheld = withheldBecause(step, lines, held, canary)
+        const withheld = withheldBecause(step, lines, {held, canary, ready})
         return [withheld ? {...step_, actions: [...step_.actions, withheld], commands: [], verify: []} : step_]
       }
 
       return input.waves.map((wave) => {
-        const ofWave = waveVariables(wave)
+        const ofWave = waveVariables(wave, canary)
         const notes = [...refusalNotes(lines, [...refused, ...ofWave.refused]), ...waveNotes(wave)]
         const ofPool = filled({...variables, ...ofWave.values}, notes, [{kind: 'NodePool', name: wave.name}], `${step.phase}/${step.id}/${slug(wave.name)}`)
         // Every node of the pool is blocked: nothing of it can switch yet, so there is nothing to run.
@@ -54,13 +56,16 @@ export function switchSteps(
  * Why a step's commands are left out: a canary with no node ready to switch, or a step that restarts
  * kube-proxy on every node at once (one configuration for the cluster) while nodes are blocked or not checked.
  */
-function withheldBecause(step: PlatformRecipe['steps'][number], lines: readonly string[], held: readonly string[], canary: string | undefined): string | undefined {
+function withheldBecause(step: PlatformRecipe['steps'][number], lines: readonly string[], {held, canary, ready}: PlanNodes): string | undefined {
   const shown = someNames(held, 5)
   if (step.restartsEveryNode && held.length > 0) {
     return `Not yet: this restarts kube-proxy on every node at once, and ${shown} ${held.length === 1 ? 'is' : 'are'} blocked or not checked (the nodes table and the prerequisites steps say why). The platform keeps no node on the old mode: fix, replace or drain them first, then run kpx-check again.`
   }
 
-  if (canary === undefined && lines.some((line) => /{{\s*canaryNode\s*}}/.test(line))) return 'No node is ready to switch: fix the blockers and check the unchecked nodes first, then run kpx-check again.'
+  const named = variablesIn(lines)
+  const names = (variable: PlanVariable) => named.has(variable)
+  if (canary === undefined && (names('canaryNode') || names('readyNodes'))) return 'No node is ready to switch: fix the blockers and check the unchecked nodes first, then run kpx-check again.'
+  if (names('readyNodes') && ready.length === 0) return `No node but the canary (${canary}) is ready to switch: fix the blockers and check the unchecked nodes, then run kpx-check again.`
   return undefined
 }
 
@@ -69,8 +74,12 @@ function slug(name: string): string {
   return name.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-').replaceAll(/^-|-$/g, '')
 }
 
-/** What the wave variables say for one wave, and the names that could not go into a command as they are. */
-function waveVariables(wave: Wave): {refused: Refusal[]; values: Record<WaveVariable, string>} {
+/**
+ * What the wave variables say for one wave, and the names that could not go into a command as they are. The
+ * nodes still to switch leave out the plan's canary (switched by then) and, after it, the wave's own: empty
+ * when there is none, which leaves the loop over them out (no loop that skips its only node).
+ */
+function waveVariables(wave: Wave, planCanary: string | undefined): {refused: Refusal[]; values: Record<WaveVariable, string>} {
   const refused: Refusal[] = []
   const canary = passing('waveCanary', wave.canary ?? 'NODE', {rule: NAME_RULES.subdomain, placeholder: 'NODE'}, refused)
 
@@ -79,6 +88,8 @@ function waveVariables(wave: Wave): {refused: Refusal[]; values: Record<WaveVari
   const valid = wave.ready.filter((name) => NAME_RULES.subdomain.test(name))
   if (valid.length < wave.ready.length) refused.push({variable: 'waveNodes', value: wave.ready.find((name) => !valid.includes(name))!, placeholder: 'its other ready nodes'})
   const nodes = valid.join(' ') || 'NODE'
+  const first = canary === planCanary ? '' : canary
+  const others = valid.filter((name) => name !== planCanary && name !== wave.canary).join(' ') || (valid.length < wave.ready.length ? 'NODE' : '')
 
   // The name holds the pool label's value, which only a valid label value may bring into a command.
   let name = wave.name
@@ -87,7 +98,7 @@ function waveVariables(wave: Wave): {refused: Refusal[]; values: Record<WaveVari
     name = 'POOL'
   }
 
-  return {values: {waveName: name, waveCanary: canary, waveNodes: nodes}, refused}
+  return {values: {waveName: name, waveCanary: canary, waveNodes: nodes, waveFirst: first, waveOthers: others}, refused}
 }
 
 /** Which of the wave's nodes cannot switch yet, and why: a few names, then how many more. */
@@ -223,15 +234,27 @@ function passing(variable: Refusal['variable'], value: string, check: NameCheck,
   return check.placeholder
 }
 
+/** The {{variables}} some lines name. */
+function variablesIn(lines: readonly string[]): Set<string> {
+  return new Set(lines.flatMap((line) => [...line.matchAll(VARIABLE)].map((match) => match[1])))
+}
+
 /** What to tell the reader of a step whose commands lost a value to its name rule. */
 function refusalNotes(lines: readonly string[], refused: readonly Refusal[]): string[] {
-  const used = new Set(lines.flatMap((line) => [...line.matchAll(VARIABLE)].map((match) => match[1])))
+  const used = variablesIn(lines)
   return refused
     .filter(({variable}) => used.has(variable))
     .map(({value, placeholder}) => `The cluster names an object ${JSON.stringify(value)}, which is not a valid Kubernetes name: the commands say ${placeholder} instead; put the real name there by hand.`)
 }
 
-function planVariables(cluster: ClusterPlanInput, additions: Record<string, unknown>, canaryNode: string | undefined, held: readonly string[]): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
+/** The nodes the plan names: its canary, the nodes it holds back, and the other ready nodes. */
+interface PlanNodes {
+  canary: string | undefined
+  held: readonly string[]
+  ready: readonly string[]
+}
+
+function planVariables(cluster: ClusterPlanInput, additions: Record<string, unknown>, {canary: canaryNode, held, ready}: PlanNodes): {refused: Refusal[]; variables: Record<PlanVariable, string>} {
   const {kubeProxy, summary} = cluster
   const daemonSet = kubeProxy.daemonSet ?? {namespace: 'kube-system', name: 'kube-proxy'}
   const configMap = kubeProxy.configMap ?? {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'}
@@ -242,11 +265,11 @@ function planVariables(cluster: ClusterPlanInput, additions: Record<string, unkn
   const flannel = cnis.find((cni) => cni.name === 'flannel')?.daemonSet
   // Pods restarted together on each node: kube-proxy, and the CNI agents whose dataplane follows it
   // (the Calico operator rolls its own pods, so only a manifest install's are listed).
-  const switchPods = [daemonSet.name, ...(calico && calico.namespace !== 'calico-system' ? [calico.name] : []), ...(flannel ? [flannel.name] : [])]
+  const switchPods = [daemonSet, ...(calico && calico.namespace !== 'calico-system' ? [calico] : []), ...(flannel ? [flannel] : [])]
   const values: Record<PlanVariable, string> = {
     kubeProxyNamespace: daemonSet.namespace,
     kubeProxyDaemonSet: daemonSet.name,
-    switchPods: switchPods.join('|'),
+    switchPods: '',
     calicoNamespace: calico?.namespace ?? 'kube-system',
     calicoDaemonSet: calico?.name ?? 'calico-node',
     flannelNamespace: flannel?.namespace ?? 'kube-flannel',
@@ -256,6 +279,7 @@ function planVariables(cluster: ClusterPlanInput, additions: Record<string, unkn
     configMapKey: configMap.key,
     canaryNode: canaryNode ?? 'NODE',
     heldNodes: '',
+    readyNodes: '',
     fromMode: summary.proxyMode === 'ipvs' ? 'ipvs' : 'iptables',
     kubernetesVersion: summary.kubernetesVersion ?? 'VERSION',
     nftablesConfig: stringifyYaml(config).trimEnd(),
@@ -276,16 +300,27 @@ function planVariables(cluster: ClusterPlanInput, additions: Record<string, unkn
   const refused: Refusal[] = []
   for (const [variable, check] of Object.entries(rules) as Array<[PlanVariable, NameCheck]>) values[variable] = passing(variable, values[variable], check, refused)
 
-  // The pods restarted with kube-proxy are matched by their DaemonSets' names: only valid ones.
-  const validPods = switchPods.filter((name) => NAME_RULES.subdomain.test(name))
-  if (validPods.length < switchPods.length) refused.push({variable: 'switchPods', value: switchPods.join('|'), placeholder: validPods.join('|') || 'kube-proxy'})
-  values.switchPods = validPods.join('|') || 'kube-proxy'
+  // The pods restarted with kube-proxy are matched by the DaemonSets that own them, namespace/name: only valid ones.
+  const named = switchPods.map(({namespace, name}) => `${namespace}/${name}`)
+  const validPods = switchPods.filter(({namespace, name}) => NAME_RULES.label.test(namespace) && NAME_RULES.subdomain.test(name)).map(({namespace, name}) => `${namespace}/${name}`)
+  if (validPods.length < named.length) refused.push({variable: 'switchPods', value: named.find((pair) => !validPods.includes(pair))!, placeholder: validPods.join(' ') || 'kube-system/kube-proxy'})
+  values.switchPods = validPods.join(' ') || 'kube-system/kube-proxy'
+
+  // The ready nodes are named in a command as the report judged them: valid names only, the others by hand.
+  const validReady = ready.filter((name) => NAME_RULES.subdomain.test(name))
+  if (validReady.length < ready.length) refused.push({variable: 'readyNodes', value: ready.find((name) => !validReady.includes(name))!, placeholder: 'NODE'})
+  values.readyNodes = validReady.join(' ') || (validReady.length < ready.length ? 'NODE' : '')
 
   // The held nodes are named in a command (labelled): valid names only, the others by hand.
   const validHeld = held.filter((name) => NAME_RULES.subdomain.test(name))
   if (validHeld.length < held.length) refused.push({variable: 'heldNodes', value: held.find((name) => !validHeld.includes(name))!, placeholder: `${validHeld.length > 0 ? 'its other' : 'the'} held nodes`})
   values.heldNodes = validHeld.join(' ') || 'NODE'
   return {variables: values, refused}
+}
+
+/** A text that names a list of nodes that is empty (no node left to switch): it has nothing to do, and is left out. */
+function namesNothing(text: string, values: Readonly<Record<string, string>>): boolean {
+  return [...text.matchAll(VARIABLE)].some((match) => values[match[1]] === '')
 }
 
 /** Replaces the {{names}} that `values` has in each line of a text, and leaves the others for a later pass. */

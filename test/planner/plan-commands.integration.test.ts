@@ -41,6 +41,12 @@ after(() => rmSync(workdir, {recursive: true, force: true}))
 /** Every runnable text of a plan: its commands and its undo commands (verify lines may be prose). */
 const runnable = (steps: readonly PlanStep[]) => steps.flatMap((step) => [...step.commands, ...step.undo].map((command) => ({step: step.id, command})))
 
+/** The scripts a command writes (`cat > NAME <<'EOF'`), by name. */
+const scriptsWritten = (command: string) => [...command.matchAll(/^cat > (\S+) <<'EOF'\n([\s\S]*?)\nEOF$/gm)].map((match) => ({name: match[1], script: match[2]}))
+
+/** The command of a plan that writes kpx-restart-node.sh, the restart-and-wait block its loops run. */
+const restartScriptWriter = (steps: readonly PlanStep[]) => runnable(steps).find(({command}) => scriptsWritten(command).some(({name}) => name === 'kpx-restart-node.sh'))?.command
+
 describe('every command of every recipe', () => {
   const summary: ClusterSummary = {...KUBEADM_SUMMARY, kubeProxy: {...KUBEADM_SUMMARY.kubeProxy, version: '1.28.15'}}
   const kubeProxy: KubeProxyConfig = {...KUBEADM_KUBE_PROXY, mode: 'ipvs', version: '1.28.15', carryOver: [{field: 'ipvs.syncPeriod', value: '60s'}]}
@@ -86,6 +92,27 @@ describe('every command of every recipe', () => {
     }
   })
 
+  it('the scripts they write pass shellcheck as POSIX sh; a plan that restarts nodes writes its restart-and-wait block once, and no loop repeats it', () => {
+    const written = commands.flatMap(({step, command}) => scriptsWritten(command).map((script) => ({step, ...script})))
+    assert.ok(written.length > 0)
+    for (const {step, script} of written) {
+      const checked = spawnSync('shellcheck', ['--shell=sh', '--format=gcc', '-'], {input: script, encoding: 'utf8'})
+      assert.equal(checked.status, 0, `${step}: ${script}\n${checked.stdout}${checked.stderr}`)
+    }
+
+    let restarting = 0
+    for (const {platform, steps} of plans) {
+      const texts = runnable(steps).map(({command}) => command)
+      const calls = texts.filter((command) => command.includes('sh kpx-restart-node.sh'))
+      if (calls.length > 0) restarting += 1
+      assert.equal(texts.filter((command) => scriptsWritten(command).length > 0).length, calls.length > 0 ? 1 : 0, platform)
+      assert.equal(texts.filter((command) => command.includes('--for=condition=Ready')).length, calls.length > 0 ? 1 : 0, `${platform}: the wait is in the script only`)
+    }
+
+    // generic, kubeadm and kind, for both clusters.
+    assert.equal(restarting, 6)
+  })
+
   /**
    * Each step as an operator pastes it into a fresh terminal: its commands (then, apart, its undo) in one shell that
    * has none of the plan's variables, with unset variables an error (-u); the tools it calls stand in, doing nothing.
@@ -101,18 +128,21 @@ describe('every command of every recipe', () => {
       // kubectl answers every question with a pod's name, so that the loops end at their first try.
       writeFileSync(join(tools, 'kubectl'), '#!/bin/sh\necho pod/kube-proxy-x\n')
       chmodSync(join(tools, 'kubectl'), 0o755)
-      const scripts = new Map<string, string>()
+      // Each step in a folder where its plan wrote the restart-and-wait script, as the steps before it would have.
+      const scripts = new Map<string, {where: string; writer?: string}>()
       for (const {platform, steps} of plans) {
+        const writer = restartScriptWriter(steps)
         for (const step of steps) {
           for (const [part, commands] of [['commands', step.commands], ['undo', step.undo]] as const) {
-            if (commands.length > 0) scripts.set(commands.join('\n'), `${platform} ${step.id} ${part}`)
+            if (commands.length > 0) scripts.set(commands.join('\n'), {where: `${platform} ${step.id} ${part}`, writer})
           }
         }
       }
 
       const unset = []
-      for (const [script, where] of scripts) {
+      for (const [script, {where, writer}] of scripts) {
         const cwd = mkdtempSync(join(workdir, 'fresh-shell-'))
+        if (writer) assert.equal(spawnSync(shell, ['-c', writer], {cwd}).status, 0, writer)
         const child = spawn(shell, ['-u', '-c', script], {cwd, env: {PATH: `${tools}:${process.env.PATH}`, HOME: cwd}, stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000})
         const stderr = text(child.stderr)
         await once(child, 'close')
@@ -197,8 +227,9 @@ function waveNode(name: string, row: Partial<NodeReport>): NodeReport {
 
 /**
  * kubectl and sleep as a cluster would answer the loops: each call is logged (arguments separated by
- * US, one call a line); the pods a node runs are named after it; KPX_NOT_READY and KPX_RESTARTED name
- * a node whose new kube-proxy pod never gets Ready or restarts after starting.
+ * US, one call a line); the pods a node runs are named after it, among them a pod of the hold-back's copy
+ * (DaemonSet kube-proxy-iptables) and a tenant's kube-proxy in another namespace, which no loop may touch;
+ * KPX_NOT_READY and KPX_RESTARTED name a node whose new kube-proxy pod never gets Ready or restarts after starting.
  */
 const STUB_KUBECTL = String.raw`#!/bin/sh
 for arg in "$@"; do printf '%s\037' "$arg"; done >> "$KPX_LOG"
@@ -207,9 +238,9 @@ node=''
 for arg in "$@"; do case "$arg" in spec.nodeName=*) node=${'$'}{arg#spec.nodeName=} ;; esac; done
 case " $* " in
   *" get nodes "*) printf '%s' "$KPX_NODES" ;;
-  *" get pods -A "*) printf 'kube-system   kube-proxy-old-%s\nkube-system   calico-node-old-%s\nkube-system   coredns-7db6d8ff4d-x2x9c\n' "$node" "$node" ;;
+  *" get pods -A "*) printf 'kube-system   kube-proxy-iptables-old-%s   DaemonSet   kube-proxy-iptables\nkube-system   kube-proxy-old-%s   DaemonSet   kube-proxy\nkube-system   calico-node-old-%s   DaemonSet   calico-node\ntenant   kube-proxy-tenant-%s   DaemonSet   kube-proxy\nkube-system   coredns-7db6d8ff4d-x2x9c   ReplicaSet   coredns-7db6d8ff4d\n' "$node" "$node" "$node" "$node" ;;
   *" delete pod "*) printf 'pod "%s" deleted\n' "$5" ;;
-  *" get pods --field-selector "*) printf 'pod/kube-proxy-new-%s\n' "$node" ;;
+  *" get pods --field-selector "*) printf 'kube-proxy-iptables-new-%s   DaemonSet   kube-proxy-iptables\nkube-proxy-new-%s   DaemonSet   kube-proxy\n' "$node" "$node" ;;
   *" wait "*) case "$5" in *"-new-$KPX_NOT_READY") echo 'error: timed out waiting for the condition' >&2; exit 1 ;; esac; echo "$5 condition met" ;;
   *restartCount*) case "$4" in *"-new-$KPX_RESTARTED") echo 2 ;; *) echo 0 ;; esac ;;
   *" logs "*) echo 'I1202 09:00:01.000000       1 server_linux.go:124] "Using nftables Proxier"' ;;
@@ -257,41 +288,68 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
     return {status, stdout: await stdout, stderr: await stderr, calls, cwd}
   }
 
+  /** A command run in a folder where the plan's configure step wrote kpx-restart-node.sh (writing it calls no tool). */
+  const withScript = (command: string) => `${restartScriptWriter(report.plan.steps)!}\n${command}`
   const stubbed = async (shell: string, command: string, env: Record<string, string> = {}) =>
-    run(shell, command, {KPX_NODES: 'k8s-cp-01 k8s-worker-01 k8s-worker-02', ...env}, `${stubs}:${process.env.PATH}`)
+    run(shell, withScript(command), {KPX_NODES: 'k8s-cp-01 k8s-worker-01 k8s-worker-02', ...env}, `${stubs}:${process.env.PATH}`)
 
   /** What switching one node asks of kubectl, in order. */
   const switchCalls = (node: string) => [
-    ['get', 'pods', '-A', '--field-selector', `spec.nodeName=${node}`, '--no-headers', '-o', 'custom-columns=NS:.metadata.namespace,POD:.metadata.name'],
+    ['get', 'pods', '-A', '--field-selector', `spec.nodeName=${node}`, '--no-headers', '-o', 'custom-columns=NS:.metadata.namespace,POD:.metadata.name,KIND:.metadata.ownerReferences[0].kind,OWNER:.metadata.ownerReferences[0].name'],
     ['-n', 'kube-system', 'delete', 'pod', `kube-proxy-old-${node}`],
     ['-n', 'kube-system', 'delete', 'pod', `calico-node-old-${node}`],
-    ['-n', 'kube-system', 'get', 'pods', '--field-selector', `spec.nodeName=${node}`, '-o', 'name'],
+    ['-n', 'kube-system', 'get', 'pods', '--field-selector', `spec.nodeName=${node}`, '--no-headers', '-o', 'custom-columns=POD:.metadata.name,KIND:.metadata.ownerReferences[0].kind,OWNER:.metadata.ownerReferences[0].name'],
     ['-n', 'kube-system', 'wait', '--for=condition=Ready', `pod/kube-proxy-new-${node}`, '--timeout=5m'],
     ['-n', 'kube-system', 'get', `pod/kube-proxy-new-${node}`, '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'],
   ]
+  it('no loop skips its own nodes, and each runs the one restart-and-wait script', () => {
+    const loops = report.plan.steps.flatMap((step) => [...step.commands, ...step.undo]).filter((command) => /^for node in /m.test(command))
+    assert.equal(loops.length, 4, 'the canary, one per wave, the rollback')
+    for (const loop of loops) {
+      assert.doesNotMatch(loop, /continue/)
+      assert.match(loop, /^ {2}sh kpx-restart-node\.sh "\$node" \|\| break$/m)
+    }
+  })
+
+  for (const shell of ['sh', ...SHELLS]) {
+    it(`the restart-and-wait script under ${shell} -u: restarts the node's own pods only (not the hold-back copy's, not a tenant's), waits for its new kube-proxy pod; exit 1 when it is not Ready`, async () => {
+      const script = `${shell} -u kpx-restart-node.sh k8s-worker-02`
+      const done = await stubbed(shell, script)
+      assert.equal(done.status, 0, done.stderr)
+      assert.deepEqual(done.calls, switchCalls('k8s-worker-02'))
+      const notReady = await stubbed(shell, script, {KPX_NOT_READY: 'k8s-worker-02'})
+      assert.equal(notReady.status, 1)
+      assert.match(notReady.stderr, /^kube-proxy on k8s-worker-02 is not Ready: stopping here$/m)
+      const unnamed = await stubbed(shell, `${shell} -u kpx-restart-node.sh`)
+      assert.notEqual(unnamed.status, 0)
+      assert.match(unnamed.stderr, /usage: sh kpx-restart-node\.sh NODE/)
+      assert.deepEqual(unnamed.calls, [])
+    })
+  }
+
   /** The workers' wave: kubeadm's workers carry no pool label, and the control plane is a wave of its own. */
   const WORKERS = 'rollout/rollout/nodes-in-no-pool'
   const CONTROL_PLANE = 'rollout/rollout/control-plane'
   for (const shell of SHELLS) {
     it(`${shell}: the rollout switches each wave's ready nodes, named in the command, one at a time, each waited for by its new pod: the workers but the canary, then the control plane`, async () => {
-      const [workersCanary, workers] = commandsOf(report, WORKERS)
-      assert.match(workers, /^for node in k8s-worker-01 k8s-worker-02; do$/m)
-      assert.deepEqual((await stubbed(shell, workersCanary)).calls, [], 'the workers\' first node is the canary, switched already')
+      // The workers' first node is the canary, switched already: no loop for it, and the other loop leaves it out.
+      const workers = commandOf(report, WORKERS)
+      assert.match(workers, /^for node in k8s-worker-02; do$/m)
       // kubectl lists every node there is: the loop asks it for none.
       const rest = await stubbed(shell, workers, {KPX_NODES: 'k8s-worker-01 k8s-worker-02 k8s-worker-03 blocked-1'})
       assert.equal(rest.status, 0, rest.stderr)
       assert.deepEqual(rest.calls, switchCalls('k8s-worker-02'))
       assert.equal(rest.stdout.match(/switched; check it, then press Enter for the next node/g)?.length, 1)
 
-      const [controlPlaneCanary, controlPlane] = commandsOf(report, CONTROL_PLANE)
-      const first = await stubbed(shell, controlPlaneCanary)
+      // Its one node is its canary: no loop over the others.
+      const first = await stubbed(shell, commandOf(report, CONTROL_PLANE))
       assert.deepEqual(first.calls, switchCalls('k8s-cp-01'))
       assert.match(first.stdout, /k8s-cp-01, the first of its pool, switched; watch it/)
-      assert.deepEqual((await stubbed(shell, controlPlane)).calls, [], 'its one node was its canary')
     })
 
+
     it(`${shell}: the rollout stops at the first node whose kube-proxy is not Ready, or restarts`, async () => {
-      const [, workers] = commandsOf(report, WORKERS)
+      const workers = commandOf(report, WORKERS)
       const notReady = await stubbed(shell, workers, {KPX_NOT_READY: 'k8s-worker-02'})
       assert.deepEqual(notReady.calls, switchCalls('k8s-worker-02').slice(0, 5))
       assert.match(notReady.stderr, /kube-proxy on k8s-worker-02 is not Ready: stopping here/)
@@ -320,7 +378,7 @@ describe('the node-by-node switch (kubeadm, Calico from its manifest)', () => {
       const before = server.requests.length
       let stderr = ''
       for (const command of [...commandsOf(report, WORKERS), ...commandsOf(report, CONTROL_PLANE)]) {
-        const ran = await run(shell, command, {KUBECONFIG: kubeconfig}, `${sleepOnly}:${process.env.PATH}`)
+        const ran = await run(shell, withScript(command), {KUBECONFIG: kubeconfig}, `${sleepOnly}:${process.env.PATH}`)
         assert.equal(ran.status, 0, ran.stderr)
         stderr += ran.stderr
       }
@@ -372,12 +430,13 @@ describe('no canary or rollout command touches a node the report marks blocked o
   /** Runs each canary and rollout command under bash with kubectl standing in: it lists every node there is, and logs what it is asked. */
   async function deletedOn(report: Report): Promise<{deleted: string[]; restartsAll: boolean}> {
     const every = report.nodes.map((node) => node.name).join(' ')
+    const writer = restartScriptWriter(report.plan.steps)
     const calls: string[][] = []
     for (const step of report.plan.steps.filter((candidate) => candidate.phase === 'canary' || candidate.phase === 'rollout')) {
       for (const command of step.commands) {
         const cwd = mkdtempSync(join(workdir, 'run-'))
         const log = join(cwd, 'calls.log')
-        const child = spawn('bash', ['-c', command], {cwd, env: {PATH: `${stubs}:${process.env.PATH}`, HOME: cwd, KPX_LOG: log, KPX_NODES: every}, timeout: 60_000})
+        const child = spawn('bash', ['-c', writer ? `${writer}\n${command}` : command], {cwd, env: {PATH: `${stubs}:${process.env.PATH}`, HOME: cwd, KPX_LOG: log, KPX_NODES: every}, timeout: 60_000})
         child.stdin.on('error', () => {})
         child.stdin.end('\n'.repeat(50))
         child.stdout.resume()

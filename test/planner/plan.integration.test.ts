@@ -95,7 +95,7 @@ describe('the migration plan, per platform', () => {
     assert.match(canary.actions.join(' '), /No node is ready to switch/)
     assert.ok(!report.plan.steps.some((candidate) => candidate.id === 'cleanup/cleanup-ipvs'), 'iptables mode leaves no IPVS state')
     assert.ok(step(report, 'prepare-cni/calico-lockstep').commands.includes('kubectl -n kube-system set env daemonset/calico-node -c calico-node FELIX_NFTABLESMODE=Enabled'))
-    assert.match(step(report, 'rollback/rollback').commands.at(-1)!, / \(kube-proxy\|calico-node\)-'/, 'calico-node restarts with kube-proxy on each node')
+    assert.match(step(report, 'configure/hold-restarts').commands.at(-1)!, / owners=' kube-system\/kube-proxy kube-system\/calico-node ' /, 'calico-node restarts with kube-proxy on each node')
     assert.ok(step(report, 'cleanup/restore-calico-updates'))
     assert.match(report.plan.summary, /^Fix what blocks first \(.*node\/kernel-version.*\)\. kubeadm: /)
   })
@@ -164,7 +164,7 @@ describe('the plan from facts', () => {
     const plan = buildPlan({findings: [], nodes: [], rulePlans: new Map(), cluster: {summary: {...summary, proxyMode: 'iptables'}, kubeProxy, cnis: [calico], recipes}})
     const ids = new Set(plan.steps.map((candidate) => candidate.id))
     assert.ok(ids.has('prepare-cni/calico-operator') && !ids.has('prepare-cni/calico-lockstep'))
-    assert.match(plan.steps.find((candidate) => candidate.id === 'rollback/rollback')!.commands.at(-1)!, / \(kube-proxy\)-'/)
+    assert.match(plan.steps.find((candidate) => candidate.id === 'configure/hold-restarts')!.commands.at(-1)!, / owners=' kube-system\/kube-proxy ' /)
   })
 
   it('an old kube-proxy (< 1.29) leaves its nftables tables behind on rollback: the plan says how to delete them', () => {
@@ -276,6 +276,21 @@ describe('the plan from facts', () => {
       'No node of EKS node group old is ready to switch: fix what blocks it and check what is not checked first (the prerequisites steps).',
       'Blocked, fix before this wave: old-1 (node/kernel-version).',
     ])
+  })
+
+  it('k3s and RKE2 roll out on the ready nodes, named, servers first: not the canary, not a blocked or unchecked node', () => {
+    const node = (name: string, verdict: NodeReport['verdict'], controlPlane = false): NodeReport => ({name, source: 'api', origin: 'test', kernelRelease: '6.1.0', os: {id: 'debian', prettyName: null, versionId: '12'}, nftVersion: null, reachable: true, verdict, controlPlane, checks: {}})
+    const nodes = [node('agent-1', 'go'), node('agent-2', 'go'), node('agent-3', 'no-go'), node('agent-4', 'incomplete'), node('server-1', 'go', true)]
+    for (const [platform, restart] of [['k3s', 'sudo systemctl restart k3s || sudo systemctl restart k3s-agent'], ['rke2', 'sudo systemctl restart rke2-server || sudo systemctl restart rke2-agent']]) {
+      const plan = buildPlan({findings: [], nodes, rulePlans: new Map(), cluster: {summary: {...summary, platform}, kubeProxy, cnis: [], recipes}})
+      assert.equal(plan.steps.find((candidate) => candidate.id === 'canary/canary-node')!.title.endsWith(': agent-1'), true, platform)
+      assert.deepEqual(plan.steps.find((candidate) => candidate.id === 'rollout/rollout')!.commands, [`# On each of these nodes in turn, checking each before the next: server-1 agent-2\n${restart}`], platform)
+      // Only the canary is ready: nothing is left to roll out, and no command says otherwise.
+      const alone = buildPlan({findings: [], nodes: [node('agent-1', 'go'), node('agent-3', 'no-go')], rulePlans: new Map(), cluster: {summary: {...summary, platform}, kubeProxy, cnis: [], recipes}})
+      const rollout = alone.steps.find((candidate) => candidate.id === 'rollout/rollout')!
+      assert.deepEqual(rollout.commands, [], platform)
+      assert.deepEqual(rollout.actions, ['No node but the canary (agent-1) is ready to switch: fix the blockers and check the unchecked nodes, then run kpx-check again.'], platform)
+    }
   })
 
   it('a platform without a recipe gets the plain DaemonSet procedure', () => {

@@ -70,6 +70,16 @@ describe('Markdown escaping, by hand', () => {
 })
 
 describe('Markdown that pastes into a change ticket', () => {
+  it('defines the restart-and-wait block once (the example snapshot): the steps that restart a node call it', async () => {
+    const markdown = renderMarkdown(await exampleClusterReport())
+    // The definition: the script the configure step writes, with its one wait loop and one Ready wait.
+    assert.equal(markdown.match(/^cat > kpx-restart-node\.sh <<'EOF'$/gm)?.length, 1)
+    assert.equal(markdown.match(/^ *while \[ -z "\$pod" \]/gm)?.length, 1)
+    assert.equal(markdown.match(/--for=condition=Ready/g)?.length, 1)
+    // The callers: the canary's undo and the rollback (the canary and rollout have no node ready in the example).
+    assert.deepEqual(markdown.match(/^ *sh kpx-restart-node\.sh .*$/gm), ['sh kpx-restart-node.sh NODE', '  sh kpx-restart-node.sh "$node" || break'])
+  })
+
   it('sets commands between backticks in kpx-check\'s own text as code, and escapes the rest as prose', () => {
     assert.equal(String(proseWithCode('Run `kubectl get nodes -o wide` and then `kpx-check cluster`.')), 'Run `kubectl get nodes -o wide` and then `kpx-check cluster`.')
     assert.equal(String(proseWithCode('a `<b>` *c* `d``e` f')), String.raw`a ${'`<b>`'} \*c\* \`d\`\`e\` f`)
