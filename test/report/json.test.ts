@@ -36,6 +36,21 @@ it('as UTF-8 in pieces of a megabyte, the same bytes however the text falls acro
   assert.equal(Buffer.concat(pieces).toString('utf8'), `${JSON.stringify(value)}\n`)
 })
 
+it('hands a long text met again over as the same bytes, and never writes again what it handed over', () => {
+  // Nodes alike share one checks object, whose text (over 1,024 characters, with multi-byte ones) is written for each.
+  const checks = Object.fromEntries(Array.from({length: 30}, (_, index) => [`node/check-${index}`, {status: 'unknown', message: `can't tell – ${index}`}]))
+  const value = {nodes: Array.from({length: 2000}, (_, index) => ({name: `node-${index}`, checks, os: {id: index % 2 === 0 ? 'debian' : '😀'}})), long: '–'.repeat(400_000)}
+  const handed: Array<{piece: Uint8Array; copy: Buffer}> = []
+  writeJsonUtf8(value, (piece) => handed.push({piece, copy: Buffer.from(piece)}), {pretty: false})
+  assert.equal(Buffer.concat(handed.map(({piece}) => piece)).toString('utf8'), `${JSON.stringify(value)}\n`)
+  for (const {piece, copy} of handed) assert.ok(copy.equals(piece), 'a piece changed after it was handed over')
+  const checksText = Buffer.from(JSON.stringify(checks))
+  const checksPieces = new Set(handed.filter(({piece}) => checksText.equals(piece)).map(({piece}) => piece))
+  // Seen once, then encoded once and handed over as such for each node after.
+  assert.equal(handed.filter(({piece}) => checksPieces.has(piece)).length, 1999)
+  assert.equal(checksPieces.size, 1)
+})
+
 /** Nodes alike share their checks object; it is written once and its text reused, at every depth it stands at. */
 function sharedObjects() {
   const checks = {'node/x': {status: 'pass', message: 'fine'}, list: [1, {two: 2}]}
