@@ -5,7 +5,7 @@
  * `cluster --json` against the test API server.
  */
 import assert from 'node:assert/strict'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -141,7 +141,7 @@ describe('verify cluster --baseline', () => {
       return ['--facts', file]
     })
 
-  it('a cluster report of the same cluster: compared per node; what it keeps no evidence of (passed checks) is unknown, a warning; verified, exit 0. Of another cluster: exit 2', async () => {
+  it('a cluster report of the same cluster: compared per node; what it keeps no evidence of (passed checks) is unknown, a warning; verified, exit 0. Of other nodes or another cluster: exit 2', async () => {
     // Its Nodes report the captured machine, as the bundles show it: `cluster` uses no bundle that contradicts its Node.
     const server = await startApiServer({scenario: nodesOfCapturedMachine('kubeadm-calico')})
     const other = await startApiServer({scenario: nodesOfCapturedMachine('kubeadm-calico')})
@@ -161,6 +161,13 @@ describe('verify cluster --baseline', () => {
         assert.deepEqual([rules.status, rules.severity], ['unknown', 'warning'])
         assert.match(rules.message, /its node\/iptables-backend-mix passed without it \(a cluster report keeps the evidence of failed and unknown checks only\)/)
       }
+
+      // The same cluster's report with its nodes renamed: it shares no node with the run.
+      const renamed = join(dir, 'cluster-other-nodes.json')
+      writeFileSync(renamed, readFileSync(baseline, 'utf8').replaceAll('"k8s-', '"old-'))
+      const otherNodes = await runCli(['verify', 'cluster', '--kubeconfig', kubeconfig, ...bundlesOf('nftables'), '--baseline', renamed])
+      assert.equal(otherNodes.code, 2, otherNodes.stderr)
+      assert.match(otherNodes.stderr, /a report of other nodes \(old-cp-01, old-worker-01, old-worker-02\), and this run checks k8s-cp-01, k8s-worker-01, k8s-worker-02/)
 
       const elsewhere = await runCli(['verify', 'cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(dir, 'kube-')), other), ...bundlesOf('nftables'), '--baseline', baseline])
       assert.equal(elsewhere.code, 2, elsewhere.stderr)
