@@ -112,6 +112,14 @@ export const NODE_FACTS = [
   {path: 'ipvs.balancers', type: 'list<string>', maxItems: 16, maxLength: 200, description: 'IPVS load balancers on the node besides kube-proxy: kube-vip with lb_enable=true and lvscare, as static pods or processes ("kube-vip, static pod /etc/kubernetes/manifests/kube-vip.yaml").', sections: ['ipvs-balancers']},
   {path: 'ipvs.kubeIpvs0', type: 'bool', description: 'The kube-ipvs0 dummy interface exists.', sections: ['kube-ipvs0']},
   {path: 'ipvs.kubeIpvs0Addresses', type: 'int', description: 'Addresses bound to kube-ipvs0.', sections: ['kube-ipvs0']},
+  {
+    path: 'ipvs.serviceVirtualServers',
+    type: 'int',
+    description:
+      "IPVS virtual servers of kube-proxy's Services: those on an address bound to kube-ipvs0 (ClusterIPs, external and load-balancer IPs); 0 without kube-ipvs0, whose deletion follows the IPVS flush in kube-proxy's cleanup.",
+    sections: ['ipvs', 'kube-ipvs0'],
+  },
+  {path: 'ipvs.kubeIpsets', type: 'list<string>', maxItems: 64, maxLength: 31, description: "The KUBE-* ipsets (ipset list -n) that kube-proxy's IPVS mode makes; none when the kernel has no ip_set.", sections: ['ipsets']},
 
   {path: 'sysctl.routeLocalnet', type: 'int', description: 'net.ipv4.conf.all.route_localnet.', sections: ['sysctl']},
   {path: 'sysctl.tcpBeLiberal', type: 'int', description: 'net.netfilter.nf_conntrack_tcp_be_liberal.', sections: ['sysctl']},

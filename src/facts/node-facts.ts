@@ -15,7 +15,7 @@ import {FactSet, type UnknownFact} from './fact-set.js'
 import {nodeGlobalAddresses, parseIpAddresses} from './parsers/addresses.js'
 import {parseCollectorInfo, parseHostname} from './parsers/collector.js'
 import {type IptablesRuleCounts, parseIptablesPolicies, parseIptablesRuleCounts} from './parsers/iptables.js'
-import {parseKubeIpvs0, parseProcIpVs} from './parsers/ipvs.js'
+import {parseKubeIpsets, parseKubeIpvs0, parseProcIpVs} from './parsers/ipvs.js'
 import {parseKernelConfig} from './parsers/kernel-config.js'
 import {assessKernelSupport, type KernelEvidence} from './parsers/kernel-features.js'
 import {parseKernelRelease, parseKernelVersion} from './parsers/kernel.js'
@@ -377,28 +377,53 @@ function deriveNftState(facts: FactSet, sections: Sections): void {
 }
 
 function deriveIpvs(facts: FactSet, sections: Sections): void {
+  // The virtual servers' addresses and kube-ipvs0's, kept to tell kube-proxy's Services among the virtual servers.
+  let servers: string[] | undefined
+  let bound: string[] | undefined
   const table = sections.read('ipvs')
   if (!table.ok && table.why.reason === 'not-present') {
     // No /proc/net/ip_vs: the ip_vs module is not loaded, so there are no virtual servers.
     facts.set('ipvs.virtualServers', 0).set('ipvs.schedulers', [])
+    servers = []
   } else {
     fromSection(facts, sections, 'ipvs', (text) => {
       const parsed = parseProcIpVs(text)
       if (!parsed) return `expected /proc/net/ip_vs lines, found ${quote(text)}`
       facts.set('ipvs.virtualServers', parsed.virtualServers).set('ipvs.schedulers', parsed.schedulers)
+      servers = parsed.virtualServers === 0 ? [] : parsed.addresses
     })
   }
 
   const dummy = sections.read('kube-ipvs0')
   if (!dummy.ok && dummy.why.reason === 'not-present') {
     facts.set('ipvs.kubeIpvs0', false).set('ipvs.kubeIpvs0Addresses', 0)
+    bound = []
   } else {
     fromSection(facts, sections, 'kube-ipvs0', (text) => {
       const parsed = parseKubeIpvs0(text)
       if (!parsed) return `expected "ip -o addr show dev kube-ipvs0" lines, found ${quote(text)}`
-      facts.set('ipvs.kubeIpvs0', parsed.exists).set('ipvs.kubeIpvs0Addresses', parsed.addresses)
+      facts.set('ipvs.kubeIpvs0', parsed.exists).set('ipvs.kubeIpvs0Addresses', parsed.addresses.length)
+      bound = parsed.addresses
     })
   }
+
+  // kube-proxy binds each Service IP it balances to kube-ipvs0, so the virtual servers on those addresses are its
+  // Services'; others (kube-vip, keepalived) are on the node's own. No virtual server at all needs no kube-ipvs0 to tell.
+  // Unread virtual servers say why first; unread kube-ipvs0 addresses are already the fact's unknown.
+  if (servers === undefined) {
+    const why = whyUnknown(facts, 'ipvs.virtualServers')
+    facts.unknown('ipvs.serviceVirtualServers', why.reason, why.detail)
+  } else if (servers.length === 0) facts.set('ipvs.serviceVirtualServers', 0)
+  else if (bound) {
+    const services = new Set(bound)
+    facts.set('ipvs.serviceVirtualServers', servers.filter((address) => services.has(address)).length)
+  }
+
+  fromSection(facts, sections, 'ipsets', (text) => {
+    const names = parseKubeIpsets(text)
+    if (!names) return `expected KUBE-* ipset names, found ${quote(text)}`
+    facts.set('ipvs.kubeIpsets', names)
+  })
 }
 
 const SYSCTLS = [

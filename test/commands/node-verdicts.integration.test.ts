@@ -69,7 +69,7 @@ describe('nodes[]: a verdict and a check per node rule on every node', () => {
     }
   })
 
-  it("cluster run: each kubeadm node (kernel 4.18) has all 19 node checks and the 7 verify checks (unknown: no node's mode is seen through the API alone) and is no-go, though the findings sum the nodes up", async () => {
+  it("cluster run: each kubeadm node (kernel 4.18) has all 19 node checks and the 9 verify checks (unknown: no node's mode is seen through the API alone) and is no-go, though the findings sum the nodes up", async () => {
     const report = await clusterReport('kubeadm-calico')
     assert.deepEqual(
       report.nodes.map((node) => [node.name, node.verdict, Object.keys(node.checks)]),

@@ -172,7 +172,10 @@ describe('kpx-check node', () => {
         assert.deepEqual(report.nodes.map((node) => [node.name, node.reachable, node.cutShort, node.reason]), [['worker-bookworm-1', true, true, reason]])
         // No check can decide, those after the switch neither: the node's mode is not believed either.
         const [afterSwitch, beforeSwitch] = [report.findings.filter((finding) => finding.rule.startsWith('verify/')), report.findings.filter((finding) => !finding.rule.startsWith('verify/'))]
-        assert.deepEqual(afterSwitch.map((finding) => [finding.rule, finding.status, finding.reason]), SWITCH_CHECK_RULES.map((rule) => [rule, 'unknown', 'truncated']))
+        assert.deepEqual(
+          afterSwitch.map((finding) => [finding.rule, finding.status, finding.reason]).toSorted(),
+          SWITCH_CHECK_RULES.map((rule) => [rule, 'unknown', 'truncated']),
+        )
         assert.equal(beforeSwitch.length, NODE_RULES.length)
         for (const finding of beforeSwitch) {
           assert.equal(finding.status, 'unknown', finding.rule)

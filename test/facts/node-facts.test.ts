@@ -16,7 +16,8 @@ import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
  * and read the nft of kube-proxy's image in its pod, they lack both; kube-proxy's image only the cluster shows.
  */
 const BEFORE_WHERE = {
-  // The machine-id section came after these bundles.
+  // The machine-id and ipsets sections came after these bundles.
+  'ipvs.kubeIpsets': 'not-collected',
   'node.machineID': 'not-collected',
   'node.systemUUID': 'not-collected',
   'collector.where': 'not-collected',
@@ -113,6 +114,7 @@ const FIXTURES: FixtureCase[] = [
       'netfilter.dropPolicyChains': ['ip filter FORWARD'],
       'ipvs.virtualServers': 0,
       'ipvs.kubeIpvs0': false,
+      'ipvs.serviceVirtualServers': 0,
       'sysctl.routeLocalnet': 1,
       'services.active': ['docker'],
       'addresses.ipv4Global': ['10.20.0.11/24', '192.168.50.11/24'],
@@ -142,6 +144,8 @@ const FIXTURES: FixtureCase[] = [
       'ipvs.schedulers': ['rr', 'sh'],
       'ipvs.kubeIpvs0': true,
       'ipvs.kubeIpvs0Addresses': 4,
+      // Six of its seven virtual servers are on kube-ipvs0's four Service IPs (10.96.0.10 has three ports); 10.0.1.23:30005 is a NodePort.
+      'ipvs.serviceVirtualServers': 6,
       'sysctl.connReuseMode': 0,
       'services.active': ['keepalived'],
       // kube-ipvs0's Service IPs are not node addresses; the keepalived VIP is.
@@ -371,8 +375,35 @@ describe('deriveNodeFacts unknown reasons', () => {
     assert.deepEqual(facts.get('ipvs.schedulers'), [])
     assert.equal(facts.get('ipvs.kubeIpvs0'), false)
     assert.equal(facts.get('ipvs.kubeIpvs0Addresses'), 0)
+    assert.equal(facts.get('ipvs.serviceVirtualServers'), 0)
     const denied = derive({unavailable: 'ipvs permission-denied /proc/net/ip_vs is not readable'})
     assert.equal(denied.whyUnknown('ipvs.virtualServers')?.reason, 'permission-denied')
+    assert.equal(denied.whyUnknown('ipvs.serviceVirtualServers')?.reason, 'permission-denied')
+  })
+
+  it("IPVS virtual servers of Services: those on kube-ipvs0's addresses, IPv4 and IPv6 alike", () => {
+    const ipvs = `IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port Forward Weight ActiveConn InActConn
+TCP  0A600001:01BB rr
+TCP  [fd00:0010:0096:0000:0000:0000:0000:000a]:0035 rr
+TCP  C0A80164:192B rr`
+    const kubeIpvs0 = [
+      String.raw`7: kube-ipvs0    inet 10.96.0.1/32 scope global kube-ipvs0\       valid_lft forever preferred_lft forever`,
+      String.raw`7: kube-ipvs0    inet6 fd00:10:96::a/128 scope global \       valid_lft forever preferred_lft forever`,
+    ].join('\n')
+    // 10.96.0.1:443 and [fd00:10:96::a]:53 are on kube-ipvs0; 192.168.1.100:6443 (kube-vip's) is not.
+    assert.equal(derive({ipvs, 'kube-ipvs0': kubeIpvs0}).get('ipvs.serviceVirtualServers'), 2)
+    // kube-proxy's cleanup deletes kube-ipvs0 after its flush: the virtual servers left without it are another component's.
+    assert.equal(derive({ipvs, 'kube-ipvs0': ''}).get('ipvs.serviceVirtualServers'), 0)
+    assert.equal(derive({ipvs, unavailable: 'kube-ipvs0 not-installed ip'}).whyUnknown('ipvs.serviceVirtualServers')?.reason, 'not-installed')
+  })
+
+  it('KUBE-* ipsets: the names, none for an empty section, and never a name in other characters', () => {
+    assert.deepEqual(derive({ipsets: 'KUBE-CLUSTER-IP\nKUBE-6-LOOP-BACK\n'}).get('ipvs.kubeIpsets'), ['KUBE-CLUSTER-IP', 'KUBE-6-LOOP-BACK'])
+    assert.deepEqual(derive({ipsets: ''}).get('ipvs.kubeIpsets'), [])
+    assert.equal(derive({ipsets: 'KUBE-X; rm -rf /\n'}).whyUnknown('ipvs.kubeIpsets')?.reason, 'unparseable')
+    assert.equal(derive({unavailable: 'ipsets not-installed ipset'}).whyUnknown('ipvs.kubeIpsets')?.reason, 'not-installed')
   })
 
   it('sysctls: absent ones are not-present, non-numbers unparseable', () => {

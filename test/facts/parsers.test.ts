@@ -36,13 +36,18 @@ describe('/proc/net/ip_vs', () => {
     '  -> [fd00:0244:0000:0000:0000:0000:0000:0005]:1F90      Masq    1      0          0',
   ].join('\n')
 
-  it('counts virtual servers and collects schedulers', () => {
-    assert.deepEqual(parseProcIpVs(table), {virtualServers: 6, realServers: 6, schedulers: ['rr', 'sh', 'wlc', 'lc']})
+  it('counts virtual servers and collects schedulers and the addresses of address virtual servers (written out by hand from the hex)', () => {
+    assert.deepEqual(parseProcIpVs(table), {
+      virtualServers: 6,
+      realServers: 6,
+      schedulers: ['rr', 'sh', 'wlc', 'lc'],
+      addresses: ['10.96.0.1', '10.96.0.10', '10.96.0.10', '10.106.194.12', 'fd00:10::1'],
+    })
   })
 
   it('reads an empty table (ip_vs loaded, no services) and an empty file', () => {
-    assert.deepEqual(parseProcIpVs(table.split('\n').slice(0, 3).join('\n')), {virtualServers: 0, realServers: 0, schedulers: []})
-    assert.deepEqual(parseProcIpVs(''), {virtualServers: 0, realServers: 0, schedulers: []})
+    assert.deepEqual(parseProcIpVs(table.split('\n').slice(0, 3).join('\n')), {virtualServers: 0, realServers: 0, schedulers: [], addresses: []})
+    assert.deepEqual(parseProcIpVs(''), {virtualServers: 0, realServers: 0, schedulers: [], addresses: []})
   })
 
   it('rejects ipvsadm -Ln output (dotted addresses) and other text', () => {
@@ -56,9 +61,9 @@ describe('/proc/net/ip_vs', () => {
       String.raw`7: kube-ipvs0    inet 10.96.0.10/32 scope global kube-ipvs0\       valid_lft forever preferred_lft forever`,
       String.raw`7: kube-ipvs0    inet6 fd00:10::1/128 scope global \       valid_lft forever preferred_lft forever`,
     ].join('\n')
-    assert.deepEqual(parseKubeIpvs0(text), {exists: true, addresses: 3})
-    assert.deepEqual(parseKubeIpvs0(''), {exists: false, addresses: 0})
-    assert.deepEqual(parseKubeIpvs0('Device "kube-ipvs0" does not exist.'), {exists: false, addresses: 0})
+    assert.deepEqual(parseKubeIpvs0(text), {exists: true, addresses: ['10.96.0.1', '10.96.0.10', 'fd00:10::1']})
+    assert.deepEqual(parseKubeIpvs0(''), {exists: false, addresses: []})
+    assert.deepEqual(parseKubeIpvs0('Device "kube-ipvs0" does not exist.'), {exists: false, addresses: []})
     assert.equal(parseKubeIpvs0('2: eth0    inet 10.0.0.5/24 scope global eth0'), undefined)
   })
 })

@@ -996,7 +996,7 @@ export function writeCorpusBundles(dir: string): CorpusBundle[] {
 /**
  * The sections the collector prints after kube-proxy-process, as it would on a host like this one where
  * nothing of the field reports applies: nft with JSON, no flush ruleset, no other IPVS balancer, every
- * module a rollback needs loadable, iptables-nft reading every table (root only).
+ * module a rollback needs loadable, iptables-nft reading every table, no KUBE-* ipset (root only).
  */
 function addSwitchHazardSections(spec: NodeSpec, add: (name: string, text: string) => void, deny: (name: string, reason: string, detail: string) => void): void {
   add('nft-json', spec.nftBanner ? 'path json=yes' : 'path json=unknown not-installed')
@@ -1005,4 +1005,6 @@ function addSwitchHazardSections(spec: NodeSpec, add: (name: string, text: strin
   add('rollback-kernel', ['ip_tables module', 'iptable_nat module', 'nft_compat module', `ip_vs ${spec.mode === 'ipvs' ? 'loaded' : 'module'}`].join('\n'))
   add('iptables-nft-incompatible', '')
   if (!spec.root) deny('iptables-nft-incompatible', 'permission-denied', 'iptables-nft-save needs root')
+  add('ipsets', '')
+  if (!spec.root) deny('ipsets', 'permission-denied', 'exit=1 ipset v7.17: Kernel error received: Operation not permitted')
 }

@@ -24,6 +24,8 @@ export const NODE_RULES = [
 /** The built-in checks of a switched node (rules/verify, verifies: switch), which node runs also list on every node. */
 export const SWITCH_CHECK_RULES = [
   'verify/iptables-leftovers',
+  'verify/ipvs-services-gone',
+  'verify/kube-ipsets-gone',
   'verify/kube-ipvs0-gone',
   'verify/kube-proxy-process',
   'verify/kube-proxy-tables',

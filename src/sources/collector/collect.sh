@@ -1161,6 +1161,39 @@ section_iptables_nft_incompatible() {
   fi
 }
 
+# ipsets (root): the KUBE-* ipsets, which IPVS mode makes and its cleanup destroys only where the ipset command
+# works in kube-proxy's image: their names (ipset list -n), at most IPSET_MAX, then how many more. Without ip_set
+# in the kernel there is no set: an empty body, and ipset is not run (asking would load the module). ip_set has a
+# parameter, so /sys/module lists it built in as well as loaded.
+IPSET_MAX=64
+section_ipsets() {
+  header ipsets
+  if [ -d /sys/module ] && [ ! -d /sys/module/ip_set ]; then
+    return 0
+  fi
+  if ! have ipset; then
+    unavailable ipsets not-installed ipset
+    return 0
+  fi
+  run "$OUT" "$ERR" ipset list -n
+  if [ "$RC" != 0 ]; then
+    fail ipsets "$RC" "$ERR"
+    return 0
+  fi
+  _sets=0
+  : >"$TMPF"
+  while IFS= read -r _set || [ -n "$_set" ]; do
+    case $_set in
+      KUBE-*) _sets=$((_sets + 1)) ;;
+      *) continue ;;
+    esac
+    [ "$_sets" -gt "$IPSET_MAX" ] || printf '%s\n' "$_set" >>"$TMPF"
+  done <"$OUT"
+  [ "$_sets" -le "$IPSET_MAX" ] || printf '# %s more\n' "$((_sets - IPSET_MAX))" >>"$TMPF"
+  body "$TMPF"
+  : >"$TMPF"
+}
+
 # unavailable: always last, one line per section that could not be read.
 section_unavailable() {
   header unavailable
@@ -1443,6 +1476,7 @@ section_ruleset_flush
 section_ipvs_balancers
 section_rollback_kernel
 section_iptables_nft_incompatible
+section_ipsets
 section_unavailable
 printf '### end\n'
 

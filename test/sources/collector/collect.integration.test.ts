@@ -52,6 +52,7 @@ const SECTIONS = [
   'ipvs-balancers',
   'rollback-kernel',
   'iptables-nft-incompatible',
+  'ipsets',
   'unavailable',
 ]
 
@@ -689,4 +690,81 @@ describe('collector time bound', () => {
       assert.equal(run.bundle.sections.get('kernel-release'), release())
     })
   }
+})
+
+/**
+ * The ipsets section with the real ipset command, in a network namespace of its own (ipsets belong to one): the sets
+ * kube-proxy's IPVS mode names KUBE-*, and a Calico set beside them that the collector leaves out.
+ */
+describe('collector ipsets (real ipset, a network namespace of its own)', () => {
+  let ipset: string | undefined
+  let unshare: string | undefined
+
+  before(async () => {
+    ipset = await which('ipset', SYSTEM_DIRS)
+    unshare = await which('unshare', SYSTEM_DIRS)
+  })
+
+  /** The ipset command, root and a kernel with ip_set; undefined (the test skipped) without them. */
+  async function requireIpset(t: {skip: (message: string) => void}): Promise<string | undefined> {
+    if (!IS_ROOT || !unshare) {
+      t.skip('needs root and unshare to make a network namespace')
+      return undefined
+    }
+
+    try {
+      await access('/sys/module/ip_set')
+    } catch {
+      t.skip('the kernel has no ip_set')
+      return undefined
+    }
+
+    if (!ipset) skipOutsideCi(t, 'ipset is not installed (apt-get install ipset)')
+    return ipset
+  }
+
+  /** The shell prefix that runs `shell` in a new network namespace holding the sets `setup` makes. */
+  function inNamespace(setup: string[], shell: string[]): string[] {
+    return [unshare!, '--net', '/bin/sh', '-c', `${setup.join(' && ')} && exec "$0" "$@"`, ...shell]
+  }
+
+  const SETS = ['ipset create KUBE-CLUSTER-IP hash:ip,port', 'ipset create KUBE-6-LOOP-BACK hash:ip,port,ip family inet6', 'ipset create cali40all-hosts-net hash:net']
+
+  for (const variant of ['dash', 'busybox'] as const) {
+    it(`lists the KUBE-* sets and leaves the others out, under ${variant}`, async (t) => {
+      if (!(await requireIpset(t))) return
+      const shell = variant === 'dash' ? [requireDash()] : requireBusybox(t) && [busybox!, 'sh']
+      if (!shell) return
+      const run = await runCollector(inNamespace(SETS, shell))
+      assertContract(run)
+      assert.equal(run.bundle.sections.get('ipsets'), 'KUBE-CLUSTER-IP\nKUBE-6-LOOP-BACK')
+      assert.equal(run.bundle.unavailable.has('ipsets'), false)
+    })
+  }
+
+  it('lists at most 64 names, then how many more', async (t) => {
+    if (!(await requireIpset(t))) return
+    const sets = Array.from({length: 66}, (_, index) => `ipset create KUBE-SET-${index} hash:ip`)
+    const run = await runCollector(inNamespace(sets, [requireDash()]))
+    const lines = (run.bundle.sections.get('ipsets') ?? '').split('\n')
+    assert.equal(lines.length, 65)
+    assert.equal(lines[63], 'KUBE-SET-63')
+    assert.equal(lines[64], '# 2 more')
+  })
+
+  it('is permission-denied for nobody, and not-installed without the ipset command: never an empty list', async (t) => {
+    if (!(await requireIpset(t))) return
+    const script = join(workDir, 'collect-ipsets.sh')
+    await copyFile(COLLECTOR_SCRIPT, script)
+    await chmod(script, 0o644)
+    const nobody = await runCollector([requireDash()], {asNobody: true, script, cwd: workDir})
+    assert.equal(nobody.bundle.unavailable.get('ipsets')?.reason, 'permission-denied')
+    assert.equal(nobody.bundle.sections.get('ipsets'), '')
+    // In a kube-proxy pod the collector keeps the image's PATH: here one without ipset.
+    const empty = join(workDir, 'no-ipset')
+    await mkdir(empty, {recursive: true})
+    const pod = await runCollector([requireDash()], {path: empty, args: ['kube-proxy-pod']})
+    assert.equal(pod.bundle.unavailable.get('ipsets')?.reason, 'not-installed')
+    assert.equal(pod.bundle.sections.get('ipsets'), '')
+  })
 })
