@@ -1,5 +1,5 @@
-import type {UnknownFact} from '../facts/fact-set.js'
-import {type KeptContainer, type KeptPodHolder, listed} from '../sources/cluster/kept-objects.js'
+import {FactSet, type UnknownFact} from '../facts/fact-set.js'
+import {type KeptContainer, type KeptObject, type KeptPodHolder, listed} from '../sources/cluster/kept-objects.js'
 import {configMapData, containerFlags, readEnv} from '../sources/cluster/read-fields.js'
 import type {SnapshotReads} from './snapshot-reads.js'
 
@@ -202,4 +202,43 @@ function refine(component: Component, containers: Container[], reads: SnapshotRe
       break
     }
   }
+}
+
+/** The DaemonSets that may run on Linux nodes: one whose node selector names Windows alone is no component here, nor kube-proxy. */
+export function linuxDaemonSets(resources: SnapshotReads): Array<KeptObject<'daemonSets'>> {
+  return resources.items('daemonSets').filter((daemonSet) => daemonSet.spec?.template?.spec?.nodeSelector?.['kubernetes.io/os'] !== 'windows')
+}
+
+/** What the cluster checks read of the components found: the VPC CNI's network policies, the add-ons, and what balances with IPVS. */
+export function deriveComponentFacts(cluster: FactSet, resources: SnapshotReads, components: readonly Component[]): void {
+  resources.derive(cluster, ['daemonSets'], ['cluster.awsNetworkPolicy', 'cluster.components'], () => {
+    cluster.set(
+      'cluster.awsNetworkPolicy',
+      components.some((component) => component.name === 'aws-vpc-cni' && component.networkPolicy === true),
+    )
+    cluster.set('cluster.components', [
+      ...components.filter((component) => component.role === 'addon').map((component) => component.name),
+      ...components.filter((component) => component.name === 'kube-router' && component.replacesKubeProxy).map(() => 'kube-router-service-proxy'),
+      ...components.filter((component) => component.ipvsBalancing === true).map((component) => `${component.name}-ipvs`),
+    ])
+  })
+}
+
+/** A CNI as a rule subject. */
+export function componentFacts(cluster: FactSet, component: Component): FactSet {
+  const facts = new FactSet(cluster)
+    .set('component.name', component.name)
+    .set('component.workload', `DaemonSet ${namespaced(component.daemonSet)}`)
+    .set('component.image', component.image)
+    .set('component.replacesKubeProxy', component.replacesKubeProxy)
+  if (component.version) facts.set('component.version', component.version)
+  else facts.unknown('component.version', 'unparseable', `no version in the image tag ${component.image}`)
+  if (component.dataplane) facts.set('component.dataplane', component.dataplane)
+  else facts.unknown('component.dataplane', 'not-present', `${component.name} has one dataplane`)
+  if (component.unread?.dataplane) facts.unknown('component.dataplane', component.unread.dataplane.reason, component.unread.dataplane.detail)
+  if (component.unread?.replacesKubeProxy) facts.unknown('component.replacesKubeProxy', component.unread.replacesKubeProxy.reason, component.unread.replacesKubeProxy.detail)
+  const unreadConfig = component.unread?.replacesKubeProxy
+  if (component.nftablesHostNetwork === undefined) facts.unknown('component.nftablesHostNetwork', unreadConfig?.reason ?? 'not-present', unreadConfig?.detail ?? `${component.name} has no NFTablesHostNetworkMode (Antrea's)`)
+  else facts.set('component.nftablesHostNetwork', component.nftablesHostNetwork)
+  return facts
 }

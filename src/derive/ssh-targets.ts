@@ -7,7 +7,7 @@ import type {KubeObject} from '../sources/cluster/snapshot.js'
 import {expandHostTemplate, HOST_PLACEHOLDERS, type HostPlaceholder} from '../sources/ssh/host-template.js'
 import {isValidHost, type SshTarget} from '../sources/ssh/target.js'
 import {UsageError} from '../util/errors.js'
-import {isWindowsNode} from './cluster-facts.js'
+import {isWindowsNode} from './nodes.js'
 
 function address(node: KubeObject, type: 'ExternalIP' | 'InternalIP'): string | undefined {
   for (const entry of listed((node as KeptNode).status?.addresses)) {

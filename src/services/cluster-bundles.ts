@@ -2,7 +2,7 @@
  * `kpx-check cluster --facts`: bundles collected on the nodes (air-gapped, or no SSH), each taken for
  * the Linux Node its hostname names, as if that node had been probed; bundles that name no Node are reported.
  */
-import {isWindowsNode} from '../derive/cluster-facts.js'
+import {isWindowsNode} from '../derive/nodes.js'
 import {distinctNodes, nodeName} from '../derive/subjects.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import type {ProbedNode} from '../sources/node/node-probes.js'

@@ -3,8 +3,9 @@
  * Loaded by runClusterCheck while the API reads run, with the rule engine it needs.
  */
 import type {ClusterSummary, Report} from '../contract/report.js'
-import {type ClusterModel, deriveClusterModel, kubernetesVersion} from '../derive/cluster-facts.js'
+import {type ClusterModel, deriveClusterModel} from '../derive/cluster-facts.js'
 import {withoutContradicted} from '../derive/node-identity.js'
+import {kubernetesVersion} from '../derive/platform.js'
 import {deriveRollout} from '../derive/rollout.js'
 import {blameFailedProbe, clusterNodeReport, clusterSubjects, mergeNodeFacts, type ProxyModeRows, withKubeProxyEndpoint} from '../derive/subjects.js'
 import {evaluateRules, GROUPED_KINDS} from '../engine/evaluate.js'

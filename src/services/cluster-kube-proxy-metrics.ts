@@ -1,11 +1,12 @@
+import {podProxyMetricsPort} from '../derive/kube-proxy-config.js'
 /**
  * `kpx-check cluster --kube-proxy-metrics`: kube-proxy's own answers (its mode, the localhost-NodePort,
  * conntrack and nftables sync counters) for each Linux Node, through the API server's pod proxy, where
  * kube-proxy's configuration serves them beyond the node's loopback. Where it does not (the default
  * 127.0.0.1:10249), nothing is asked and every node says why.
  */
-import {deriveKubeProxyConfig, isWindowsNode} from '../derive/cluster-facts.js'
-import {podProxyMetricsPort} from '../derive/kube-proxy-config.js'
+import {deriveKubeProxyConfig} from '../derive/kube-proxy.js'
+import {isWindowsNode} from '../derive/nodes.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {type KubeProxyEndpointRead, readKubeProxyMetrics} from '../sources/node/kube-proxy-metrics.js'
 import type {ConnectionOptions} from './cluster-reads.js'

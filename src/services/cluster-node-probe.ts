@@ -6,7 +6,7 @@
  * on each node and deletes; with `exec,pod`, by exec where that works and in a probe pod where the
  * node has no kube-proxy pod, its image no shell, or exec is forbidden.
  */
-import {isWindowsNode} from '../derive/cluster-facts.js'
+import {isWindowsNode} from '../derive/nodes.js'
 import {nodeTargets, unmatchedInventory} from '../derive/ssh-targets.js'
 import type {ClusterNodeProbes} from '../derive/subjects.js'
 import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'

@@ -4,8 +4,8 @@
  * metrics), and a state per node from them and the mode its kube-proxy runs.
  */
 import type {Report} from '../contract/report.js'
-import {isWindowsNode} from '../derive/cluster-facts.js'
 import {comparesWithBaseline, setBaselineFacts} from '../derive/node-baseline.js'
+import {isWindowsNode} from '../derive/nodes.js'
 import {clusterNodeReport, nodeName} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
