@@ -15,8 +15,8 @@ import {UsageError} from '../util/errors.js'
 import {colorWanted} from './color.js'
 import {type ConfigFile, configFileOf, configFlags, configuredCommands, gateLowering, readConfigFile, withFileDefaults} from './config-file.js'
 import {conciseParseError} from './flag-errors.js'
-import {type OutputTarget, stdoutFormatsAsked} from './output-targets.js'
-import {progressMode, progressRunner} from './progress.js'
+import {type OutputTarget, stdoutFormatsAsked, wideAsked} from './output-targets.js'
+import {progressMode, progressRunner, shownByProgress} from './progress.js'
 
 /** stdout redirected to a file or a device (not a terminal, pipe or socket). */
 function stdoutIsFile(): boolean {
@@ -91,6 +91,11 @@ export abstract class KpxCommand extends Command {
     }
 
     return (asked[0]?.format ?? format) as ReportFormat
+  }
+
+  /** The long form of the text report: --details, or -o wide as kubectl users type it. */
+  protected detailsAsked(flags: {details?: boolean; output?: string[]}): boolean {
+    return flags.details === true || wideAsked(flags.output ?? [])
   }
 
   /**
@@ -204,6 +209,12 @@ export abstract class KpxCommand extends Command {
     const suggestions = [...(error.suggestions ?? []), ...(error instanceof UsageError ? this.configOrigins(error.message) : [])]
     if (this.jsonEnabled()) {
       this.logJson({error: {name: error.name, message: error.message, exitCode, suggestions}})
+      return
+    }
+
+    // The failed step's progress line said it (✖ and the message): only what to do is left to say.
+    if (shownByProgress(error)) {
+      for (const line of suggestions) process.stderr.write(`Try this: ${printableLines(line)}\n`)
       return
     }
 

@@ -43,12 +43,12 @@ export const checkFlags = {
   format: Flags.string({helpGroup: OUTPUT, description: 'What stdout carries, as -o FORMAT says it (--json is the same as --format json, and cannot go with another format).', options: [...REPORT_FORMATS], default: 'text'}),
   details: Flags.boolean({
     helpGroup: OUTPUT,
-    description: 'Text on stdout: the long form, with every finding\'s message and fix, every node, and the plan\'s commands (default: one screen; --output text=FILE has the long form).',
+    description: 'Text on stdout: the long form, with every finding\'s message and fix, every node, and the plan\'s commands (default: one screen; -o wide is the same; --output text=FILE has the long form).',
   }),
   output: Flags.string({
     helpGroup: OUTPUT,
     char: 'o',
-    description: `FORMAT (${REPORT_FORMATS.join(', ')}; md for markdown): what stdout carries, as kubectl's -o. FORMAT=PATH: also write the report to PATH in FORMAT; repeatable, all from one run.`,
+    description: `FORMAT (${REPORT_FORMATS.join(', ')}; md for markdown; wide for the long text form, as --details): what stdout carries, as kubectl's -o. FORMAT=PATH: also write the report to PATH in FORMAT; repeatable, all from one run.`,
     multiple: true,
     helpValue: 'FORMAT|FORMAT=PATH',
   }),

@@ -38,20 +38,28 @@ function formatNamed(name: string | undefined): ReportFormat | undefined {
 }
 
 function badOutput(value: string): UsageError {
-  return new UsageError(`--output ${value}: expected FORMAT=PATH with FORMAT one of ${REPORT_FORMATS.join(', ')} (a file), or FORMAT alone (what stdout carries)`, [
+  return new UsageError(`--output ${value}: expected FORMAT=PATH with FORMAT one of ${REPORT_FORMATS.join(', ')} (a file), or FORMAT alone (what stdout carries; wide: the long text form)`, [
     'For example: -o json, or --output sarif=kpx.sarif --output junit=junit.xml',
   ])
 }
 
+/** -o wide: the text report's long form (what --details asks for), as kubectl's -o wide is its longer listing. */
+const WIDE = 'wide'
+
+/** Whether -o wide was given: the long form of the text report. */
+export function wideAsked(values: readonly string[]): boolean {
+  return values.includes(WIDE)
+}
+
 /**
- * -o FORMAT and --output FORMAT: what stdout carries, as kubectl's -o says it; a value with = names a file (FORMAT=PATH)
- * instead, so the invocations written before -o existed keep their meaning.
+ * -o FORMAT and --output FORMAT: what stdout carries, as kubectl's -o says it (wide: text, the long form); a value
+ * with = names a file (FORMAT=PATH) instead, so the invocations written before -o existed keep their meaning.
  */
 export function stdoutFormatsAsked(values: readonly string[]): ReportFormat[] {
   return values
     .filter((value) => !value.includes('='))
     .map((value) => {
-      const format = formatNamed(value)
+      const format = value === WIDE ? 'text' : formatNamed(value)
       if (!format) throw badOutput(value)
       return format
     })

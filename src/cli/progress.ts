@@ -2,7 +2,7 @@
  * How a run shows progress. stdout carries only the result, so progress always goes to stderr:
  * nothing with --json, a live task list on a terminal, plain lines otherwise (CI logs).
  */
-import {printable} from '../report/printable.js'
+import {printable, printableLines} from '../report/printable.js'
 import {type ProgressStep, type ProgressTask, runSilently, type StepRunner} from '../services/progress.js'
 import {colorWanted, uncoloredStderr} from './color.js'
 
@@ -14,6 +14,14 @@ export function progressMode(options: {json: boolean; stderrIsTTY: boolean}): Pr
 }
 
 const RENDERERS = {live: 'default', lines: 'simple'} as const
+
+/** Errors the progress line has shown (✖ and the message): the command's error handler does not say them again. */
+const shownFailures = new WeakSet<object>()
+
+/** Whether a step's progress line has shown this error already. */
+export function shownByProgress(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && shownFailures.has(error)
+}
 
 /** In logs, a changing status is written at most this often. */
 const STATUS_LINE_EVERY_MS = 5000
@@ -34,6 +42,14 @@ export function progressRunner(mode: ProgressMode): StepRunner {
           const shown = statusShownAs(mode, task, (text) => (shortfall = text))
           try {
             await step.task(shared, shown.task)
+          } catch (error) {
+            // listr2 shows the message on the failed line as it is: with its controls visible, as every message.
+            if (error instanceof Error) {
+              error.message = printableLines(error.message)
+              shownFailures.add(error)
+            }
+
+            throw error
           } finally {
             shown.stop()
           }

@@ -167,7 +167,7 @@ export default class Cluster extends KpxCommand {
         ...(flags.facts ? {factsPaths: flags.facts} : {}),
         ...(signal ? {signal} : {}),
       })
-      return this.emitReport(report, format, outputs, location, flags.details)
+      return this.emitReport(report, format, outputs, location, this.detailsAsked(flags))
     }
 
     // Probe pods are made in the cluster: a signal then deletes them before the command ends.

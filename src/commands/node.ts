@@ -91,6 +91,6 @@ export default class Node extends KpxCommand {
       timeoutSeconds: flags.timeout,
       progress: this.progress(),
     })
-    return this.emitReport(report, format, outputs, location, flags.details)
+    return this.emitReport(report, format, outputs, location, this.detailsAsked(flags))
   }
 }

@@ -248,7 +248,14 @@ describe('kpx-check cluster: connection errors end in exit 2 with a clear messag
     await closed.close()
     const refused = await runCli(['cluster', '--kubeconfig', closedConfig])
     assert.equal(refused.code, 2)
-    assert.match(refused.stderr, /connection refused/)
+    // Said once, on the failed step's line, then what to do: not again as "Error:".
+    assert.match(refused.stderr, /^✖ Connect to the API server \[FAILED: cannot use the API server https:\/\/127\.0\.0\.1:\d+ \(context [^)]+\): connection refused\]$/m)
+    assert.equal(refused.stderr.split('connection refused').length - 1, 1, refused.stderr)
+    assert.doesNotMatch(refused.stderr, /Error:/)
+    assert.match(refused.stderr, /^Try this: Check the server address, the network path, and the CA in the kubeconfig\.$/m)
+    const asJson = await runCli(['cluster', '--kubeconfig', closedConfig, '--json'])
+    assert.equal(asJson.code, 2)
+    assert.match((JSON.parse(asJson.stdout) as {error: {message: string}}).error.message, /connection refused$/)
 
     // Without the test CA, the server's certificate is checked against the system's CAs and refused.
     const untrusted = join(mkdtempSync(join(workdir, 'ca-')), 'kubeconfig')

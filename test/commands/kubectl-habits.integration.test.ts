@@ -49,6 +49,25 @@ describe('-o FORMAT, as kubectl says it', () => {
     assert.equal((JSON.parse(node.stdout) as Report).nodes[0].name, 'worker-bookworm-1')
   })
 
+  it('-o wide is the long text form, as --details: in cluster, node and verify node alike', async () => {
+    for (const command of [['cluster', '--snapshot', snapshot], ['node', '--facts', bundle], ['verify', 'node', '--facts', bundle]]) {
+      const [wide, details, short] = await Promise.all([runCli([...command, '-o', 'wide']), runCli([...command, '--details']), runCli(command)])
+      assert.equal(wide.code, details.code, command.join(' '))
+      assert.equal(wide.stdout, details.stdout, command.join(' '))
+      assert.notEqual(wide.stdout, short.stdout, command.join(' '))
+    }
+
+    // The long form and a file beside it; wide is no file format.
+    const file = join(workdir, 'wide.json')
+    const beside = await runCli(['cluster', '--snapshot', snapshot, '-o', 'wide', '-o', `json=${file}`])
+    assert.match(beside.stdout, /^ {4}What to do:$/m)
+    assert.ok(existsSync(file))
+    const asFile = await runCli(['cluster', '--snapshot', snapshot, '-o', `wide=${file}`])
+    assert.equal(asFile.code, 2)
+    assert.match(asFile.stderr, /--output wide=.*: expected FORMAT=PATH with FORMAT one of/)
+    assert.equal((await runCli(['cluster', '--snapshot', snapshot, '-o', 'wide', '-o', 'json'])).code, 2)
+  })
+
   it('-o FORMAT=PATH still writes a file, beside -o FORMAT for stdout', async () => {
     const file = join(workdir, 'report.xml')
     const {code, stdout} = await runCli(['cluster', '--snapshot', snapshot, '-o', 'json', '-o', `junit=${file}`])
@@ -71,7 +90,7 @@ describe('-o FORMAT, as kubectl says it', () => {
 
     const yaml = await runCli(['cluster', '--snapshot', snapshot, '-o', 'yaml'])
     assert.equal(yaml.code, 2)
-    assert.match(yaml.stderr, /--output yaml: expected FORMAT=PATH with FORMAT one of text, json, markdown, junit, sarif \(a file\), or FORMAT alone \(what stdout carries\)/)
+    assert.match(yaml.stderr, /--output yaml: expected FORMAT=PATH with FORMAT one of text, json, markdown, junit, sarif \(a file\), or FORMAT alone \(what stdout carries; wide: the long text form\)/)
     // Agreeing is no conflict.
     assert.equal((await runCli(['cluster', '--snapshot', snapshot, '--json', '-o', 'json'])).code, 5)
   })
