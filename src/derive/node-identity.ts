@@ -8,8 +8,8 @@
  */
 import type {NodeSource} from '../contract/report.js'
 import type {FactSet} from '../facts/fact-set.js'
-import {unknownNodeFacts} from '../facts/node-facts.js'
 import type {KeptNode} from '../sources/cluster/kept-objects.js'
+import {unknownNodeFacts} from './node/node-facts.js'
 import type {KubeObject} from '../sources/cluster/snapshot.js'
 import type {ProbedNode} from '../sources/node/node-probes.js'
 

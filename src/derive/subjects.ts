@@ -5,7 +5,7 @@
 import type {NodeRow, NodeSource} from '../contract/report.js'
 import {factsOfSection, KUBE_PROXY_FALLBACK_FACTS, NODE_FACT_PATHS, NODE_OS_API_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
-import {KUBE_PROXY_ENDPOINT_SECTIONS} from '../facts/node-facts.js'
+import {KUBE_PROXY_ENDPOINT_SECTIONS} from './node/node-facts.js'
 import type {Subject} from '../facts/subject.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import type {KubeProxyEndpointRead} from '../sources/node/kube-proxy-metrics.js'

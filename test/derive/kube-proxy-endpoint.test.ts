@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {deriveKubeProxyEndpointFacts} from '../../src/derive/node/node-facts.js'
 import {withKubeProxyEndpoint} from '../../src/derive/subjects.js'
 import {FactSet} from '../../src/facts/fact-set.js'
-import {deriveKubeProxyEndpointFacts} from '../../src/facts/node-facts.js'
 
 /** kube-proxy's answers as the pod proxy read them: nftables mode, 3 sync failures. */
 const endpoint = () =>

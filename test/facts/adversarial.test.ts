@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {BUNDLE_SECTIONS} from '../../src/facts/catalog.js'
-import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {renderMarkdown} from '../../src/report/markdown.js'
 import {renderText} from '../../src/report/text.js'
 import {exampleClusterReport} from '../helpers/reports.js'

@@ -4,10 +4,10 @@ import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {after, describe, it} from 'node:test'
 
+import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
-import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {kernelRows, kernelVerdicts, osReleaseFiles, writeCorpusBundles} from '../helpers/corpus.js'
 

@@ -4,11 +4,11 @@ import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
 import type {FactValue} from '../../src/contract/finding.js'
+import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {describeNode} from '../../src/derive/subjects.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
 import type {FactSet} from '../../src/facts/fact-set.js'
-import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
 
 /**

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {deriveKubeProxyEndpointFacts, deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import type {FactSet} from '../../src/facts/fact-set.js'
-import {deriveKubeProxyEndpointFacts, deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {capturedBundle, capturedMetrics, type SectionChanges, withSections} from '../helpers/captured-bundles.js'
 
 function facts(state: 'iptables' | 'nftables', changes: SectionChanges = {}): FactSet {

@@ -8,9 +8,9 @@ import {execFileSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {describe, it} from 'node:test'
 
+import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {type Bundle, parseBundle} from '../../src/facts/bundle.js'
 import {BUNDLE_SECTIONS} from '../../src/facts/catalog.js'
-import {deriveNodeFacts} from '../../src/facts/node-facts.js'
 import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 
 /** A map that remembers which keys were asked for. */

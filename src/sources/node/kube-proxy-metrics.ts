@@ -9,7 +9,7 @@
  */
 import type {UnknownReason} from '../../contract/finding.js'
 import type {FactSet, UnknownFact} from '../../facts/fact-set.js'
-import {deriveKubeProxyEndpointFacts, KUBE_PROXY_METRIC_FAMILIES} from '../../facts/node-facts.js'
+import {deriveKubeProxyEndpointFacts, KUBE_PROXY_METRIC_FAMILIES} from '../../derive/node/node-facts.js'
 import {selectMetricFamilies} from '../../facts/parsers/kube-proxy.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'

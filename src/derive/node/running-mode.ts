@@ -3,8 +3,8 @@
  * asks for, which during a rollout is not the same (the ConfigMap says nftables long before every
  * kube-proxy has restarted). Worked out here alone, from whatever evidence a source gave.
  */
-import type {FactSet, UnknownFact} from './fact-set.js'
-import type {ProxyMode} from './parsers/kube-proxy.js'
+import type {FactSet, UnknownFact} from '../../facts/fact-set.js'
+import type {ProxyMode} from '../../facts/parsers/kube-proxy.js'
 
 /** What a node showed of its kube-proxy; each item is a value, or why the source could not tell it. */
 export interface ModeEvidence {
