@@ -9,9 +9,8 @@
 import type {NodeSource} from '../contract/report.js'
 import type {FactSet} from '../facts/fact-set.js'
 import type {KeptNode} from '../sources/cluster/kept-objects.js'
-import {unknownNodeFacts} from './node/node-facts.js'
 import type {KubeObject} from '../sources/cluster/snapshot.js'
-import type {ProbedNode} from '../sources/node/node-probes.js'
+import {type DerivedNode, unusable} from './node/probed-node.js'
 
 /** A machine-id as systemd writes /etc/machine-id: 32 lowercase hexadecimal characters. A Node's anonymised or made-up one is not compared. */
 const MACHINE_ID = /^[0-9a-f]{32}$/
@@ -39,7 +38,7 @@ const UNBOUND_SOURCES: Partial<Record<NodeSource, string>> = {facts: 'the bundle
  * bundles/w2.facts) is not 4.18.0-553.el8_10.x86_64 (the Node's status.nodeInfo.kernelVersion)`. Empty
  * when nothing both show differs.
  */
-function contradictions(node: KeptNode, probed: Pick<ProbedNode, 'facts' | 'origin' | 'source'>): string[] {
+function contradictions(node: KeptNode, probed: Pick<DerivedNode, 'facts' | 'origin' | 'source'>): string[] {
   const sourceName = UNBOUND_SOURCES[probed.source]
   if (sourceName === undefined) return []
   const info = node.status?.nodeInfo
@@ -66,7 +65,7 @@ function hostnameOf(facts: FactSet, node: KubeObject): string {
  * that names both values, so its checks are unknown for it and the Node keeps what the API shows of it
  * (its kernel, its OS). Nodes that agree, or show nothing both sides show, are kept as they are.
  */
-export function withoutContradicted(nodes: readonly KubeObject[], probed: ReadonlyMap<string, ProbedNode>): Map<string, ProbedNode> {
+export function withoutContradicted(nodes: readonly KubeObject[], probed: ReadonlyMap<string, DerivedNode>): Map<string, DerivedNode> {
   const checked = new Map(probed)
   for (const node of nodes) {
     const name = node.metadata?.name ?? ''
@@ -75,7 +74,7 @@ export function withoutContradicted(nodes: readonly KubeObject[], probed: Readon
     const disagreements = contradictions(node as KeptNode, found)
     if (disagreements.length === 0) continue
     const reason = `contradicts the live Node, so none of its facts are used: ${disagreements.join('; ')}`
-    checked.set(name, {source: found.source, origin: found.origin, facts: unknownNodeFacts(name, 'node-unreachable', reason), reachable: false, reason})
+    checked.set(name, unusable(found, name, reason))
   }
 
   return checked

@@ -5,12 +5,11 @@
 import type {NodeRow, NodeSource} from '../contract/report.js'
 import {factsOfSection, KUBE_PROXY_FALLBACK_FACTS, NODE_FACT_PATHS, NODE_OS_API_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
-import {KUBE_PROXY_ENDPOINT_SECTIONS} from './node/node-facts.js'
 import type {Subject} from '../facts/subject.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
-import type {KubeProxyEndpointRead} from '../sources/node/kube-proxy-metrics.js'
-import type {ProbedNode} from '../sources/node/node-probes.js'
 import type {ClusterModel} from './cluster-facts.js'
+import {KUBE_PROXY_ENDPOINT_SECTIONS} from './node/node-facts.js'
+import type {DerivedNode, KubeProxyEndpointRead} from './node/probed-node.js'
 
 /** The identity lines of a node in the report, from its facts. */
 export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'kubeProxyNftVersion' | 'nftVersion' | 'os' | 'proxyMode'> & {name: string} {
@@ -37,17 +36,17 @@ function runningModeOf(facts: FactSet): NonNullable<NodeRow['proxyMode']> {
   return {running: null, evidence: why ? `${why.reason}: ${why.detail}` : 'not-collected'}
 }
 
-export function nodeName(node: ProbedNode): string {
+export function nodeName(node: DerivedNode): string {
   return String(node.facts.get('node.name') ?? node.origin)
 }
 
 /** Subjects of a node run: one Node for each probed node. */
-export function nodeSubjects(nodes: readonly ProbedNode[]): Subject[] {
+export function nodeSubjects(nodes: readonly DerivedNode[]): Subject[] {
   return nodes.map((node) => ({kind: 'Node', name: nodeName(node), facts: node.facts}))
 }
 
 /** A node run's report row: what the node's own facts show. */
-export function probedNodeReport(node: ProbedNode): NodeRow {
+export function probedNodeReport(node: DerivedNode): NodeRow {
   return {
     ...describeNode(node.facts),
     name: nodeName(node),
@@ -65,7 +64,7 @@ export function probedNodeReport(node: ProbedNode): NodeRow {
  * come from clones or from one node collected twice. `hostname (user@host:port)`, `hostname
  * (bundles/a.facts)`. Targets that resolved to one connection share one result: listed once.
  */
-export function distinctNodes(probed: readonly ProbedNode[]): ProbedNode[] {
+export function distinctNodes(probed: readonly DerivedNode[]): DerivedNode[] {
   const nodes = [...new Set(probed)]
   const counts = new Map<string, number>()
   for (const node of nodes) counts.set(nodeName(node), (counts.get(nodeName(node)) ?? 0) + 1)
@@ -144,7 +143,7 @@ export function withKubeProxyEndpoint(facts: FactSet, endpoint: FactSet, collect
 /** How the node probe of a cluster run went, for each Node. */
 export interface ClusterNodeProbes {
   /** Probed Nodes by name, reachable or not. */
-  probed: ReadonlyMap<string, ProbedNode>
+  probed: ReadonlyMap<string, DerivedNode>
   /** Linux Nodes that could not be probed because the template had no address for them, with why. */
   unaddressed: ReadonlyMap<string, string>
   /** --kube-proxy-metrics: kube-proxy's answers through the pod proxy, by Linux Node name. */

@@ -2,6 +2,7 @@
  * `kpx-check cluster --facts`: bundles collected on the nodes (air-gapped, or no SSH), each taken for
  * the Linux Node its hostname names, as if that node had been probed; bundles that name no Node are reported.
  */
+import {type DerivedNode, deriveProbedNodes} from '../derive/node/probed-node.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import {distinctNodes, nodeName} from '../derive/subjects.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
@@ -15,9 +16,9 @@ export function bundledNodeProbes(snapshot: ClusterSnapshot, bundles: readonly P
   const byShortName = new Map<string, string[]>()
   for (const name of names) byShortName.set(name.split('.', 1)[0], [...(byShortName.get(name.split('.', 1)[0]) ?? []), name])
 
-  const probed = new Map<string, ProbedNode>()
+  const probed = new Map<string, DerivedNode>()
   const unmatched: string[] = []
-  for (const bundle of distinctNodes(bundles)) {
+  for (const bundle of distinctNodes(deriveProbedNodes(bundles))) {
     const hostname = nodeName(bundle)
     const shortMatches = byShortName.get(hostname.split('.', 1)[0]) ?? []
     const node = names.includes(hostname) ? hostname : (shortMatches.length === 1 ? shortMatches[0] : undefined)

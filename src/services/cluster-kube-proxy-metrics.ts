@@ -6,9 +6,11 @@ import {podProxyMetricsPort} from '../derive/kube-proxy-config.js'
  * 127.0.0.1:10249), nothing is asked and every node says why.
  */
 import {deriveKubeProxyConfig} from '../derive/kube-proxy.js'
+import {KUBE_PROXY_METRIC_FAMILIES} from '../derive/node/node-facts.js'
+import {deriveKubeProxyEndpoints, type KubeProxyEndpointRead} from '../derive/node/probed-node.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
-import {type KubeProxyEndpointRead, readKubeProxyMetrics} from '../sources/node/kube-proxy-metrics.js'
+import {readKubeProxyMetrics} from '../sources/node/kube-proxy-metrics.js'
 import type {ConnectionOptions} from './cluster-reads.js'
 import {runSilently, type StepRunner} from './progress.js'
 
@@ -23,7 +25,7 @@ export async function readClusterKubeProxyMetrics(snapshot: ClusterSnapshot, con
       {
         title: `Read kube-proxy's metrics of ${names.length} node(s) through the API server's pod proxy`,
         async task(_, task) {
-          read = await readKubeProxyMetrics(names, {connection, endpoint})
+          read = deriveKubeProxyEndpoints(await readKubeProxyMetrics(names, {connection, endpoint, families: KUBE_PROXY_METRIC_FAMILIES}))
           const unread = [...read.values()].filter((node) => node.reason !== undefined).length
           task.title = `Read kube-proxy's metrics of ${names.length - unread} of ${names.length} node(s) through the API server's pod proxy`
           if (unread > 0) task.fellShort(`${unread} could not be read, see each node's checks`)

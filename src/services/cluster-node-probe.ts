@@ -6,12 +6,13 @@
  * on each node and deletes; with `exec,pod`, by exec where that works and in a probe pod where the
  * node has no kube-proxy pod, its image no shell, or exec is forbidden.
  */
+import {deriveProbedNodesByName} from '../derive/node/probed-node.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import {nodeTargets, unmatchedInventory} from '../derive/ssh-targets.js'
 import type {ClusterNodeProbes} from '../derive/subjects.js'
 import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {probeNodesByExec} from '../sources/node/kube-proxy-exec.js'
-import {type ProbedNode, unreachable} from '../sources/node/node-probes.js'
+import type {ProbedNode} from '../sources/node/node-probes.js'
 import type {PodProbeTarget} from '../sources/node/probe-pod.js'
 import {describeFailure, type ProbeFailureClass} from '../sources/probe-failure.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
@@ -72,6 +73,14 @@ export async function probeClusterNodes(
 ): Promise<NodeProbeResult> {
   const outcome = snapshot.resources.nodes
   const nodes = outcome?.status === 'ok' ? outcome.items : []
+  const {probed, ...rest} = await probeNodes(nodes, options, connection, progress)
+  return {...rest, probed: deriveProbedNodesByName(probed)}
+}
+
+/** What the probe found of each node, before any fact is derived. */
+type RawNodeProbes = Omit<NodeProbeResult, 'probed'> & {probed: Map<string, ProbedNode>}
+
+function probeNodes(nodes: KubeObject[], options: NodeProbeOptions, connection: ConnectionOptions, progress: StepRunner): Promise<RawNodeProbes> {
   switch (options.method) {
     case 'exec': {
       return probeByExec(nodes, options, connection, progress)
@@ -87,7 +96,7 @@ export async function probeClusterNodes(
   }
 }
 
-async function probeOverSsh(nodes: KubeObject[], options: SshNodeProbeOptions, progress: StepRunner): Promise<NodeProbeResult> {
+async function probeOverSsh(nodes: KubeObject[], options: SshNodeProbeOptions, progress: StepRunner): Promise<RawNodeProbes> {
   const {targets, unaddressed} = nodeTargets(nodes, options)
   const probed = new Map<string, ProbedNode>()
   await progress(
@@ -105,7 +114,7 @@ async function probeOverSsh(nodes: KubeObject[], options: SshNodeProbeOptions, p
   return {probed, unaddressed, ...(options.inventory.length > 0 ? {unmatchedInventory: unmatchedInventory(options.inventory, nodes)} : {})}
 }
 
-async function probeByExec(nodes: KubeObject[], options: Omit<ExecNodeProbeOptions, 'method'>, connection: ConnectionOptions, progress: StepRunner): Promise<NodeProbeResult & {probed: Map<string, ProbedNode>}> {
+async function probeByExec(nodes: KubeObject[], options: Omit<ExecNodeProbeOptions, 'method'>, connection: ConnectionOptions, progress: StepRunner): Promise<RawNodeProbes> {
   const names = linuxNodes(nodes).map((node) => node.metadata?.name ?? '')
   let probed = new Map<string, ProbedNode>()
   await progress(
@@ -142,13 +151,13 @@ function isFargateNode(node: KubeObject): boolean {
   return (node.metadata?.labels as Record<string, string> | undefined)?.['eks.amazonaws.com/compute-type'] === 'fargate'
 }
 
-async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, connection: ConnectionOptions, progress: StepRunner): Promise<NodeProbeResult> {
+async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, connection: ConnectionOptions, progress: StepRunner): Promise<RawNodeProbes> {
   const byExec = options.method === 'exec,pod' ? (await probeByExec(nodes, options, connection, progress)).probed : new Map<string, ProbedNode>()
   const targets: PodProbeTarget[] = linuxNodes(nodes)
     .map((node) => ({name: node.metadata?.name ?? '', fargate: isFargateNode(node)}))
     .filter((target) => {
-      const execFailure = byExec.get(target.name)?.failure
-      return options.method === 'pod' || (execFailure !== undefined && POD_AFTER_EXEC.has(execFailure.class))
+      const exec = byExec.get(target.name)
+      return options.method === 'pod' || (exec !== undefined && 'failure' in exec && POD_AFTER_EXEC.has(exec.failure.class))
     })
   const probed = new Map(byExec)
   let leftBehind: string[] = []
@@ -171,7 +180,7 @@ async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, con
               task.status(`${update.succeeded} done, ${update.failed} failed, ${update.remaining} remaining`)
             },
           })
-          for (const [name, node] of result.probed) probed.set(name, afterExec(name, node, byExec.get(name)))
+          for (const [name, node] of result.probed) probed.set(name, afterExec(node, byExec.get(name)))
           leftBehind = result.leftBehind
           const swept = result.swept.length > 0 ? ` (deleted ${result.swept.length} probe pod(s) an earlier run left)` : ''
           const left = leftBehind.length > 0 ? `; could not delete ${leftBehind.length} object(s) it made` : ''
@@ -185,7 +194,7 @@ async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, con
 }
 
 /** A probe pod's result for a node exec could not probe: when the pod failed too, its failure says why exec did not do. */
-function afterExec(name: string, node: ProbedNode, exec: ProbedNode | undefined): ProbedNode {
-  if (!node.failure || !exec?.failure) return node
-  return unreachable(node.source, node.origin, name, {...node.failure, detail: `${node.failure.detail}; by exec before it: ${describeFailure(exec.failure)}`})
+function afterExec(node: ProbedNode, exec: ProbedNode | undefined): ProbedNode {
+  if (!('failure' in node) || exec === undefined || !('failure' in exec)) return node
+  return {...node, failure: {...node.failure, detail: `${node.failure.detail}; by exec before it: ${describeFailure(exec.failure)}`}}
 }

@@ -1,13 +1,14 @@
 import type {Finding} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
 import {setBaselineFacts} from '../derive/node-baseline.js'
+import {type DerivedNode, deriveProbedNodes} from '../derive/node/probed-node.js'
 import {distinctNodes, nodeName, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import type {Baseline} from '../planner/baseline.js'
 import {buildReport} from '../planner/gate.js'
 import {readFactsBundles} from '../sources/node/bundles.js'
-import {type ProbedNode, probeThisMachine} from '../sources/node/node-probes.js'
+import {probeThisMachine} from '../sources/node/node-probes.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
@@ -46,8 +47,8 @@ interface NodeRuleSelection {
 export async function evaluateNodes(
   options: NodeCheckOptions,
   selection: NodeRuleSelection,
-): Promise<{baseline?: Baseline; bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>; probed: ProbedNode[]; report: Report}> {
-  const run: {gate: Awaited<ReturnType<typeof readGateFiles>>; probed: ProbedNode[]; rules: LoadedRule[]} = {gate: {}, probed: [], rules: []}
+): Promise<{baseline?: Baseline; bySubject: ReadonlyMap<string, ReadonlyMap<string, Finding>>; probed: DerivedNode[]; report: Report}> {
+  const run: {gate: Awaited<ReturnType<typeof readGateFiles>>; probed: DerivedNode[]; rules: LoadedRule[]} = {gate: {}, probed: [], rules: []}
   const progress = options.progress ?? runSilently
   await progress(
     [
@@ -65,12 +66,12 @@ export async function evaluateNodes(
         title: options.factsPaths.length > 0 ? 'Read facts bundles' : (options.ssh ? `Probe ${options.ssh.targets.length} node(s) over SSH` : 'Collect facts on this machine'),
         async task(context, task) {
           if (options.factsPaths.length > 0) {
-            context.probed = distinctNodes(await readFactsBundles(options.factsPaths, options.readStdin))
+            context.probed = distinctNodes(deriveProbedNodes(await readFactsBundles(options.factsPaths, options.readStdin)))
             task.title = `Read ${context.probed.length} facts bundle(s)`
           } else if (options.ssh) {
-            context.probed = distinctNodes(await probeOverSshWithProgress(options.ssh.targets, options.ssh.probe, task))
+            context.probed = distinctNodes(deriveProbedNodes(await probeOverSshWithProgress(options.ssh.targets, options.ssh.probe, task)))
           } else {
-            context.probed = [await probeThisMachine(options.timeoutSeconds)]
+            context.probed = deriveProbedNodes([await probeThisMachine(options.timeoutSeconds)])
             task.title = 'Collected facts on this machine'
           }
         },

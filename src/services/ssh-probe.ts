@@ -3,7 +3,7 @@ import type {FleetProgress, SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import type {ProgressTask} from './progress.js'
 
-/** probeNodesOverSsh with its counts in a progress step. One ProbedNode per target, in the targets' order. */
+/** probeNodesOverSsh with its counts in a progress step. One ProbedNode per target, in the targets' order (targets that are one connection share one). */
 export async function probeOverSshWithProgress(targets: SshTarget[], probe: SshProbeOptions, task: ProgressTask): Promise<ProbedNode[]> {
   let progress: FleetProgress = {succeeded: 0, failed: 0, remaining: targets.length}
   const nodes = await probeNodesOverSsh(targets, {

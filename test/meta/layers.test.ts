@@ -86,6 +86,14 @@ describe('layers of src/', () => {
     assert.deepEqual(beyond, [])
   })
 
+  it('sources return data: no file of sources/ imports derive/, where every fact is derived (the node deriver is derive/node/)', () => {
+    const deriving = [...graph].flatMap(([file, targets]) =>
+      layerOf(file) === 'sources' ? targets.filter((target) => layerOf(target) === 'derive' || target.startsWith('src/facts/node-facts')).map((target) => `${file} → ${target}`) : [],
+    )
+    assert.deepEqual(deriving, [])
+    assert.ok(graph.has('src/derive/node/node-facts.ts'), 'the node deriver is in derive/node/')
+  })
+
   it('no import cycle among folders', () => {
     const folders = new Map<string, Set<string>>()
     for (const [file, targets] of graph) {

@@ -19,7 +19,7 @@ import {parseKubeIpsets, parseKubeIpvs0, parseProcIpVs} from '../../facts/parser
 import {parseKernelConfig} from '../../facts/parsers/kernel-config.js'
 import {assessKernelSupport, type KernelEvidence} from '../../facts/parsers/kernel-features.js'
 import {parseKernelRelease, parseKernelVersion} from '../../facts/parsers/kernel.js'
-import {kubeProxyRuntime, type MetricSample, metricTotals, parseKubeProxyProcess, parseMetricSamples, parseProxyMode, type ProxyMode} from '../../facts/parsers/kube-proxy.js'
+import {type KubeProxyRuntime, kubeProxyRuntime, type MetricSample, metricTotals, parseKubeProxyProcess, parseMetricSamples, parseProxyMode, type ProxyMode} from '../../facts/parsers/kube-proxy.js'
 import {parseModulePaths, parseProcModules} from '../../facts/parsers/modules.js'
 import {parseDropPolicyHooks, parseNftChains, parseNftCheck, parseNftTables} from '../../facts/parsers/nft-ruleset.js'
 import {parseOsRelease} from '../../facts/parsers/os-release.js'
@@ -54,38 +54,32 @@ class Sections {
   }
 }
 
-/**
- * Derives a node's facts from its bundle. `fallbackName` names the node when the bundle has no
- * usable hostname section (the bundle file name, or this machine's host name).
- */
-export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
+/** What names a node, and what else its probe knew besides its bundle. */
+interface NodeNaming {
+  /** The name the node was probed by (its Node's, an SSH target's given name): it beats the bundle's hostname. */
+  name?: string
+  /** Names the node when `name` does not and the bundle has no usable hostname section (the bundle file name, or this machine's host name). */
+  fallbackName: string
+  /** Why `sudo -n` was refused, when the collector ran as the login user instead: what it could not read without root says so. */
+  sudoRefused?: string
+}
+
+/** Derives a node's facts from its bundle. */
+export function deriveNodeFacts(bundle: Bundle, naming: NodeNaming | string): FactSet {
+  const {name, fallbackName, sudoRefused} = typeof naming === 'string' ? {fallbackName: naming} : naming
   const sections = new Sections(bundle)
   // The `unavailable` list, which says which sections failed and hold partial or no text, comes last:
   // a bundle cut short vouches for none of its sections, however whole they look.
-  if (bundle.cut) return unknownNodeFacts(sections.hostname() ?? fallbackName, 'truncated', `${describeCut(bundle.cut)}; collect it again`)
+  if (bundle.cut) return unknownNodeFacts(name ?? sections.hostname() ?? fallbackName, 'truncated', `${describeCut(bundle.cut)}; collect it again`)
   const facts = new FactSet()
-  const derivations = [
-    deriveIdentity,
-    deriveKernel,
-    deriveOs,
-    deriveNft,
-    deriveIptables,
-    deriveKernelSupport,
-    deriveNftState,
-    deriveIpvs,
-    deriveSysctls,
-    deriveServices,
-    deriveAddresses,
-    deriveKubeProxy,
-    deriveKubeProxyNft,
-    deriveRunningMode,
-    deriveNftJson,
-    deriveRulesetFlush,
-    deriveIpvsBalancers,
-    deriveRollbackKernel,
-    deriveIncompatibleTables,
-  ]
-  for (const derive of derivations) derive(facts, sections, fallbackName)
+  deriveIdentity(facts, sections, name ?? sections.hostname() ?? fallbackName)
+  for (const derive of [deriveKernel, deriveOs, deriveNft, deriveIptables, deriveKernelSupport, deriveNftState, deriveIpvs, deriveSysctls, deriveServices, deriveAddresses]) derive(facts, sections)
+  // These read what others found: where kube-proxy runs, the host's nft, the tables, kube-ipvs0, the iptables counts.
+  const runtime = deriveKubeProxy(facts, sections)
+  deriveKubeProxyNft(facts, sections, runtime)
+  deriveRunningMode(facts, sections)
+  deriveNftJson(facts, sections, runtime)
+  for (const derive of [deriveRulesetFlush, deriveIpvsBalancers, deriveRollbackKernel, deriveIncompatibleTables]) derive(facts, sections)
 
   // Every catalogue path must be answered; a path no derivation reached is a bug, not a pass.
   const answered = new Set([...facts.knownPaths(), ...facts.unknownEntries().map(([path]) => path)])
@@ -93,7 +87,15 @@ export function deriveNodeFacts(bundle: Bundle, fallbackName: string): FactSet {
     if (!answered.has(path)) facts.unknown(path, 'not-collected', `no bundle section reports ${path}`)
   }
 
+  if (sudoRefused) blameSudo(facts, sudoRefused)
   return facts
+}
+
+/** With --sudo refused, the collector ran as the login user: what it could not read without root says why. */
+function blameSudo(facts: FactSet, refusal: string): void {
+  for (const [path, why] of facts.unknownEntries()) {
+    if (why.reason === 'permission-denied') facts.unknown(path, 'permission-denied', why.detail ? `${refusal}; ${why.detail}` : refusal)
+  }
 }
 
 /** A node none of whose facts is known, for one reason (it could not be probed, its bundle was cut short). */
@@ -132,8 +134,8 @@ function quote(text: string): string {
   return JSON.stringify(line.length > 60 ? `${line.slice(0, 57)}...` : line)
 }
 
-function deriveIdentity(facts: FactSet, sections: Sections, fallbackName: string): void {
-  facts.set('node.name', sections.hostname() ?? fallbackName)
+function deriveIdentity(facts: FactSet, sections: Sections, name: string): void {
+  facts.set('node.name', name)
   const hostname = sections.hostname()
   if (hostname === undefined) facts.unknown('node.hostname', 'not-collected', 'the bundle names no host')
   else facts.set('node.hostname', hostname)
@@ -205,13 +207,10 @@ function deriveNft(facts: FactSet, sections: Sections): void {
   else facts.unknown('nft.version', 'unparseable', `nft-version: expected "nftables vX.Y.Z (…)", found ${quote(read.text)}`)
 }
 
-/**
- * The nft kube-proxy runs: the image's, read in its pod; else, for kube-proxy on the host, the host's.
- * Runs after deriveKubeProxy, which tells where kube-proxy runs.
- */
-function deriveKubeProxyNft(facts: FactSet, sections: Sections): void {
+/** The nft kube-proxy runs: the image's, read in its pod; else, for kube-proxy on the host (`runtime`), the host's (deriveNft's). */
+function deriveKubeProxyNft(facts: FactSet, sections: Sections, runtime: KubeProxyRuntime | undefined): void {
   const read = sections.read('kube-proxy-nft-version')
-  if (!read.ok && facts.get('kubeProxy.runtime') === 'host') {
+  if (!read.ok && runtime === 'host') {
     const hostNft = facts.get('nft.version')
     const why = facts.whyUnknown('nft.version')
     if (hostNft !== undefined) facts.set('kubeProxy.nftVersion', hostNft)
@@ -498,13 +497,15 @@ export function deriveKubeProxyEndpointFacts(sections: Pick<Bundle, 'sections' |
   return facts
 }
 
-function deriveKubeProxy(facts: FactSet, sections: Sections): void {
+/** kube-proxy's answers and process; where it runs, when the bundle tells. */
+function deriveKubeProxy(facts: FactSet, sections: Sections): KubeProxyRuntime | undefined {
   deriveKubeProxyEndpoint(facts, sections, collectedAt(sections))
 
+  let runtime: KubeProxyRuntime | undefined
   fromSection(facts, sections, 'kube-proxy-process', (text) => {
     const info = parseKubeProxyProcess(text)
     if (!info) return `expected "pid=… exe=… container=…" lines, found ${quote(text)}`
-    const runtime = kubeProxyRuntime(info.processes)
+    runtime = kubeProxyRuntime(info.processes)
     facts.set('kubeProxy.runtime', runtime)
     if (runtime === 'none') facts.unknown('kubeProxy.skipKernelCheck', 'not-present', 'no kube-proxy process runs on the node')
     else if (info.skipKernelCheck === 'set') facts.set('kubeProxy.skipKernelCheck', true)
@@ -513,6 +514,7 @@ function deriveKubeProxy(facts: FactSet, sections: Sections): void {
       facts.unknown('kubeProxy.skipKernelCheck', 'permission-denied', "kube-proxy's environment is readable only by root")
     } else facts.unknown('kubeProxy.skipKernelCheck', 'not-collected', 'kube-proxy-process: no skip-kernel-check= line')
   })
+  return runtime
 }
 
 /** When the collector ran, by its own clock (the node's, which kube-proxy's timestamps are on too). */
@@ -649,15 +651,14 @@ function deriveSyncProgress(facts: FactSet, samples: readonly MetricSample[], re
 
 /**
  * The nft kube-proxy runs has JSON support: in a pod, the nft there is the image's; on the host, it is
- * kube-proxy's when kube-proxy runs on the host, and k3s's own nft when it runs in k3s. A containerised
- * kube-proxy's nft is only seen in its pod. Runs after deriveKubeProxy, which tells where kube-proxy runs.
+ * kube-proxy's when kube-proxy runs on the host, and k3s's own nft when it runs in k3s (`runtime`, from
+ * deriveKubeProxy). A containerised kube-proxy's nft is only seen in its pod.
  */
-function deriveNftJson(facts: FactSet, sections: Sections): void {
+function deriveNftJson(facts: FactSet, sections: Sections, runtime: KubeProxyRuntime | undefined): void {
   fromSection(facts, sections, 'nft-json', (text) => {
     const probes = parseNftJson(text)
     if (!probes) return `expected "path|k3s json=yes|no|unknown" lines, found ${quote(text)}`
     const where = facts.get('collector.where')
-    const runtime = facts.get('kubeProxy.runtime')
     let which: string | undefined
     if (where === 'kube-proxy-pod' || where === 'probe-pod' || runtime === 'host') which = 'path'
     else if (runtime === 'k3s') which = 'k3s'

@@ -43,7 +43,7 @@ export async function readFactsBundles(paths: readonly string[], readStdin: () =
 
 function nodeOfFile(origin: string, fallbackName: string, text: string): ProbedNode {
   try {
-    return bundledNode('facts', origin, fallbackName, text)
+    return bundledNode({source: 'facts', origin, fallbackName}, text)
   } catch (error) {
     if (!(error instanceof BundleError)) throw error
     throw quotingNothingOf(text, new UsageError(`${origin}:${error.line}: not a kpx-check facts bundle: ${error.message}`, [

@@ -16,7 +16,7 @@ import {execInPod, PodExecError} from '../cluster/pod-exec.js'
 import {collectorFailed} from '../collector/local.js'
 import type {ProbeFailure} from '../probe-failure.js'
 import type {FleetProgress} from '../ssh/options.js'
-import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
+import {collectedNode, nodeProbedAt, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
 
 export const KUBE_PROXY_NAMESPACE = 'kube-system'
 /** The labels kube-proxy pods carry: kubeadm's, EKS's and GKE's DaemonSets (k8s-app), AKS's and RKE2's static pods (component). */
@@ -54,10 +54,10 @@ export async function probeNodesByExec(nodeNames: readonly string[], options: Ex
     const script = await readFile(COLLECTOR_SCRIPT)
     const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: nodeNames.length}
     await forEachConcurrently(nodeNames, options.concurrency, async (name) => {
-      const node = found instanceof Map ? await probeNode(client, name, found.get(name), script, options.timeoutSeconds) : unreachable('exec', KUBE_PROXY_NAMESPACE, name, found)
+      const node = found instanceof Map ? await probeNode(client, name, found.get(name), script, options.timeoutSeconds) : unreachable(nodeProbedAt('exec', KUBE_PROXY_NAMESPACE, name), found)
       probed.set(name, node)
       progress.remaining -= 1
-      if (node.reachable) progress.succeeded += 1
+      if ('bundle' in node) progress.succeeded += 1
       else progress.failed += 1
       options.onProgress?.({...progress})
     })
@@ -94,20 +94,18 @@ export async function runningKubeProxyPods(client: KubeClient): Promise<Map<stri
 }
 
 async function probeNode(client: KubeClient, name: string, pod: KubeProxyPod | undefined, script: Buffer, timeoutSeconds: number): Promise<ProbedNode> {
-  if (!pod) return unreachable('exec', KUBE_PROXY_NAMESPACE, name, {class: 'no-kube-proxy-pod', detail: `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node`})
-  const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}`
+  if (!pod) return unreachable(nodeProbedAt('exec', KUBE_PROXY_NAMESPACE, name), {class: 'no-kube-proxy-pod', detail: `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node`})
+  const origin = nodeProbedAt('exec', `${KUBE_PROXY_NAMESPACE}/${pod.name}`, name)
   const deadline = AbortSignal.timeout(timeoutSeconds * 1000)
   try {
     const result = await execInPod(client, {namespace: KUBE_PROXY_NAMESPACE, pod: pod.name, container: pod.container, command: EXEC_COLLECTOR_COMMAND, stdin: script}, deadline)
     const detail = result.stderr.trim().split('\n').at(-1)?.trim()
     const run = result.exitCode === 0 ? {ok: true as const, stdout: result.stdout.toString('utf8')} : collectorFailed(`exited ${result.exitCode}${detail ? `: ${quote(detail)}` : ''}`)
-    const node = collectedNode('exec', origin, name, run)
-    node.facts.set('node.name', name)
-    return node
+    return collectedNode(origin, run)
   } catch (error) {
-    if (deadline.aborted) return unreachable('exec', origin, name, {class: 'timeout', detail: `no answer within ${timeoutSeconds}s (--timeout)`})
+    if (deadline.aborted) return unreachable(origin, {class: 'timeout', detail: `no answer within ${timeoutSeconds}s (--timeout)`})
     if (!(error instanceof PodExecError)) throw error
-    return unreachable('exec', origin, name, execFailure(error))
+    return unreachable(origin, execFailure(error))
   }
 }
 

@@ -4,23 +4,25 @@
  * them beyond its node's loopback (EKS: 0.0.0.0:10249). Nothing runs on the node: the API server
  * connects to the pod's IP (the node's, as kube-proxy runs on the host network) and relays the answer.
  * Each answer is bounded (its size, and --request-timeout over the whole of it); of /metrics only
- * the families the node facts read are kept, as the collector's grep keeps them. What a node could
- * not answer makes exactly the facts of that answer unknown, with why.
+ * the families asked for are kept, as the collector's grep keeps them. The answers come back as the
+ * bundle sections they stand for (`kube-proxy-mode`, `kube-proxy-metrics`), each text or unavailable
+ * with why: what a node could not answer makes exactly the facts of that answer unknown (src/derive/node/).
  */
 import type {UnknownReason} from '../../contract/finding.js'
-import type {FactSet, UnknownFact} from '../../facts/fact-set.js'
-import {deriveKubeProxyEndpointFacts, KUBE_PROXY_METRIC_FAMILIES} from '../../derive/node/node-facts.js'
+import type {Bundle} from '../../facts/bundle.js'
+import type {UnknownFact} from '../../facts/fact-set.js'
 import {selectMetricFamilies} from '../../facts/parsers/kube-proxy.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
 import {describeFailure} from '../probe-failure.js'
 import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
 
-/** What the pod proxy gave for one node: the facts of kube-proxy's answers (values, or unknown with why) and where they came from. */
-export interface KubeProxyEndpointRead {
+/** What the pod proxy gave for one node: kube-proxy's answers as bundle sections (text, or unavailable with why) and where they came from. */
+export interface KubeProxyAnswers extends Pick<Bundle, 'sections' | 'unavailable'> {
   /** `kube-system/<pod>:<port>`, or the namespace when no pod was asked. */
   origin: string
-  facts: FactSet
+  /** When /metrics was read, by this machine's clock. */
+  readAt: Date
   /** Why nothing could be read, when nothing could. */
   reason?: string
 }
@@ -29,6 +31,8 @@ interface KubeProxyMetricsOptions {
   connection: Omit<ConnectOptions, 'signal'>
   /** kube-proxy's metrics port, or why the pod proxy cannot reach it: then nothing is asked, and that is every node's reason. */
   endpoint: {port: number} | {unreachable: string}
+  /** The metric families kept of each /metrics page (the ones the node facts read). */
+  families: ReadonlySet<string>
 }
 
 /** Nodes read at once: two small GETs each, waiting mostly on the API server and the node. */
@@ -43,17 +47,17 @@ const PROMETHEUS_TEXT = 'text/plain;version=0.0.4;q=1,*/*;q=0.1'
 const SAME_SERVER_FAILURES = new Set<UnknownReason>(['permission-denied', 'timeout', 'unreachable'])
 
 /** Reads each named Linux Node's kube-proxy answers through the pod proxy; one read per name. */
-export async function readKubeProxyMetrics(nodeNames: readonly string[], options: KubeProxyMetricsOptions): Promise<Map<string, KubeProxyEndpointRead>> {
+export async function readKubeProxyMetrics(nodeNames: readonly string[], options: KubeProxyMetricsOptions): Promise<Map<string, KubeProxyAnswers>> {
   const {endpoint} = options
   if ('unreachable' in endpoint) return new Map(nodeNames.map((name) => [name, unread(KUBE_PROXY_NAMESPACE, {reason: 'not-collected', detail: endpoint.unreachable})]))
-  const read = new Map<string, KubeProxyEndpointRead>()
+  const read = new Map<string, KubeProxyAnswers>()
   const client = await KubeClient.connect({...options.connection, concurrency: NODES_AT_ONCE})
   try {
     const pods = await runningKubeProxyPods(client)
     await forEachConcurrently(nodeNames, NODES_AT_ONCE, async (name) => {
       const pod = pods instanceof Map ? pods.get(name) : undefined
       const detail = pods instanceof Map ? `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node` : describeFailure(pods)
-      read.set(name, pod ? await readPod(client, pod, endpoint.port) : unread(KUBE_PROXY_NAMESPACE, {reason: 'unreachable', detail}))
+      read.set(name, pod ? await readPod(client, pod, endpoint.port, options.families) : unread(KUBE_PROXY_NAMESPACE, {reason: 'unreachable', detail}))
     })
   } finally {
     client.close()
@@ -62,15 +66,15 @@ export async function readKubeProxyMetrics(nodeNames: readonly string[], options
   return read
 }
 
-function unread(origin: string, why: UnknownFact): KubeProxyEndpointRead {
+function unread(origin: string, why: UnknownFact): KubeProxyAnswers {
   const unavailable = new Map([
     ['kube-proxy-mode', why],
     ['kube-proxy-metrics', why],
   ])
-  return {origin, facts: deriveKubeProxyEndpointFacts({sections: new Map(), unavailable}, new Date()), reason: why.detail}
+  return {origin, sections: new Map(), unavailable, readAt: new Date(), reason: why.detail}
 }
 
-async function readPod(client: KubeClient, pod: KubeProxyPod, port: number): Promise<KubeProxyEndpointRead> {
+async function readPod(client: KubeClient, pod: KubeProxyPod, port: number, families: ReadonlySet<string>): Promise<KubeProxyAnswers> {
   const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}:${port}`
   const proxy = `/api/v1/namespaces/${KUBE_PROXY_NAMESPACE}/pods/${encodeURIComponent(pod.name)}:${port}/proxy`
   const sections = new Map<string, string>()
@@ -80,17 +84,17 @@ async function readPod(client: KubeClient, pod: KubeProxyPod, port: number): Pro
   else unavailable.set('kube-proxy-mode', mode)
   if (typeof mode !== 'string' && SAME_SERVER_FAILURES.has(mode.reason)) {
     unavailable.set('kube-proxy-metrics', {reason: mode.reason, detail: `${mode.detail} (asking /proxyMode, the same server)`})
-    return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable}, new Date()), reason: mode.detail}
+    return {origin, sections, unavailable, readAt: new Date(), reason: mode.detail}
   }
 
   const metrics = await answer(client, `${proxy}/metrics`, PROMETHEUS_TEXT, METRICS_BYTES, origin)
   // kube-proxy's sync timestamps are by the node's clock, compared with this one: skew adds to a pending sync's wait.
   const readAt = new Date()
-  const selected = typeof metrics === 'string' ? selectMetricFamilies(metrics, KUBE_PROXY_METRIC_FAMILIES) : undefined
+  const selected = typeof metrics === 'string' ? selectMetricFamilies(metrics, families) : undefined
   if (selected !== undefined) sections.set('kube-proxy-metrics', selected)
   else if (typeof metrics === 'string') unavailable.set('kube-proxy-metrics', {reason: 'unparseable', detail: `${origin}/metrics: not the Prometheus text format: ${firstLine(metrics)}`})
   else unavailable.set('kube-proxy-metrics', metrics)
-  return {origin, facts: deriveKubeProxyEndpointFacts({sections, unavailable}, readAt)}
+  return {origin, sections, unavailable, readAt}
 }
 
 /** One answer through the pod proxy, or why there is none. */

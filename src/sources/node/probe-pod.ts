@@ -20,7 +20,7 @@ import {collectorFailed} from '../collector/local.js'
 import type {ProbeFailure} from '../probe-failure.js'
 import type {FleetProgress} from '../ssh/options.js'
 import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
-import {collectedNode, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
+import {collectedNode, nodeProbedAt, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
 
 /** The labels every probe pod (and a probe namespace) carries: what the sweep and `kubectl delete -l` find. */
 const PROBE_LABELS = {'app.kubernetes.io/managed-by': 'kpx-check', 'app.kubernetes.io/name': 'kpx-check-probe'} as const
@@ -142,7 +142,7 @@ class ProbeRun {
     const record = (name: string, node: ProbedNode) => {
       probed.set(name, node)
       progress.remaining -= 1
-      if (node.reachable) progress.succeeded += 1
+      if ('bundle' in node) progress.succeeded += 1
       else progress.failed += 1
       this.options.onProgress?.({...progress})
     }
@@ -151,7 +151,7 @@ class ProbeRun {
     if ('class' in setUp) {
       // No node can be probed: each says why, and no pod is made.
       this.signal.throwIfAborted()
-      for (const target of targets) record(target.name, unreachable('pod', this.namespace, target.name, setUp))
+      for (const target of targets) record(target.name, unreachable(nodeProbedAt('pod', this.namespace, target.name), setUp))
       return {probed, swept: []}
     }
 
@@ -160,7 +160,7 @@ class ProbeRun {
     await forEachConcurrently(targets, this.options.concurrency, async (target) => {
       if (this.signal.aborted) return
       if (target.fargate) {
-        record(target.name, unreachable('pod', this.namespace, target.name, {class: 'fargate', detail: 'an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made'}))
+        record(target.name, unreachable(nodeProbedAt('pod', this.namespace, target.name), {class: 'fargate', detail: 'an EKS Fargate node runs no host-network or privileged pods: not probed, no pod made'}))
         return
       }
 
@@ -253,23 +253,21 @@ class ProbeRun {
 
   private async probeNode(node: string, images: Images, script: string): Promise<ProbedNode> {
     const image = images.for(node)
-    if (!image) return unreachable('pod', this.namespace, node, {class: 'no-probe-image', detail: `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} gives an image to run the probe pod on`})
+    if (!image) return unreachable(nodeProbedAt('pod', this.namespace, node), {class: 'no-probe-image', detail: `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} gives an image to run the probe pod on`})
     const name = `kpx-check-probe-${this.id}-${createHash('sha256').update(node).digest('hex').slice(0, 10)}`
-    const origin = `${this.namespace}/${name}`
+    const origin = nodeProbedAt('pod', `${this.namespace}/${name}`, node)
     const manifest = probePodManifest({name, namespace: this.namespace, node, image, runId: this.id, timeoutSeconds: this.options.timeoutSeconds, script})
     const refusal = await this.createPod(manifest)
-    if (refusal) return unreachable('pod', origin, node, refusal)
+    if (refusal) return unreachable(origin, refusal)
 
     this.created.add(name)
     try {
       const outcome = await this.watcher.finished(name, (this.options.timeoutSeconds + DEADLINE_GRACE_SECONDS) * 1000)
-      if (outcome.kind === 'failed') return unreachable('pod', origin, node, outcome.failure)
+      if (outcome.kind === 'failed') return unreachable(origin, outcome.failure)
       const log = await this.readLog(name)
-      if (typeof log !== 'string') return unreachable('pod', origin, node, log)
+      if (typeof log !== 'string') return unreachable(origin, log)
       const exitCode = outcome.exitCode
-      const probed = collectedNode('pod', origin, node, exitCode === 0 ? {ok: true, stdout: log} : collectorFailed(`exited ${exitCode}`))
-      probed.facts.set('node.name', node)
-      return probed
+      return collectedNode(origin, exitCode === 0 ? {ok: true, stdout: log} : collectorFailed(`exited ${exitCode}`))
     } finally {
       await this.deletePod(name)
     }

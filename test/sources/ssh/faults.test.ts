@@ -9,12 +9,12 @@ import {createServer, type Socket, type Server as TcpServer} from 'node:net'
 import {after, before, describe, it} from 'node:test'
 
 import {runNodeCheck} from '../../../src/services/node-check.js'
-import {probeNodesOverSsh} from '../../../src/sources/node/node-probes.js'
 import type {SshProbeOptions} from '../../../src/sources/ssh/options.js'
 import type {SshTarget} from '../../../src/sources/ssh/target.js'
 import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
 import {type FakeSshd, printBundle, startFakeSshd} from '../../helpers/fake-sshd.js'
 import {FIXTURES} from '../../helpers/paths.js'
+import {probeNodesOverSshForFacts} from '../../helpers/probed-nodes.js'
 
 const BUNDLE = readFileSync(`${FIXTURES}/rules/kernel-version/pass.ubuntu-22.04-azure-5.15.facts`, 'utf8')
 
@@ -47,7 +47,7 @@ describe('SSH faults, one node at a time', () => {
 
   it('sends the collector on standard input to the constant command "sh -s"', async () => {
     const node = await fake({exec: printBundle(BUNDLE)})
-    const [probed] = await probeNodesOverSsh([target(node)], options(node))
+    const [probed] = await probeNodesOverSshForFacts([target(node)], options(node))
     assert.deepEqual(node.calls, [{command: 'sh -s', stdin: readFileSync(COLLECTOR_SCRIPT, 'utf8')}])
     assert.equal(probed.source, 'ssh')
     assert.equal(probed.origin, `probe@127.0.0.1:${node.port}`)
@@ -67,7 +67,7 @@ describe('SSH faults, one node at a time', () => {
         } else printBundle(asLoginUser)(call, channel)
       },
     })
-    const [probed] = await probeNodesOverSsh([target(node)], options(node, {sudo: true}))
+    const [probed] = await probeNodesOverSshForFacts([target(node)], options(node, {sudo: true}))
     assert.deepEqual(
       node.calls.map((call) => call.command),
       ['sudo -n sh -s', 'sh -s'],
@@ -107,7 +107,7 @@ describe('SSH faults, one node at a time', () => {
   for (const [name, behaviour, overrides, reason] of failures) {
     it(`${name}: unreachable, with the reason`, async () => {
       const node = await fake(behaviour)
-      const [probed] = await probeNodesOverSsh([target(node)], options(node, overrides))
+      const [probed] = await probeNodesOverSshForFacts([target(node)], options(node, overrides))
       assert.equal(probed.reachable, false)
       assert.match(probed.reason ?? '', reason)
       assert.equal(probed.facts.get('node.name'), '127.0.0.1')
@@ -117,7 +117,7 @@ describe('SSH faults, one node at a time', () => {
 
   it('a collector that exits 0 with its output cut short: as a bundle file cut short, flagged and nothing believed', async () => {
     const node = await fake({exec: printBundle(BUNDLE.replace(/### end\n$/, ''))})
-    const [probed] = await probeNodesOverSsh([target(node)], options(node))
+    const [probed] = await probeNodesOverSshForFacts([target(node)], options(node))
     assert.equal(probed.reachable, true)
     assert.equal(probed.cutShort, true)
     assert.equal(probed.reason, 'the bundle was cut short: it ends after section "os-release", which may be cut too, with no "### end" line')
@@ -140,7 +140,7 @@ describe('SSH faults, one node at a time', () => {
     it('times out within --timeout, naming the step', async () => {
       const node = await fake()
       const started = Date.now()
-      const [probed] = await probeNodesOverSsh([{host: '127.0.0.1', port: (silent.address() as {port: number}).port}], options(node, {timeoutSeconds: 1}))
+      const [probed] = await probeNodesOverSshForFacts([{host: '127.0.0.1', port: (silent.address() as {port: number}).port}], options(node, {timeoutSeconds: 1}))
       assert.match(probed.reason ?? '', /^timeout: gave up after 1s during the SSH handshake$/)
       assert.ok(Date.now() - started < 2500, `took ${Date.now() - started} ms`)
     })
@@ -149,14 +149,14 @@ describe('SSH faults, one node at a time', () => {
   it('refuses every node behind a jump host that refuses the login, naming the jump host', async () => {
     const bastion = await fake({rejectLogins: true})
     const node = await fake({exec: printBundle(BUNDLE)})
-    const probed = await probeNodesOverSsh([target(node, 'a'), target(node, 'b')], options(node, {jump: [target(bastion, 'ops')], knownHostsFiles: [node.knownHosts]}))
+    const probed = await probeNodesOverSshForFacts([target(node, 'a'), target(node, 'b')], options(node, {jump: [target(bastion, 'ops')], knownHostsFiles: [node.knownHosts]}))
     for (const one of probed) {
       assert.equal(one.reachable, false)
       // The bastion's host key is not in the node's known_hosts: that is the first thing refused.
       assert.match(one.reason ?? '', new RegExp(String.raw`^host-key: jump host ops@127\.0\.0\.1:${bastion.port}: not in `))
     }
 
-    const withKeys = await probeNodesOverSsh([target(node, 'a')], options(node, {jump: [target(bastion, 'ops')], knownHostsFiles: [bastion.knownHosts]}))
+    const withKeys = await probeNodesOverSshForFacts([target(node, 'a')], options(node, {jump: [target(bastion, 'ops')], knownHostsFiles: [bastion.knownHosts]}))
     assert.match(withKeys[0].reason ?? '', new RegExp(String.raw`^auth: jump host ops@127\.0\.0\.1:${bastion.port}: the server accepted none of`))
     assert.equal(node.calls.length, 0)
   })
@@ -181,7 +181,7 @@ describe('SSH fleets', () => {
   it('probes at most --concurrency nodes at once', async () => {
     const targets = Array.from({length: 10}, (_, index) => target(good, `user${index}`))
     const progress: number[] = []
-    const probed = await probeNodesOverSsh(targets, options(good, {concurrency: 3, onProgress: (update) => progress.push(update.remaining)}))
+    const probed = await probeNodesOverSshForFacts(targets, options(good, {concurrency: 3, onProgress: (update) => progress.push(update.remaining)}))
     assert.equal(good.peakConcurrentCommands, 3)
     assert.deepEqual(progress, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0])
     assert.deepEqual(

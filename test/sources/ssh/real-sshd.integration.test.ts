@@ -10,12 +10,11 @@ import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
+import {deriveNodeFacts} from '../../../src/derive/node/node-facts.js'
 import {parseBundle} from '../../../src/facts/bundle.js'
 import {factsOfSection} from '../../../src/facts/catalog.js'
 import type {FactSet} from '../../../src/facts/fact-set.js'
-import {deriveNodeFacts} from '../../../src/derive/node/node-facts.js'
 import {runCollectorLocally} from '../../../src/sources/collector/local.js'
-import {probeNodesOverSsh} from '../../../src/sources/node/node-probes.js'
 import {runCollectorOverSsh} from '../../../src/sources/ssh/fleet.js'
 import type {SshProbeOptions} from '../../../src/sources/ssh/options.js'
 import type {SshTarget} from '../../../src/sources/ssh/target.js'
@@ -23,6 +22,7 @@ import {UsageError} from '../../../src/util/errors.js'
 import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
 import {skipSuiteOutsideCi} from '../../helpers/ci.js'
 import {FIXTURES} from '../../helpers/paths.js'
+import {probeNodesOverSshForFacts} from '../../helpers/probed-nodes.js'
 import {allowSudo, forcedCommandKey, removeSudo, sshdUnavailable, startSshd, TEST_USER, type TestSshd} from '../../helpers/sshd.js'
 
 const FLEET_SIZE = 20
@@ -65,7 +65,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
   })
 
   it("reports this machine's own facts, as the login user reads them", async () => {
-    const [probed] = await probeNodesOverSsh([node()], options)
+    const [probed] = await probeNodesOverSshForFacts([node()], options)
     assert.equal(probed.reachable, true, probed.reason)
     assert.equal(probed.origin, `${TEST_USER}@127.0.0.1:${sshd.port}`)
     assert.equal(probed.facts.get('collector.root'), false)
@@ -75,7 +75,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
   it("with --sudo and passwordless sudo for sh -s, reports root's view: the same facts as a local run as root", async () => {
     allowSudo('nopasswd')
     try {
-      const [probed] = await probeNodesOverSsh([node()], {...options, sudo: true})
+      const [probed] = await probeNodesOverSshForFacts([node()], {...options, sudo: true})
       const local = await runCollectorLocally(30_000)
       assert.ok(local.ok)
       assert.equal(probed.facts.get('collector.root'), true)
@@ -88,7 +88,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
   it('with --sudo where sudo wants a password, root-only facts are unknown for that reason and the node stays reachable', async () => {
     allowSudo('password')
     try {
-      const [probed] = await probeNodesOverSsh([node()], {...options, sudo: true})
+      const [probed] = await probeNodesOverSshForFacts([node()], {...options, sudo: true})
       assert.equal(probed.reachable, true)
       assert.equal(probed.facts.get('collector.root'), false)
       const policies = probed.facts.whyUnknown('iptables.inputPolicy')
@@ -122,7 +122,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
       writeFileSync(wrong, `[127.0.0.1]:${sshd.port} ${readFileSync(join(sshd.dir, 'other_key.pub'), 'utf8')}`)
       const expected = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'other_key.pub')], {encoding: 'utf8'}).split(' ', 2)[1]
       const offered = execFileSync('ssh-keygen', ['-l', '-f', join(sshd.dir, 'host_ed25519.pub')], {encoding: 'utf8'}).split(' ', 2)[1]
-      const [probed] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [wrong]})
+      const [probed] = await probeNodesOverSshForFacts([node()], {...options, knownHostsFiles: [wrong]})
       assert.equal(probed.reachable, false)
       assert.match(probed.reason ?? '', /^host-key: the server offered ED25519 SHA256:/)
       assert.ok(probed.reason?.includes(offered) && probed.reason.includes(`ED25519 ${expected} (${wrong}:1)`), probed.reason)
@@ -131,13 +131,13 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
     it('refuses an unknown host under strict, and accept-new records it for the next run', async () => {
       const fresh = join(sshd.dir, 'known_hosts.fresh')
       writeFileSync(fresh, '')
-      const [strict] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [fresh]})
+      const [strict] = await probeNodesOverSshForFacts([node()], {...options, knownHostsFiles: [fresh]})
       assert.match(strict.reason ?? '', /^host-key: not in .*known_hosts\.fresh \(offered ED25519 SHA256:.*--host-key-policy accept-new$/)
 
-      const [accepted] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [fresh], hostKeyPolicy: 'accept-new'})
+      const [accepted] = await probeNodesOverSshForFacts([node()], {...options, knownHostsFiles: [fresh], hostKeyPolicy: 'accept-new'})
       assert.equal(accepted.reachable, true, accepted.reason)
       assert.equal(readFileSync(fresh, 'utf8'), `[127.0.0.1]:${sshd.port} ${sshd.hostKeyLine}\n`)
-      const [again] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [fresh]})
+      const [again] = await probeNodesOverSshForFacts([node()], {...options, knownHostsFiles: [fresh]})
       assert.equal(again.reachable, true, again.reason)
     })
 
@@ -146,13 +146,13 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
       writeFileSync(hashed, readFileSync(sshd.knownHosts))
       execFileSync('ssh-keygen', ['-q', '-H', '-f', hashed], {stdio: 'ignore'})
       assert.match(readFileSync(hashed, 'utf8'), /^\|1\|/)
-      const [probed] = await probeNodesOverSsh([node()], {...options, knownHostsFiles: [hashed]})
+      const [probed] = await probeNodesOverSshForFacts([node()], {...options, knownHostsFiles: [hashed]})
       assert.equal(probed.reachable, true, probed.reason)
     })
   })
 
   it(`probes ${FLEET_SIZE} hosts at once (127.0.0.1…127.0.0.${FLEET_SIZE})`, async () => {
-    const probed = await probeNodesOverSsh(
+    const probed = await probeNodesOverSshForFacts(
       sshd.addresses.map((_, index) => node(index)),
       options,
     )
@@ -164,7 +164,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
 
   it('reaches a node through a jump host (--jump), and through ProxyJump and a Host alias from ~/.ssh/config', async () => {
     const bastion: SshTarget = {host: '127.0.0.1', port: sshd.port, user: TEST_USER}
-    const [jumped] = await probeNodesOverSsh([node(1)], {...options, jump: [bastion]})
+    const [jumped] = await probeNodesOverSshForFacts([node(1)], {...options, jump: [bastion]})
     assert.equal(jumped.reachable, true, jumped.reason)
 
     const config = join(sshd.dir, 'ssh_config')
@@ -183,7 +183,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
         '',
       ].join('\n'),
     )
-    const [aliased] = await probeNodesOverSsh([{host: 'node-3'}], {...options, identityFiles: [], sshConfigFile: config})
+    const [aliased] = await probeNodesOverSshForFacts([{host: 'node-3'}], {...options, identityFiles: [], sshConfigFile: config})
     assert.equal(aliased.reachable, true, aliased.reason)
     assert.equal(aliased.origin, `${TEST_USER}@127.0.0.3:${sshd.port}`)
   })
@@ -197,7 +197,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
       agent = spawn('ssh-agent', ['-D', '-a', socket], {stdio: 'ignore'})
       await waitFor(() => execFileSync('ssh-add', ['-l'], {env: {SSH_AUTH_SOCK: socket}, stdio: 'ignore'}))
       execFileSync('ssh-add', [sshd.clientKey], {env: {SSH_AUTH_SOCK: socket}, stdio: 'ignore'})
-      const [probed] = await probeNodesOverSsh([node()], {...options, identityFiles: [], agentSocket: socket})
+      const [probed] = await probeNodesOverSshForFacts([node()], {...options, identityFiles: [], agentSocket: socket})
       assert.equal(probed.reachable, true, probed.reason)
     })
 
@@ -205,10 +205,10 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
       const encrypted = join(sshd.dir, 'encrypted_ed25519')
       execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'correct horse', '-f', encrypted])
       appendFileSync(join(sshd.dir, 'authorized_keys'), readFileSync(`${encrypted}.pub`))
-      const [probed] = await probeNodesOverSsh([node()], {...options, identityFiles: [encrypted], passphrase: 'correct horse'})
+      const [probed] = await probeNodesOverSshForFacts([node()], {...options, identityFiles: [encrypted], passphrase: 'correct horse'})
       assert.equal(probed.reachable, true, probed.reason)
 
-      const refusal = (passphrase?: string) => probeNodesOverSsh([node()], {...options, identityFiles: [encrypted], ...(passphrase ? {passphrase} : {})})
+      const refusal = (passphrase?: string) => probeNodesOverSshForFacts([node()], {...options, identityFiles: [encrypted], ...(passphrase ? {passphrase} : {})})
       await assert.rejects(refusal(), (error: unknown) => error instanceof UsageError && /--identity .*encrypted_ed25519: the key is encrypted; put its passphrase in \$KPX_SSH_PASSPHRASE/.test(error.message))
       await assert.rejects(refusal('wrong'), (error: unknown) => error instanceof UsageError && /cannot open the key with the passphrase in \$KPX_SSH_PASSPHRASE/.test(error.message))
     })
