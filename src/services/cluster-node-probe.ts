@@ -13,12 +13,12 @@ import type {ClusterNodeProbes} from '../derive/subjects.js'
 import type {ClusterSnapshot, KubeObject} from '../sources/cluster/snapshot.js'
 import {probeNodesByExec} from '../sources/node/kube-proxy-exec.js'
 import type {ProbedNode} from '../sources/node/node-probes.js'
-import type {PodProbeTarget} from '../sources/node/probe-pod.js'
-import {describeFailure, type ProbeFailureClass} from '../sources/probe-failure.js'
+import type {PodProbeTarget} from '../sources/node/pod/run.js'
+import {describeFailure, type ProbeFailureClass} from '../sources/probe.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import type {ConnectionOptions} from './cluster-reads.js'
-import {runSilently, type StepRunner} from './progress.js'
+import {runSilently, showProbeProgress, type StepRunner} from './progress.js'
 import {probeOverSshWithProgress} from './ssh-probe.js'
 
 interface SshNodeProbeOptions {
@@ -123,16 +123,9 @@ async function probeByExec(nodes: KubeObject[], options: Omit<ExecNodeProbeOptio
         title: `Probe ${names.length} node(s) in their kube-proxy pods`,
         async task(_, task) {
           if (names.length === 0) return
-          let failed = 0
-          probed = await probeNodesByExec(names, {
-            connection,
-            concurrency: options.concurrency,
-            timeoutSeconds: options.timeoutSeconds,
-            onProgress(update) {
-              failed = update.failed
-              task.status(`${update.succeeded} done, ${update.failed} failed, ${update.remaining} remaining`)
-            },
-          })
+          const shown = showProbeProgress(task, names.length)
+          probed = await probeNodesByExec(names, {connection, concurrency: options.concurrency, timeoutSeconds: options.timeoutSeconds, onProgress: shown.onProgress})
+          const {failed} = shown.last()
           task.title = `Probed ${names.length} node(s) in their kube-proxy pods: ${names.length - failed} done, ${failed} failed`
         },
       },
@@ -167,19 +160,17 @@ async function probeByPod(nodes: KubeObject[], options: PodNodeProbeOptions, con
         title: `Probe ${targets.length} node(s) in probe pods`,
         async task(_, task) {
           if (targets.length === 0) return
-          const {probeNodesByPod} = await import('../sources/node/probe-pod.js')
-          let failed = 0
+          const {probeNodesByPod} = await import('../sources/node/pod/run.js')
+          const shown = showProbeProgress(task, targets.length)
           const result = await probeNodesByPod(targets, {
             connection,
             concurrency: options.concurrency,
             timeoutSeconds: options.timeoutSeconds,
             ...(options.namespace === undefined ? {} : {namespace: options.namespace}),
             ...(options.signal ? {signal: options.signal} : {}),
-            onProgress(update) {
-              failed = update.failed
-              task.status(`${update.succeeded} done, ${update.failed} failed, ${update.remaining} remaining`)
-            },
+            onProgress: shown.onProgress,
           })
+          const {failed} = shown.last()
           for (const [name, node] of result.probed) probed.set(name, afterExec(node, byExec.get(name)))
           leftBehind = result.leftBehind
           const swept = result.swept.length > 0 ? ` (deleted ${result.swept.length} probe pod(s) an earlier run left)` : ''

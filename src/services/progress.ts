@@ -2,6 +2,7 @@
  * How a service tells whoever waits what it is doing: it hands its steps to a StepRunner, which the
  * CLI supplies (a task list on stderr) and tests and --json leave silent. Services never draw.
  */
+import type {ProbeProgress} from '../sources/probe.js'
 
 /** The line a step shows while it runs, and what it says when done. */
 export interface ProgressTask {
@@ -13,6 +14,18 @@ export interface ProgressTask {
   status(text: string): void
   /** The step is done, but part of it failed (`shortfall` says what): its line says so instead of wearing the tick of success. */
   fellShort(shortfall: string): void
+}
+
+/** A node probe's counts, shown as the step's status as they change; `last()` gives the latest (none yet: nothing probed, every node to go). */
+export function showProbeProgress(task: ProgressTask, nodes: number): {last: () => ProbeProgress; onProgress: (progress: ProbeProgress) => void} {
+  let latest: ProbeProgress = {succeeded: 0, failed: 0, remaining: nodes}
+  return {
+    last: () => latest,
+    onProgress(progress) {
+      latest = progress
+      task.status(`${progress.succeeded} done, ${progress.failed} failed, ${progress.remaining} remaining`)
+    },
+  }
 }
 
 /** One step of a run, a line in the progress view. */

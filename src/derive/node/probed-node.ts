@@ -7,7 +7,7 @@ import {describeCut} from '../../facts/bundle.js'
 import type {FactSet} from '../../facts/fact-set.js'
 import type {KubeProxyAnswers} from '../../sources/node/kube-proxy-metrics.js'
 import type {ProbedNode} from '../../sources/node/node-probes.js'
-import {describeFailure} from '../../sources/probe-failure.js'
+import {describeFailure} from '../../sources/probe.js'
 import {deriveKubeProxyEndpointFacts, deriveNodeFacts, unknownNodeFacts} from './node-facts.js'
 
 /** One node's facts and where they came from. */

@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 
 import {COLLECTOR_SCRIPT} from '../../util/paths.js'
-import type {ProbeFailure} from '../probe-failure.js'
+import type {ProbeFailure} from '../probe.js'
 
 /** What the collector printed, or why its run failed. */
 export type CollectorRun = {failure: ProbeFailure; ok: false} | {ok: true; stdout: string}

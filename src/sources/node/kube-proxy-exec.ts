@@ -14,8 +14,7 @@ import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
 import {execInPod, PodExecError} from '../cluster/pod-exec.js'
 import {collectorFailed} from '../collector/local.js'
-import type {ProbeFailure} from '../probe-failure.js'
-import type {FleetProgress} from '../ssh/options.js'
+import {type ProbeFailure, type ProbeOptions, progressCounter} from '../probe.js'
 import {collectedNode, nodeProbedAt, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
 
 export const KUBE_PROXY_NAMESPACE = 'kube-system'
@@ -24,12 +23,10 @@ const KUBE_PROXY_SELECTORS = ['k8s-app=kube-proxy', 'component=kube-proxy'] as c
 /** The image's shell reads the collector from stdin, in its kube-proxy-pod mode. */
 const EXEC_COLLECTOR_COMMAND = ['/bin/sh', '-s', 'kube-proxy-pod'] as const
 
-interface ExecProbeOptions {
+interface ExecProbeOptions extends ProbeOptions {
   connection: Omit<ConnectOptions, 'signal'>
-  concurrency: number
   /** Per node, from opening the exec to the end of parsing the collector's output. */
   timeoutSeconds: number
-  onProgress?: (progress: FleetProgress) => void
 }
 
 /** A running kube-proxy pod, the container of it that is kube-proxy, and that container's image (pinned by digest when its status gives one). */
@@ -52,14 +49,11 @@ export async function probeNodesByExec(nodeNames: readonly string[], options: Ex
   try {
     const found = await runningKubeProxyPods(client)
     const script = await readFile(COLLECTOR_SCRIPT)
-    const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: nodeNames.length}
+    const ended = progressCounter(nodeNames.length, options.onProgress)
     await forEachConcurrently(nodeNames, options.concurrency, async (name) => {
       const node = found instanceof Map ? await probeNode(client, name, found.get(name), script, options.timeoutSeconds) : unreachable(nodeProbedAt('exec', KUBE_PROXY_NAMESPACE, name), found)
       probed.set(name, node)
-      progress.remaining -= 1
-      if ('bundle' in node) progress.succeeded += 1
-      else progress.failed += 1
-      options.onProgress?.({...progress})
+      ended('bundle' in node)
     })
   } finally {
     client.close()

@@ -14,7 +14,7 @@ import type {UnknownFact} from '../../facts/fact-set.js'
 import {selectMetricFamilies} from '../../facts/parsers/kube-proxy.js'
 import {forEachConcurrently} from '../../util/pool.js'
 import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
-import {describeFailure} from '../probe-failure.js'
+import {describeFailure} from '../probe.js'
 import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
 
 /** What the pod proxy gave for one node: kube-proxy's answers as bundle sections (text, or unavailable with why) and where they came from. */

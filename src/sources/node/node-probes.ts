@@ -1,6 +1,6 @@
 /**
  * Nodes from a collector run: on this machine, over SSH, in a kube-proxy pod (kube-proxy-exec.ts) or
- * in a probe pod (probe-pod.ts). A run that fails, or prints something that is no bundle, gives the
+ * in a probe pod (pod/run.ts). A run that fails, or prints something that is no bundle, gives the
  * node's failure instead of a bundle; its facts are then all unknown (src/derive/node/), never passed.
  */
 import {hostname} from 'node:os'
@@ -8,7 +8,7 @@ import {hostname} from 'node:os'
 import type {NodeSource} from '../../contract/report.js'
 import {type Bundle, BundleError, parseBundle} from '../../facts/bundle.js'
 import {type CollectorRun, runCollectorLocally} from '../collector/local.js'
-import type {ProbeFailure} from '../probe-failure.js'
+import type {ProbeFailure} from '../probe.js'
 import type {SshProbeOptions} from '../ssh/options.js'
 import type {SshTarget} from '../ssh/target.js'
 

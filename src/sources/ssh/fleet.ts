@@ -11,10 +11,11 @@ import type {Duplex} from 'node:stream'
 
 import {COLLECTOR_SCRIPT} from '../../util/paths.js'
 import {forEachConcurrently} from '../../util/pool.js'
+import {progressCounter} from '../probe.js'
 import {type AuthPlan, Credentials} from './credentials.js'
 import {type Hop, JumpHosts} from './jump-hosts.js'
 import {KnownHosts} from './known-hosts.js'
-import type {FleetProgress, SshProbeOptions} from './options.js'
+import type {SshProbeOptions} from './options.js'
 import {type RemoteCollectorRun, runRemoteCollector} from './remote-collector.js'
 import {type HostKeyRules, SshFailure, SshSession} from './session.js'
 import {SshConfig} from './ssh-config.js'
@@ -52,14 +53,12 @@ export async function runCollectorOverSsh<Result>(targets: SshTarget[], options:
   const script = readFileSync(COLLECTOR_SCRIPT)
   const jumps = new JumpHosts(options.timeoutSeconds)
   const results = Array.from<Result>({length: targets.length})
-  const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: plans.size}
+  const ended = progressCounter(plans.size, options.onProgress)
   try {
     await forEachConcurrently([...plans.values()], options.concurrency, async (plan) => {
       const {ok, result} = await probeNode(plan, {script, jumps, options}, toResult)
       for (const index of plan.indices) results[index] = result
-      progress[ok ? 'succeeded' : 'failed']++
-      progress.remaining--
-      options.onProgress?.({...progress})
+      ended(ok)
     })
   } finally {
     jumps.closeAll()

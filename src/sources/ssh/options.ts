@@ -1,4 +1,5 @@
 /** How a fleet is probed over SSH: what the SSH flags become, and the progress a probe reports. */
+import type {ProbeOptions} from '../probe.js'
 import type {HostKeyPolicy} from './session.js'
 import type {SshTarget} from './target.js'
 
@@ -8,7 +9,7 @@ export const PASSPHRASE_ENV = 'KPX_SSH_PASSPHRASE'
 /** Nodes probed at once over SSH unless --concurrency says otherwise. */
 export const DEFAULT_CONCURRENCY = 32
 
-export interface SshProbeOptions {
+export interface SshProbeOptions extends ProbeOptions {
   /** Private key files (`--identity`), tried before any other key. */
   identityFiles: string[]
   /** Opens encrypted keys; it comes from the environment ($KPX_SSH_PASSPHRASE), never a flag. */
@@ -24,14 +25,6 @@ export interface SshProbeOptions {
   jump: SshTarget[]
   /** Run the collector with `sudo -n`. */
   sudo: boolean
-  concurrency: number
-  /** Per node, from the TCP connect to the end of reading the collector's output (parsing included). */
+  /** Per node, from the TCP connect to the end of reading the collector's output (parsing the bundle included). */
   timeoutSeconds: number
-  onProgress?: (progress: FleetProgress) => void
-}
-
-export interface FleetProgress {
-  succeeded: number
-  failed: number
-  remaining: number
 }

@@ -7,7 +7,7 @@
 import type {Duplex} from 'node:stream'
 import ssh2, {type AnyAuthMethod, type Client as SshClient} from 'ssh2'
 
-import type {ProbeFailureClass} from '../probe-failure.js'
+import type {ProbeFailureClass} from '../probe.js'
 import {describeKey, type KnownHosts} from './known-hosts.js'
 import type {SshEndpoint} from './target.js'
 

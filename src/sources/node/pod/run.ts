@@ -12,33 +12,20 @@
 import {createHash, randomBytes} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 
-import {InterruptedError} from '../../util/errors.js'
-import {COLLECTOR_SCRIPT} from '../../util/paths.js'
-import {forEachConcurrently} from '../../util/pool.js'
-import {ApiError, type ConnectOptions, KubeClient} from '../cluster/kube-client.js'
-import {collectorFailed} from '../collector/local.js'
-import type {ProbeFailure} from '../probe-failure.js'
-import type {FleetProgress} from '../ssh/options.js'
-import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from './kube-proxy-exec.js'
-import {collectedNode, nodeProbedAt, type ProbedNode, quoteMessage as quote, unreachable} from './node-probes.js'
+import {InterruptedError} from '../../../util/errors.js'
+import {COLLECTOR_SCRIPT} from '../../../util/paths.js'
+import {forEachConcurrently} from '../../../util/pool.js'
+import {ApiError, type ConnectOptions, KubeClient} from '../../cluster/kube-client.js'
+import {collectorFailed} from '../../collector/local.js'
+import {type ProbeFailure, type ProbeOptions, progressCounter} from '../../probe.js'
+import {KUBE_PROXY_NAMESPACE, type KubeProxyPod, runningKubeProxyPods} from '../kube-proxy-exec.js'
+import {collectedNode, nodeProbedAt, type ProbedNode, quoteMessage as quote, unreachable} from '../node-probes.js'
+import {namespacePath, PRIVILEGED_NAMESPACE_LABEL, PROBE_CONTAINER, PROBE_LABELS, probePodManifest, RUN_LABEL} from './manifest.js'
+import {createRefusal, type PodStatus} from './status.js'
+import {PodWatcher} from './watch.js'
 
-/** The labels every probe pod (and a probe namespace) carries: what the sweep and `kubectl delete -l` find. */
-const PROBE_LABELS = {'app.kubernetes.io/managed-by': 'kpx-check', 'app.kubernetes.io/name': 'kpx-check-probe'} as const
-/** The label naming the run that made an object. */
-const RUN_LABEL = 'kpx-check.io/run'
-/** The annotation naming the node a probe pod is for (a node name can be longer than a label value may be). */
-const NODE_ANNOTATION = 'kpx-check.io/node'
-const PROBE_CONTAINER = 'probe'
-/** The collector's mode in a probe pod, and the folder its host files are mounted under. */
-const PROBE_COLLECTOR_MODE = 'probe-pod'
-const HOST_MOUNT = '/host'
-/** The Pod Security label a probe namespace gets: its pods need host namespaces, privilege and hostPath. */
-const PRIVILEGED_NAMESPACE_LABEL = {'pod-security.kubernetes.io/enforce': 'privileged'} as const
 /** A bundle is well under 1 MB; a log longer than this is no bundle (the same bound as exec and SSH). */
 const LOG_LIMIT = 16 * 1024 * 1024
-
-/** The API path of a namespace, which the pods' paths start with. */
-const namespacePath = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}`
 
 /** Past its own deadline, how long a probe pod is left to its kubelet to be reported Failed before kpx-check stops waiting. */
 const DEADLINE_GRACE_SECONDS = 10
@@ -48,21 +35,8 @@ const SERVICE_ACCOUNT_TRIES = 20
 /** A probe pod of another run this much past its deadline is a leftover: its run has given up on it. */
 const LEFTOVER_AFTER_SECONDS = 60
 
-/**
- * The host's files the collector reads, each mounted read-only. /proc and /sys are the host's already
- * (hostPID, hostNetwork, privileged). /etc/os-release is mounted on its own: it is often a symlink into
- * /usr/lib, which a mount of /etc alone would leave dangling.
- */
-const HOST_PATHS = [
-  {name: 'os-release', path: '/etc/os-release', mountPath: `${HOST_MOUNT}/os-release`},
-  {name: 'etc', path: '/etc', mountPath: `${HOST_MOUNT}/etc`},
-  {name: 'boot', path: '/boot', mountPath: '/boot'},
-  {name: 'lib-modules', path: '/lib/modules', mountPath: '/lib/modules'},
-] as const
-
-interface PodProbeOptions {
+interface PodProbeOptions extends ProbeOptions {
   connection: Omit<ConnectOptions, 'signal'>
-  concurrency: number
   /** Per node: the pod's activeDeadlineSeconds, and how long kpx-check waits for it (plus a grace for the kubelet to report it). */
   timeoutSeconds: number
   /** --probe-namespace: a namespace kpx-check creates for its pods (Pod Security `privileged`) and deletes; default kube-system. */
@@ -71,7 +45,6 @@ interface PodProbeOptions {
   signal?: AbortSignal
   /** How often the run's pods are listed while some are unfinished. */
   pollMilliseconds?: number
-  onProgress?: (progress: FleetProgress) => void
 }
 
 /** A Linux Node to probe: its name, and whether it is an EKS Fargate node (no host access there). */
@@ -86,22 +59,6 @@ interface PodProbeResult {
   swept: string[]
   /** What this run made and could not delete (`pod NS/NAME: why`, `namespace NS: why`). */
   leftBehind: string[]
-}
-
-/** What a probe pod's status says, from the list the run polls. */
-interface PodStatus {
-  metadata?: {name?: string; labels?: Record<string, string>; annotations?: Record<string, string>; creationTimestamp?: string}
-  spec?: {activeDeadlineSeconds?: number}
-  status?: {
-    phase?: string
-    reason?: string
-    message?: string
-    conditions?: Array<{type?: string; status?: string; reason?: string; message?: string}>
-    containerStatuses?: Array<{
-      name?: string
-      state?: {waiting?: {reason?: string; message?: string}; terminated?: {exitCode?: number; reason?: string; message?: string}}
-    }>
-  }
 }
 
 /** Probes each target in a probe pod; one ProbedNode per name, with source `pod` and origin `<namespace>/<pod>`. */
@@ -138,13 +95,10 @@ class ProbeRun {
 
   async probe(targets: readonly PodProbeTarget[]): Promise<Omit<PodProbeResult, 'leftBehind'>> {
     const probed = new Map<string, ProbedNode>()
-    const progress: FleetProgress = {succeeded: 0, failed: 0, remaining: targets.length}
+    const ended = progressCounter(targets.length, this.options.onProgress)
     const record = (name: string, node: ProbedNode) => {
       probed.set(name, node)
-      progress.remaining -= 1
-      if ('bundle' in node) progress.succeeded += 1
-      else progress.failed += 1
-      this.options.onProgress?.({...progress})
+      ended('bundle' in node)
     }
 
     const setUp = await this.prepare()
@@ -324,200 +278,5 @@ class Images {
 
   for(node: string): string | undefined {
     return this.pods.get(node)?.image ?? this.common
-  }
-}
-
-/** The probe pod: see the module's comment. Nothing from the cluster but the node's name and kube-proxy's image goes into it. */
-function probePodManifest(pod: {name: string; namespace: string; node: string; image: string; runId: string; timeoutSeconds: number; script: string}): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {name: pod.name, namespace: pod.namespace, labels: {...PROBE_LABELS, [RUN_LABEL]: pod.runId}, annotations: {[NODE_ANNOTATION]: pod.node}},
-    spec: {
-      nodeName: pod.node,
-      hostNetwork: true,
-      hostPID: true,
-      restartPolicy: 'Never',
-      activeDeadlineSeconds: pod.timeoutSeconds,
-      terminationGracePeriodSeconds: 0,
-      automountServiceAccountToken: false,
-      enableServiceLinks: false,
-      tolerations: [{operator: 'Exists'}],
-      // The Priority admission plugin admits the system classes in kube-system only (GKE, and clusters that keep its default).
-      ...(pod.namespace === KUBE_PROXY_NAMESPACE ? {priorityClassName: 'system-node-critical'} : {}),
-      containers: [
-        {
-          name: PROBE_CONTAINER,
-          image: pod.image,
-          imagePullPolicy: 'IfNotPresent',
-          // The log is the bundle: the collector's own stderr is dropped, as exec and SSH only classify it.
-          command: ['/bin/sh', '-c', `exec 2>/dev/null\n${pod.script}`, 'kpx-check-collector', PROBE_COLLECTOR_MODE],
-          securityContext: {privileged: true},
-          volumeMounts: HOST_PATHS.map((mount) => ({name: mount.name, mountPath: mount.mountPath, readOnly: true})),
-        },
-      ],
-      volumes: HOST_PATHS.map((mount) => ({name: mount.name, hostPath: {path: mount.path}})),
-    },
-  }
-}
-
-/** Why the API server refused to create a probe pod, by its own message: Pod Security, GKE Autopilot, an OpenShift SCC, RBAC, another webhook. */
-function createRefusal(error: ApiError): ProbeFailure {
-  const detail = quote(error.message)
-  if (detail.includes('violates PodSecurity')) return {class: 'pod-security', detail}
-  if (detail.includes('GKE Warden rejected')) return {class: 'autopilot', detail}
-  if (detail.includes('unable to validate against any security context constraint')) return {class: 'scc', detail}
-  if (detail.includes('admission webhook')) return {class: 'admission', detail}
-  if (error.code === 403) return {class: 'pod-forbidden', detail}
-  return {class: 'pod', detail}
-}
-
-/** A probe pod that finished: its container's exit code (its log holds the bundle), or why it did not run the collector to its end. */
-type Finished = {exitCode: number; kind: 'done'} | {failure: ProbeFailure; kind: 'failed'}
-
-/** A probe pod failed for good: why. */
-const failed = (failure: ProbeFailure): Finished => ({kind: 'failed', failure})
-/** Why a probe pod failed whose image the node has not and cannot pull. */
-const NO_IMAGE = "the node cannot get kube-proxy's image (imagePullPolicy IfNotPresent)"
-/** Waiting reasons of a container whose image will not come: the kubelet gives up (or backs off) pulling it. */
-const IMAGE_GIVEN_UP = new Set(['ErrImageNeverPull', 'ImagePullBackOff', 'InvalidImageName'])
-/** Waiting reasons of a container that the runtime could not set up. */
-const CONTAINER_GIVEN_UP = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'])
-
-/** A status's reason and message, quoted. */
-function detail(reason?: string, message?: string): string {
-  return quote([reason, message].filter(Boolean).join(': '))
-}
-
-/** What a probe pod's status says: finished, failed for good, or (undefined) not yet. */
-function podOutcome(pod: PodStatus): Finished | undefined {
-  const status = pod.status ?? {}
-  const container = status.containerStatuses?.find((candidate) => candidate.name === PROBE_CONTAINER)
-  const terminated = container?.state?.terminated
-  const waiting = container?.state?.waiting
-  if (status.phase === 'Failed' && status.reason === 'DeadlineExceeded') {
-    return failed({class: 'deadline', detail: `the probe pod ran past its activeDeadlineSeconds (${pod.spec?.activeDeadlineSeconds ?? '?'}s, --timeout): ${detail(status.reason, status.message)}`})
-  }
-
-  if (terminated && (status.phase === 'Succeeded' || status.phase === 'Failed')) {
-    // A runtime that could not start the command (StartError, ContainerCannotRun) reports it here, exit code 128.
-    if (terminated.reason !== 'Completed' && terminated.reason !== 'Error' && /\/bin\/sh/.test(terminated.message ?? '')) {
-      return failed({class: 'no-shell', detail: `the kube-proxy image has no /bin/sh: ${detail(terminated.reason, terminated.message)}`})
-    }
-
-    return {kind: 'done', exitCode: terminated.exitCode ?? 1}
-  }
-
-  if (status.phase === 'Failed') return failed({class: 'unschedulable', detail: `the node's kubelet refused the probe pod: ${detail(status.reason, status.message)}`})
-  if (waiting?.reason && IMAGE_GIVEN_UP.has(waiting.reason)) return failed({class: 'image', detail: `${NO_IMAGE}: ${detail(waiting.reason, waiting.message)}`})
-  if (waiting?.reason && CONTAINER_GIVEN_UP.has(waiting.reason)) return failed({class: 'container', detail: `the probe container could not be made: ${detail(waiting.reason, waiting.message)}`})
-  return undefined
-}
-
-/** Why a probe pod had not finished when kpx-check stopped waiting for it. */
-function stillWaiting(pod: PodStatus | undefined, seconds: number): ProbeFailure {
-  const status = pod?.status ?? {}
-  const scheduled = status.conditions?.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False')
-  const waiting = status.containerStatuses?.find((candidate) => candidate.name === PROBE_CONTAINER)?.state?.waiting
-  if (status.phase === 'Running') return {class: 'timeout', detail: `the probe pod was still running after ${seconds}s (--timeout, and its kubelet did not stop it)`}
-  const why = scheduled ? `${scheduled.reason ?? 'Unschedulable'}: ${scheduled.message ?? ''}` : (waiting?.reason ? `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` : 'the node\'s kubelet never started it (NotReady, or gone?)')
-  if (waiting?.reason === 'ErrImagePull') return {class: 'image', detail: `${NO_IMAGE}: ${quote(why)}`}
-  return {class: 'unschedulable', detail: `the probe pod stayed Pending for ${seconds}s: ${quote(why)}`}
-}
-
-/**
- * The run's pods, listed by its label every `pollMilliseconds` while any is awaited: one request for
- * all of them, however many nodes there are.
- */
-class PodWatcher {
-  private readonly waiting = new Map<string, {deadline: number; seconds: number; resolve: (outcome: Finished) => void; reject: (reason: unknown) => void}>()
-  private readonly last = new Map<string, PodStatus>()
-  private timer?: NodeJS.Timeout
-  private polling = false
-
-  constructor(
-    private readonly client: KubeClient,
-    private readonly namespace: string,
-    private readonly selector: string,
-    private readonly pollMilliseconds: number,
-    private readonly signal: AbortSignal,
-  ) {
-    // One listener for every wait: an abort ends them all.
-    signal.addEventListener('abort', () => {
-      for (const waiter of this.waiting.values()) waiter.reject(signal.reason)
-      this.waiting.clear()
-    }, {once: true})
-  }
-
-  /** Resolves when the pod has finished or failed for good, or `waitMilliseconds` from now; rejects with the signal's reason when it aborts. */
-  finished(name: string, waitMilliseconds: number): Promise<Finished> {
-    return new Promise((resolve, reject) => {
-      if (this.signal.aborted) {
-        reject(this.signal.reason)
-        return
-      }
-
-      this.waiting.set(name, {
-        deadline: Date.now() + waitMilliseconds,
-        seconds: Math.round(waitMilliseconds / 1000),
-        resolve: (outcome) => {
-          this.waiting.delete(name)
-          resolve(outcome)
-        },
-        reject,
-      })
-      this.schedule()
-    })
-  }
-
-  stop(): void {
-    clearTimeout(this.timer)
-    this.timer = undefined
-  }
-
-  private schedule(): void {
-    if (this.timer || this.polling || this.waiting.size === 0 || this.signal.aborted) return
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      this.poll().finally(() => {
-        this.polling = false
-        this.schedule()
-      })
-    }, this.pollMilliseconds)
-  }
-
-  private async poll(): Promise<void> {
-    this.polling = true
-    const seen = new Map<string, PodStatus>()
-    try {
-      await this.client.list(`${namespacePath(this.namespace)}/pods`, {labelSelector: this.selector}, (items) => {
-        for (const pod of items as PodStatus[]) if (pod.metadata?.name) seen.set(pod.metadata.name, pod)
-      })
-    } catch {
-      // A failed list is tried again at the next poll (an abort ends the waits by itself); the deadlines still hold.
-      this.expire()
-      return
-    }
-
-    for (const [name, waiter] of this.waiting) {
-      const pod = seen.get(name)
-      if (!pod) {
-        if (this.last.has(name)) waiter.resolve(failed({class: 'pod', detail: 'the probe pod was deleted before it finished (evicted, or deleted by someone else)'}))
-        continue
-      }
-
-      this.last.set(name, pod)
-      const outcome = podOutcome(pod)
-      if (outcome) waiter.resolve(outcome)
-    }
-
-    this.expire()
-  }
-
-  private expire(): void {
-    const now = Date.now()
-    for (const [name, waiter] of this.waiting) {
-      if (now >= waiter.deadline) waiter.resolve(failed(stillWaiting(this.last.get(name), waiter.seconds)))
-    }
   }
 }
