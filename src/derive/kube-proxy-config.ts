@@ -26,6 +26,8 @@ export interface KubeProxyConfig {
   carryOver: readonly CarriedSetting[]
   /** Where it serves /metrics and /proxyMode (metricsBindAddress, defaulted); null when its configuration is not read. */
   metricsBindAddress: null | string
+  /** Where its health server serves /healthz (healthzBindAddress, defaulted); null when its configuration is not read. */
+  healthzBindAddress: null | string
 }
 
 /** The first kube-proxy release whose default mode on Linux is nftables (KEP-5343); before it the default is iptables. */
@@ -43,21 +45,30 @@ export function effectiveMode(configured: string, version: null | string): strin
 
 /** kube-proxy's metricsBindAddress when its configuration leaves it unset: reachable from its node only. */
 const DEFAULT_METRICS_BIND_ADDRESS = '127.0.0.1:10249'
+/** kube-proxy's healthzBindAddress when its configuration leaves it unset: every address of its node. */
+const DEFAULT_HEALTHZ_BIND_ADDRESS = '0.0.0.0:10256'
+
+/** kube-proxy's two HTTP servers: the metrics server (/proxyMode, /metrics) and the health server (/healthz). */
+const SERVERS = {
+  metrics: {field: 'metricsBindAddress', serves: 'its metrics', them: 'them'},
+  healthz: {field: 'healthzBindAddress', serves: '/healthz', them: 'it'},
+} as const
 
 /**
- * The port the API server's pod proxy can reach kube-proxy's metrics server on (plain HTTP: kube-proxy
- * does not serve it over TLS), or why it cannot: bound to a loopback address (the default), or not
- * known. Any other address is tried; if the pod's IP is not among it, the proxy's answer says so.
+ * The port the API server's pod proxy can reach one of kube-proxy's HTTP servers on (plain HTTP: kube-proxy
+ * does not serve them over TLS), or why it cannot: bound to a loopback address (the metrics server's default),
+ * or not known. Any other address is tried; if the pod's IP is not among it, the proxy's answer says so.
  */
-export function podProxyMetricsPort(config: Pick<KubeProxyConfig, 'metricsBindAddress'>): {port: number} | {unreachable: string} {
-  const address = config.metricsBindAddress
-  if (address === null) return {unreachable: "kube-proxy's configuration could not be read, so where it serves its metrics is not known"}
+export function podProxyPort(config: Pick<KubeProxyConfig, 'healthzBindAddress' | 'metricsBindAddress'>, server: keyof typeof SERVERS): {port: number} | {unreachable: string} {
+  const {field, serves, them} = SERVERS[server]
+  const address = config[field]
+  if (address === null) return {unreachable: `kube-proxy's configuration could not be read, so where it serves ${serves} is not known`}
   const match = /^(?:\[([^\]]*)\]|([^:]*)):(\d{1,5})$/.exec(address)
   const port = Number(match?.[3])
-  if (!match || port < 1 || port > 65_535) return {unreachable: `kube-proxy's metricsBindAddress ${JSON.stringify(address)} is not a host:port kpx-check can read`}
+  if (!match || port < 1 || port > 65_535) return {unreachable: `kube-proxy's ${field} ${JSON.stringify(address)} is not a host:port kpx-check can read`}
   const host = match[1] ?? match[2]
   if (host === 'localhost' || host === '::1' || /^127\./.test(host)) {
-    return {unreachable: `kube-proxy serves its metrics on ${address} (metricsBindAddress), on its node only: the API server's pod proxy cannot reach them`}
+    return {unreachable: `kube-proxy serves ${serves} on ${address} (${field}), on its node only: the API server's pod proxy cannot reach ${them}`}
   }
 
   return {port}
@@ -85,6 +96,8 @@ interface KubeProxySettings {
   carryOver: CarriedSetting[]
   /** metricsBindAddress, or its default when unset or empty. */
   metricsBindAddress: string
+  /** healthzBindAddress, or its default when unset or empty. */
+  healthzBindAddress: string
 }
 
 /** A KubeProxyConfiguration document as parsed from its ConfigMap's YAML: each value unchecked until read. */
@@ -206,5 +219,6 @@ export function kubeProxySettings(config: ConfigDocument | undefined, flags: Rea
     ipvsStrictARP: getPath(effective, 'ipvs.strictARP') === true,
     carryOver,
     metricsBindAddress: String(effective.metricsBindAddress ?? '') || DEFAULT_METRICS_BIND_ADDRESS,
+    healthzBindAddress: String(effective.healthzBindAddress ?? '') || DEFAULT_HEALTHZ_BIND_ADDRESS,
   }
 }

@@ -41,7 +41,7 @@ function kubeProxyContainer(workload: KeptPodHolder): ReturnType<typeof containe
 }
 
 /** What is not known of the configuration until it is read. */
-const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, version: null, daemonSet: null, configMap: null, carryOver: [], metricsBindAddress: null}
+const UNKNOWN_CONFIG: Omit<KubeProxyConfig, 'mode'> = {configuredMode: null, version: null, daemonSet: null, configMap: null, carryOver: [], metricsBindAddress: null, healthzBindAddress: null}
 
 /** What kube-proxy's workload shows: how it is deployed, which one, and its image and version. */
 const WORKLOAD_PATHS: readonly ClusterFactPath[] = ['kubeProxy.deployment', 'kubeProxy.workload', 'kubeProxy.image', 'kubeProxy.version']
@@ -190,7 +190,7 @@ export function deriveKubeProxy(cluster: FactSet, resources: SnapshotReads, daem
     runtime: 'container',
     skipKernelCheck,
     ...(podModes.size > 1 ? {perNode} : {}),
-    config: {mode, configuredMode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver, metricsBindAddress: settings.metricsBindAddress},
+    config: {mode, configuredMode, version, daemonSet: owner, configMap: source, carryOver: settings.carryOver, metricsBindAddress: settings.metricsBindAddress, healthzBindAddress: settings.healthzBindAddress},
   }
 }
 

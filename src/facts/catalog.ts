@@ -162,6 +162,10 @@ export const NODE_FACTS = [
   {path: 'kubeProxy.cleanupFailures', type: 'int', description: 'Failed deletions of stale nftables chains (kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total, all IP families); 0 when there is no such series.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.syncedFamilies', type: 'list<string>', maxItems: 2, description: 'IP families (IPv4, IPv6) kube-proxy has completed a sync of, by kubeproxy_sync_proxy_rules_last_timestamp_seconds.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.pendingSyncSeconds', type: 'int', description: 'Seconds the oldest requested sync of an IP family had waited, unfinished, when the metrics were read (last_queued_timestamp later than last_timestamp); 0 when every requested sync had completed.', sections: ['kube-proxy-metrics']},
+  {path: 'kubeProxy.healthzHealthy', type: 'bool', description: "kube-proxy's /healthz says its proxiers are healthy (its `healthy`, kube-proxy 1.33+): no IP family has had an update waiting longer than 2 × syncPeriod.", sections: ['kube-proxy-healthz']},
+  {path: 'kubeProxy.healthzFamilies', type: 'list<string>', maxItems: 2, description: "IP families kube-proxy's /healthz reports on (its `status`, kube-proxy 1.33+); empty in an older answer.", sections: ['kube-proxy-healthz']},
+  {path: 'kubeProxy.unhealthyFamilies', type: 'list<string>', maxItems: 2, description: "IP families kube-proxy's /healthz reports unhealthy (status.<family>.healthy false, kube-proxy 1.33+).", sections: ['kube-proxy-healthz']},
+  {path: 'kubeProxy.nodeEligible', type: 'bool', description: "kube-proxy's /healthz nodeEligible: false while its Node is being deleted (a deletionTimestamp, or the ToBeDeletedByClusterAutoscaler taint), when /healthz answers 503 whatever the proxiers' health.", sections: ['kube-proxy-healthz']},
 ] as const satisfies readonly NodeFactSpec[]
 
 /** Facts about the whole cluster, from the Kubernetes API. Every cluster rule can read them. */

@@ -64,7 +64,8 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
 
   if (options.kubeProxyMetrics) {
     const {readClusterKubeProxyMetrics} = await import('./cluster-kube-proxy-metrics.js')
-    probes = {probed: new Map(), unaddressed: new Map(), ...probes, kubeProxyEndpoints: await readClusterKubeProxyMetrics(snapshot, options.connection, progress)}
+    const kubeProxyEndpoints = await readClusterKubeProxyMetrics(snapshot, options.connection, progress, {healthz: engine.readsHealthz})
+    probes = {probed: new Map(), unaddressed: new Map(), ...probes, kubeProxyEndpoints}
   }
 
   return engine.evaluateSnapshot(snapshot, engine.rules, {...options, ...engine.gate, recipes: engine.recipes}, probes)
@@ -99,4 +100,8 @@ async function loadEvaluation() {
 /** The snapshot with only the nodes a run is about (verify's --node and --selector), once it is read. */
 type NodeScope = (snapshot: ClusterSnapshot, connection: ConnectionOptions, signal: AbortSignal) => Promise<ClusterSnapshot>
 
-export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>> & {scopeNodes?: NodeScope}
+export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>> & {
+  scopeNodes?: NodeScope
+  /** --kube-proxy-metrics reads kube-proxy's /healthz too: verify's checks read it, the pre-switch ones do not. */
+  readsHealthz?: boolean
+}

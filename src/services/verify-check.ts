@@ -62,6 +62,7 @@ export async function loadVerifyEngine(options: CheckOptions, verify: VerifyOpti
   const engine = await loadClusterEngine(options, verifyRules(verify.direction, options.gateFiles))
   return {
     ...engine,
+    readsHealthz: true,
     evaluateSnapshot: (snapshot, rules, evaluation, probes) => verifySnapshot(snapshot, rules, {...evaluation, ...verify}, probes),
     ...(verify.nodes || verify.selector !== undefined ? {scopeNodes: (snapshot, connection, signal) => nodesInScope(snapshot, verify, connection, signal)} : {}),
   }

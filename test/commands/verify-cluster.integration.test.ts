@@ -11,9 +11,11 @@ import {after, before, describe, it} from 'node:test'
 
 import type {FleetReport} from '../../src/contract/fleet.js'
 import type {Report} from '../../src/contract/report.js'
+import {parseBundle} from '../../src/facts/bundle.js'
 import {type ApiServerOptions, startApiServer, writeContexts, writeKubeconfig} from '../helpers/apiserver.js'
 import {capturedBundle, CAPTURES_DIR, nodesOfCapturedMachine, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
+import {RULE_FIXTURES} from '../helpers/rule-fixtures.js'
 import {validateFleet, validateReport} from '../helpers/schemas.js'
 
 const EKS_NODES = ['ip-10-0-10-170.ec2.internal', 'ip-10-0-11-23.ec2.internal', 'ip-10-0-12-88.ec2.internal']
@@ -25,7 +27,7 @@ before(() => {
 })
 after(() => rmSync(dir, {recursive: true, force: true}))
 
-async function verify(options: ApiServerOptions, args: string[]): Promise<{code: null | number; report: Report}> {
+async function verify(options: ApiServerOptions, args: string[]): Promise<{code: null | number; report: Report; requests: Array<{path: string}>}> {
   const server = await startApiServer(options)
   try {
     const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
@@ -34,7 +36,7 @@ async function verify(options: ApiServerOptions, args: string[]): Promise<{code:
     const report = JSON.parse(stdout) as Report
     assert.ok(validateReport(report), JSON.stringify(validateReport.errors))
     assert.equal(report.exitCode, code)
-    return {code, report}
+    return {code, report, requests: server.requests}
   } finally {
     await server.close()
   }
@@ -64,6 +66,12 @@ const captured = {scenario: nodesOfCapturedMachine('kubeadm-calico')}
 const states = (report: Report) => Object.fromEntries(report.nodes.map((node) => [node.name, node.state]))
 /** kube-proxy's answers in the captured nftables state, served on 0.0.0.0:10249 as on EKS. */
 const nftablesEndpoints = {port: 10_249, paths: {'/proxyMode': 'nftables', '/metrics': readFileSync(join(CAPTURES_DIR, 'capture-2-nftables', 'metrics.all'), 'utf8')}}
+const HEALTHZ_FIXTURES = join(RULE_FIXTURES, 'kube-proxy-healthz')
+/** The /healthz body of one of the kube-proxy-healthz rule fixtures (as kube-proxy 1.33+'s health server writes it). */
+const healthzBody = (fixture: string) => parseBundle(readFileSync(join(HEALTHZ_FIXTURES, `${fixture}.facts`), 'utf8')).sections.get('kube-proxy-healthz')!
+/** kube-proxy's health server on its default 0.0.0.0:10256: healthy on every node. */
+const healthyHealthz = {port: 10_256, paths: {'/healthz': healthzBody('pass.healthy-dual-stack')}}
+const EKS_PODS = ['kube-proxy-4xk9p', 'kube-proxy-b7m2q', 'kube-proxy-zt5wd']
 
 describe('verify cluster', () => {
   it('--facts: every node with the captured nftables bundle is verified, exit 0', async () => {
@@ -130,6 +138,41 @@ describe('verify cluster', () => {
       assert.equal(node.checks['verify/nftables-sync-failures'].status, 'pass')
       assert.equal(node.checks['verify/kube-proxy-tables'].status, 'unknown')
       assert.equal(node.kubeProxyMetrics?.origin.startsWith('kube-system/kube-proxy-'), true)
+    }
+  })
+
+  it('--kube-proxy-metrics reads /healthz too (port 10256): healthy passes; one kube-proxy answering 503 with IPv6 unhealthy fails its node, exit 3', async () => {
+    const unhealthy = {...healthyHealthz, byPod: {[EKS_PODS[1]]: {'/healthz': {status: 503, body: healthzBody('fail.ipv6-unhealthy-503')}}}}
+    const {code, report} = await verify({scenario: 'eks-old-vpc-cni', podHttp: [nftablesEndpoints, unhealthy]}, ['--kube-proxy-metrics'])
+    assert.equal(code, 3)
+    assert.deepEqual(states(report), {[EKS_NODES[0]]: 'unknown', [EKS_NODES[1]]: 'failed', [EKS_NODES[2]]: 'unknown'})
+    const [first, second] = EKS_NODES.map((name) => report.nodes.find((node) => node.name === name)!.checks['verify/kube-proxy-healthz'])
+    assert.equal(first.status, 'pass')
+    assert.equal(first.message, "kube-proxy's /healthz says it is healthy (IPv4 and IPv6).")
+    assert.equal(second.status, 'fail')
+    assert.match(second.message, /^kube-proxy's \/healthz says it is unhealthy \(IPv6\): a Service or endpoint change has waited longer than 2 × syncPeriod/)
+    assert.deepEqual(second.evidence?.['kubeProxy.unhealthyFamilies'], ['IPv6'])
+  })
+
+  it('--kube-proxy-metrics on kubeadm (metrics on 127.0.0.1:10249, /healthz on the default 0.0.0.0:10256): only /healthz is asked, and it is seen', async () => {
+    const {report, requests} = await verify({scenario: 'kubeadm-calico', podHttp: [nftablesEndpoints, healthyHealthz]}, ['--kube-proxy-metrics'])
+    const proxied = requests.filter((request) => request.path.includes('/proxy/'))
+    assert.ok(proxied.length === KUBEADM_NODES.length && proxied.every((request) => request.path.endsWith(':10256/proxy/healthz')), JSON.stringify(proxied))
+    for (const node of report.nodes) {
+      assert.equal(node.checks['verify/kube-proxy-healthz'].status, 'pass')
+      assert.equal(node.checks['verify/nftables-sync-failures'].status, 'unknown')
+      assert.match(node.checks['verify/nftables-sync-failures'].message, /127\.0\.0\.1:10249 \(metricsBindAddress\), on its node only/)
+      assert.match(node.kubeProxyMetrics?.origin ?? '', /^kube-system\/kube-proxy-.*:10256$/)
+    }
+  })
+
+  it('--kube-proxy-metrics, nothing on 10256: /healthz unknown with the API server\'s answer, which alone fails no node', async () => {
+    const {report} = await verify({scenario: 'eks-old-vpc-cni', podHttp: nftablesEndpoints}, ['--kube-proxy-metrics'])
+    for (const node of report.nodes) {
+      const healthz = node.checks['verify/kube-proxy-healthz']
+      assert.deepEqual([healthz.status, healthz.reason], ['unknown', 'unreachable'], healthz.message)
+      assert.match(healthz.message, /:10256\/healthz through the API server's pod proxy: 503: "error trying to reach service/)
+      assert.equal(node.state, 'unknown')
     }
   })
 

@@ -53,9 +53,10 @@ describe('verify node --facts on the captured kube-proxy 1.36.2 bundles', () => 
     assert.equal(code, 0)
     assert.equal(report.nodes[0].state, 'verified')
     assert.deepEqual(report.verify, {direction: 'switch', expectedModes: ['nftables'], allowNotSwitched: false, states: {verified: 1, failed: 0, 'not-switched': 0, unknown: 0}})
-    // The bundle predates the ipsets section: that warning alone is unknown (not-collected); every other check passes.
+    // The bundle predates the ipsets and /healthz sections: those warnings alone are unknown (not-collected), and alone
+    // they do not make the node unknown; every other check passes.
     const checks = Object.entries(report.nodes[0].checks)
-    assert.deepEqual(checks.filter(([, check]) => check.status !== 'pass').map(([rule, check]) => [rule, check.status, check.reason]), [['verify/kube-ipsets-gone', 'unknown', 'not-collected']])
+    assert.deepEqual(checks.filter(([, check]) => check.status !== 'pass').map(([rule, check]) => [rule, check.status, check.reason]), [['verify/kube-ipsets-gone', 'unknown', 'not-collected'], ['verify/kube-proxy-healthz', 'unknown', 'not-collected']])
     assert.deepEqual(report.nodes[0].checks['verify/kube-proxy-tables'].evidence?.['netfilter.tables'], [
       'ip mangle', 'ip6 mangle', 'ip6 nat', 'ip nat', 'ip filter', 'ip6 filter', 'ip kube-proxy', 'ip6 kube-proxy',
     ])
@@ -74,7 +75,7 @@ describe('verify node --facts on the captured kube-proxy 1.36.2 bundles', () => 
     assert.equal(back.code, 0)
     assert.equal(back.report.nodes[0].state, 'verified')
     assert.deepEqual(Object.keys(back.report.nodes[0].checks), [
-      'verify/iptables-service-chains', 'verify/ipvs-services-back', 'verify/kube-proxy-process', 'verify/kube-proxy-tables-gone', 'verify/rolled-back-mode', 'verify/sync-pending',
+      'verify/iptables-service-chains', 'verify/ipvs-services-back', 'verify/kube-proxy-healthz', 'verify/kube-proxy-process', 'verify/kube-proxy-tables-gone', 'verify/rolled-back-mode', 'verify/sync-pending',
     ])
     const stayed = await verify(join(CAPTURES_DIR, 'bundle-nftables.facts'), '--rollback')
     assert.equal(stayed.code, 3)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {effectiveMode, kubeProxySettings, parseKubeProxyConfiguration, podProxyMetricsPort} from '../../src/derive/kube-proxy-config.js'
+import {effectiveMode, kubeProxySettings, parseKubeProxyConfiguration, podProxyPort} from '../../src/derive/kube-proxy-config.js'
 import {readFlags} from '../../src/sources/cluster/read-fields.js'
 
 describe('kube-proxy configuration from the cluster, however it is shaped', () => {
@@ -15,7 +15,7 @@ describe('kube-proxy configuration from the cluster, however it is shaped', () =
 
   it('a mode or a flag named like an Object property is one it does not know', () => {
     const settings = kubeProxySettings(parseKubeProxyConfiguration('mode: constructor\n'), readFlags(['--constructor=1', '--__proto__', '--to-string', 'x']), '1.34.1')
-    assert.deepEqual(settings, {mode: 'constructor', configuredMode: 'constructor', nodePortAddresses: [], featureGates: [], ipvsScheduler: '', ipvsStrictARP: false, carryOver: [], metricsBindAddress: '127.0.0.1:10249'})
+    assert.deepEqual(settings, {mode: 'constructor', configuredMode: 'constructor', nodePortAddresses: [], featureGates: [], ipvsScheduler: '', ipvsStrictARP: false, carryOver: [], metricsBindAddress: '127.0.0.1:10249', healthzBindAddress: '0.0.0.0:10256'})
     assert.equal(kubeProxySettings(undefined, readFlags(['--proxy-mode=toString']), '1.34.1').mode, 'toString')
     assert.deepEqual(kubeProxySettings(parseKubeProxyConfiguration('mode: iptables\niptables:\n'), readFlags(['--masquerade-all']), '1.34.1').carryOver, [{field: 'iptables.masqueradeAll', value: true}])
   })
@@ -46,8 +46,16 @@ describe('kube-proxy configuration from the cluster, however it is shaped', () =
     assert.equal(address('mode: iptables\n', ['--metrics-bind-address', '0.0.0.0:9999']), '0.0.0.0:9999')
   })
 
+  it('where kube-proxy serves /healthz: the file, a flag over it, and the default 0.0.0.0:10256 for unset or empty', () => {
+    const address = (text: string, argv: string[] = []) => kubeProxySettings(parseKubeProxyConfiguration(text), readFlags(argv), '1.36.2').healthzBindAddress
+    assert.equal(address('mode: nftables\nhealthzBindAddress: 127.0.0.1:10256\n'), '127.0.0.1:10256')
+    assert.equal(address('mode: nftables\nhealthzBindAddress: ""\n'), '0.0.0.0:10256')
+    assert.equal(address('mode: nftables\n'), '0.0.0.0:10256')
+    assert.equal(address('mode: nftables\n', ['--healthz-bind-address=0.0.0.0:10666']), '0.0.0.0:10666')
+  })
+
   it('the pod proxy reaches kube-proxy\'s metrics on any address but a loopback one, on its port', () => {
-    const reach = (metricsBindAddress: null | string) => podProxyMetricsPort({metricsBindAddress})
+    const reach = (metricsBindAddress: null | string) => podProxyPort({metricsBindAddress, healthzBindAddress: '0.0.0.0:10256'}, 'metrics')
     assert.deepEqual(reach('0.0.0.0:10249'), {port: 10_249})
     assert.deepEqual(reach('[::]:10249'), {port: 10_249})
     assert.deepEqual(reach(':9100'), {port: 9100})
@@ -58,5 +66,12 @@ describe('kube-proxy configuration from the cluster, however it is shaped', () =
 
     for (const odd of ['0.0.0.0', '0.0.0.0:0', '0.0.0.0:70000', 'http://0.0.0.0:10249']) assert.match((reach(odd) as {unreachable: string}).unreachable, /is not a host:port/, odd)
     assert.match((reach(null) as {unreachable: string}).unreachable, /could not be read/)
+  })
+
+  it('the pod proxy reaches kube-proxy\'s /healthz on its default address, not on a loopback one (the captured config.conf sets 127.0.0.1:10256)', () => {
+    const reach = (healthzBindAddress: null | string) => podProxyPort({metricsBindAddress: '127.0.0.1:10249', healthzBindAddress}, 'healthz')
+    assert.deepEqual(reach('0.0.0.0:10256'), {port: 10_256})
+    assert.deepEqual(reach('127.0.0.1:10256'), {unreachable: "kube-proxy serves /healthz on 127.0.0.1:10256 (healthzBindAddress), on its node only: the API server's pod proxy cannot reach it"})
+    assert.match((reach(null) as {unreachable: string}).unreachable, /where it serves \/healthz is not known/)
   })
 })

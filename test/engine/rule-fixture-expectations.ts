@@ -332,6 +332,11 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'kube-proxy-tables/unknown.not-root.facts': {reason: 'permission-denied'},
   'kube-proxy-tables-gone/fail.tables-left.facts': {severity: 'blocker', subject: 'Node/fail.tables-left.facts', remediation: '`nft delete table ip kube-proxy` and `nft delete table ip6 kube-proxy`'},
   'kube-proxy-tables-gone/unknown.not-root.facts': {reason: 'permission-denied'},
+  // /healthz as kube-proxy's health server writes it: IPv6 with a change waiting past 2 × syncPeriod; curl's 503; no `healthy` before 1.33; no section.
+  'kube-proxy-healthz/fail.ipv6-unhealthy-503.facts': {severity: 'blocker', subject: 'Node/fail.ipv6-unhealthy-503.facts', remediation: 'kpx-check verify node --rollback'},
+  'kube-proxy-healthz/unknown.http-error-through-curl.facts': {reason: 'failed'},
+  'kube-proxy-healthz/unknown.before-1.33-no-healthy.facts': {reason: 'not-present'},
+  'kube-proxy-healthz/unknown.older-collector-no-section.facts': {reason: 'not-collected'},
   'nftables-sync-failures/fail.first-sync-failure.facts': {severity: 'blocker', subject: 'Node/fail.first-sync-failure.facts', remediation: 'kpx-check verify node --rollback'},
   'nftables-sync-failures/unknown.metrics-unreachable.facts': {reason: 'unreachable'},
   'rolled-back-mode/fail.still-nftables.facts': {severity: 'blocker', subject: 'Node/fail.still-nftables.facts'},

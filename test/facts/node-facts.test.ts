@@ -34,6 +34,11 @@ const BEFORE_WHERE = {
   'iptables.nftIncompatibleTables': 'not-collected',
   // verify --baseline's facts come from a pre-switch report, never from a bundle.
   ...Object.fromEntries(NODE_FACTS.filter((spec) => spec.path.startsWith('baseline.')).map((spec) => [spec.path, 'not-collected'])),
+  // kube-proxy-healthz came after these bundles.
+  'kubeProxy.healthzHealthy': 'not-collected',
+  'kubeProxy.healthzFamilies': 'not-collected',
+  'kubeProxy.unhealthyFamilies': 'not-collected',
+  'kubeProxy.nodeEligible': 'not-collected',
 }
 
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {

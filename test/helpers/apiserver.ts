@@ -36,8 +36,9 @@
  * - For benchmarks, execs past the first N answered with a recorded output (`execReplay`), so that thousands of
  *   simulated nodes do not cost as many runs of the command.
  * - pods/proxy (GET …/pods/<pod>:<port>/proxy/<path>), as the API server relays it to the pod's own HTTP server:
- *   what `podHttp` says the pods serve on that port, else 503 "error trying to reach service" as when nothing
- *   listens there; the faults above apply to these paths too (forbidden: the pods/proxy 403).
+ *   what `podHttp` says the pods serve on that port (a body, or a status and a body: kube-proxy's /healthz 503; a list of
+ *   them answered in turn, per pod, the last one again and again), else 503 "error trying to reach service" as when
+ *   nothing listens there; the faults above apply to these paths too (forbidden: the pods/proxy 403).
  * - Every request is recorded (method, path, query, status; 101 for an exec that was upgraded).
  *
  * Objects come from a scenario (apiserver-scenario.ts: a folder of test/fixtures/clusters, or a
@@ -119,19 +120,24 @@ export interface ApiServerOptions {
   execReplay?: {stdout: string; realRuns: number}
   /**
    * What the pods' own HTTP servers answer through pods/proxy: the port every pod listens on, each path's
-   * body (Prometheus text for /metrics), and other bodies for some pods by name. Unset: no pod listens.
+   * body (Prometheus text for /metrics), and other bodies for some pods by name; one per port (kube-proxy's
+   * metrics and health servers). Unset: no pod listens.
    */
-  podHttp?: PodHttp
+  podHttp?: PodHttp | PodHttp[]
   /** What the nodes' kubelets do with created pods. */
   kubelet?: KubeletOptions
   /** Labels of namespaces made for the scenario (such as Pod Security's). */
   namespaceLabels?: Record<string, Record<string, string>>
 }
 
+/** A pod's answer: its body (200), or its status and body. */
+type PodReply = string | {status: number; body: string}
+
 export interface PodHttp {
   port: number
-  paths: Record<string, string>
-  byPod?: Record<string, Record<string, string>>
+  /** Each path's answer, or its answers in turn (per pod: a second read gets the second; the last repeats). */
+  paths: Record<string, PodReply | PodReply[]>
+  byPod?: Record<string, Record<string, PodReply | PodReply[]>>
 }
 
 export interface ApiServer {
@@ -715,6 +721,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const user = options.user ?? DEFAULT_USER
   const faults = new FaultPlan(options.faults ?? [])
   const requests: RecordedRequest[] = []
+  /** How often each pod was asked each path through pods/proxy: its next answer in turn. */
+  const podHttpAsked = new Map<string, number>()
   let execs = 0
   let documents = new Map<string, string>()
   const abort = new AbortController()
@@ -794,7 +802,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return statusAnswer(400, 'Upgrade request required')
       }
       case 'proxy': {
-        return podHttpAnswer(store, route, options.podHttp)
+        return podHttpAnswer(store, route, [options.podHttp ?? []].flat(), podHttpAsked)
       }
       case 'unknown': {
         return NOT_FOUND
@@ -962,14 +970,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
  * A pod's own HTTP server through pods/proxy: its answer, 404 for a path it does not serve (as Go's
  * mux says it), or the API server's 503 when nothing listens on the port asked.
  */
-function podHttpAnswer(store: ObjectStore, route: Extract<Route, {kind: 'proxy'}>, served?: PodHttp): Answer {
+function podHttpAnswer(store: ObjectStore, route: Extract<Route, {kind: 'proxy'}>, servers: readonly PodHttp[], asked: Map<string, number>): Answer {
   const pod = store.object(route.collection, route.name, route.namespace)
   if (!pod) return store.get(route.collection, route.name, route.namespace)
   const address = `${pod.status?.podIP ?? pod.status?.hostIP ?? '10.0.0.1'}:${route.port || '80'}`
-  if (!served || route.port !== String(served.port)) return statusAnswer(503, `error trying to reach service: dial tcp ${address}: connect: connection refused`, {})
-  const body = (served.byPod?.[route.name] ?? served.paths)[route.path]
-  const contentType = route.path === '/metrics' ? 'text/plain; version=0.0.4; charset=utf-8' : 'text/plain; charset=utf-8'
-  return body === undefined ? {status: 404, body: '404 page not found\n', headers: {'Content-Type': 'text/plain; charset=utf-8'}} : {status: 200, body, headers: {'Content-Type': contentType}}
+  const served = servers.find((server) => route.port === String(server.port))
+  if (!served) return statusAnswer(503, `error trying to reach service: dial tcp ${address}: connect: connection refused`, {})
+  const replies = [(served.byPod?.[route.name] ?? served.paths)[route.path] ?? []].flat()
+  const key = `${route.name}:${route.port}${route.path}`
+  const turn = asked.get(key) ?? 0
+  asked.set(key, turn + 1)
+  const reply = replies[Math.min(turn, replies.length - 1)]
+  if (reply === undefined) return {status: 404, body: '404 page not found\n', headers: {'Content-Type': 'text/plain; charset=utf-8'}}
+  const {status, body} = typeof reply === 'string' ? {status: 200, body: reply} : reply
+  const contentType = route.path === '/metrics' ? 'text/plain; version=0.0.4; charset=utf-8' : (route.path === '/healthz' ? 'application/json' : 'text/plain; charset=utf-8')
+  return {status, body, headers: {'Content-Type': contentType}}
 }
 
 function parsedOrNothing(text: string): Record<string, unknown> | undefined {

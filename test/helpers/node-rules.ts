@@ -27,6 +27,7 @@ export const SWITCH_CHECK_RULES = [
   'verify/ipvs-services-gone',
   'verify/kube-ipsets-gone',
   'verify/kube-ipvs0-gone',
+  'verify/kube-proxy-healthz',
   'verify/kube-proxy-process',
   'verify/kube-proxy-tables',
   'verify/nftables-sync-failures',

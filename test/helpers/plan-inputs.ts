@@ -20,4 +20,5 @@ export const KUBEADM_KUBE_PROXY: KubeProxyConfig = {
   configMap: {namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf'},
   carryOver: [],
   metricsBindAddress: '127.0.0.1:10249',
+  healthzBindAddress: '0.0.0.0:10256',
 }

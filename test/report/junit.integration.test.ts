@@ -117,11 +117,11 @@ describe('renderJunit', () => {
   it('writes a cluster run as valid JUnit: a suite per rule, a case per finding, the failing cases of the snapshot', async (t) => {
     if (!requireXmllint(t)) return
     const xpath = render(await exampleClusterReport())
-    // 54 rules (26 cluster, 19 node and 9 verify rules, which skip nodes not seen running nftables), one case
+    // 55 rules (26 cluster, 19 node and 10 verify rules, which skip nodes not seen running nftables), one case
     // each for the cluster, and one for each object a rule fails on (two workloads ping a ClusterIP, one
     // Service sets externalIPs, two share a load-balancer address, three allocate NodePorts), beside a case
-    // summing up the objects that pass: 62.
-    assertFailures(xpath, 62, [
+    // summing up the objects that pass: 63.
+    assertFailures(xpath, 63, [
       'cluster/clusterip-ping deployment/legacy/billing-worker warning',
       'cluster/clusterip-ping cronjob/monitoring/dns-canary warning',
       'cluster/cni-version daemonset/kube-flannel/kube-flannel-ds warning',
@@ -133,7 +133,7 @@ describe('renderJunit', () => {
       'cluster/nodeport-addresses service/ingress-nginx/ingress-nginx-controller warning',
       'cluster/nodeport-addresses service/monitoring/grafana warning',
     ])
-    assert.equal(count(xpath, '/testsuites/testsuite'), 54)
+    assert.equal(count(xpath, '/testsuites/testsuite'), 55)
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check')
 
     const flannel = '//testcase[@classname="cluster/cni-version" and @name="daemonset/kube-flannel/kube-flannel-ds"]'
@@ -159,11 +159,11 @@ describe('renderJunit', () => {
     if (!requireXmllint(t)) return
     const report = await exampleNodeReport()
     const xpath = render(report)
-    // Four bundles, 19 node rules and 9 verify rules: 112 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail
+    // Four bundles, 19 node rules and 10 verify rules: 116 cases. Ubuntu 20.04 (5.4) and RHEL 8.10 (4.18) fail
     // the kernel and the OS check, the Debian 12 node pulls via localhost NodePorts; CBL-Mariner runs nftables
     // already (its /proxyMode), so the pre-switch checks skip it and the verify checks judge it: its
     // kube-proxy counted 17 failed nftables syncs.
-    assertFailures(xpath, 112, [
+    assertFailures(xpath, 116, [
       'verify/nftables-sync-failures node/aks-nodepool1-31718369-vmss000002 blocker',
       'node/kernel-version node/ip-10-0-1-23 blocker',
       'node/kernel-version node/rhel8-worker-07.corp.example blocker',
@@ -176,7 +176,7 @@ describe('renderJunit', () => {
       'node/os-distro node/ip-10-0-1-23 warning',
       'node/os-distro node/rhel8-worker-07.corp.example warning',
     ])
-    assert.equal(count(xpath, '/testsuites/testsuite'), 28)
+    assert.equal(count(xpath, '/testsuites/testsuite'), 29)
 
     const kernel = report.findings.find((finding) => finding.rule === 'node/kernel-version' && finding.subject.name === 'ip-10-0-1-23')!
     assert.equal(xpath(`string(${testCase(kernel)}/failure/@type)`), 'blocker')

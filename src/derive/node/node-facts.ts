@@ -19,6 +19,7 @@ import {parseKubeIpsets, parseKubeIpvs0, parseProcIpVs} from '../../facts/parser
 import {parseKernelConfig} from '../../facts/parsers/kernel-config.js'
 import {assessKernelSupport, type KernelEvidence} from '../../facts/parsers/kernel-features.js'
 import {parseKernelRelease, parseKernelVersion} from '../../facts/parsers/kernel.js'
+import {parseKubeProxyHealth} from '../../facts/parsers/kube-proxy-healthz.js'
 import {type KubeProxyRuntime, kubeProxyRuntime, type MetricSample, metricTotals, parseKubeProxyProcess, parseMetricSamples, parseProxyMode, type ProxyMode} from '../../facts/parsers/kube-proxy.js'
 import {parseModulePaths, parseProcModules} from '../../facts/parsers/modules.js'
 import {parseDropPolicyHooks, parseNftChains, parseNftCheck, parseNftTables} from '../../facts/parsers/nft-ruleset.js'
@@ -482,8 +483,8 @@ export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set([
   ...MODE_METRIC_FAMILIES,
 ])
 
-/** The bundle sections that are kube-proxy's own HTTP answers (`/proxyMode`, `/metrics`), read on the node or through the API server. */
-export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics'] as const
+/** The bundle sections that are kube-proxy's own HTTP answers (`/proxyMode`, `/metrics`, `/healthz`), read on the node or through the API server. */
+export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics', 'kube-proxy-healthz'] as const
 
 /**
  * The facts of kube-proxy's own answers alone, from those two sections (text, or unavailable with
@@ -555,6 +556,17 @@ function deriveKubeProxyEndpoint(facts: FactSet, sections: Sections, readAt: Dat
     }
 
     deriveSyncProgress(facts, samples, readAt)
+  })
+
+  fromSection(facts, sections, 'kube-proxy-healthz', (text) => {
+    const health = parseKubeProxyHealth(text)
+    if (!health) return `expected kube-proxy's JSON answer, found ${quote(text)}`
+    const families = [...health.families.keys()].toSorted()
+    facts.set('kubeProxy.healthzFamilies', families).set('kubeProxy.unhealthyFamilies', families.filter((family) => !health.families.get(family)))
+    if (health.healthy === undefined) facts.unknown('kubeProxy.healthzHealthy', 'not-present', "kube-proxy's /healthz answer has no `healthy` (kube-proxy before 1.33): only its status code said it")
+    else facts.set('kubeProxy.healthzHealthy', health.healthy)
+    if (health.nodeEligible === undefined) facts.unknown('kubeProxy.nodeEligible', 'not-present', "kube-proxy's /healthz answer has no nodeEligible")
+    else facts.set('kubeProxy.nodeEligible', health.nodeEligible)
   })
 }
 

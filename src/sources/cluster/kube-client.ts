@@ -198,9 +198,17 @@ export class KubeClient {
    * server's Status message, or the first line of what the pod answered.
    */
   async getText(path: string, accept: string, maxBytes: number): Promise<string> {
+    return (await this.getAnswer(path, accept, maxBytes)).body
+  }
+
+  /**
+   * As getText, but an answer with a status in `answers` (kube-proxy's /healthz 503, through the pod proxy) is
+   * returned with its code, unless it is the API server's own error (a Status object): then it is thrown.
+   */
+  async getAnswer(path: string, accept: string, maxBytes: number, answers: readonly number[] = []): Promise<{body: string; code: number}> {
     const {response, body} = await this.exchange('GET', path, {...this.headers, Accept: accept}, (answer) => readCapped(answer, path, maxBytes))
     const code = response.statusCode ?? 0
-    if (code >= 200 && code < 300) return body
+    if ((code >= 200 && code < 300) || (answers.includes(code) && !isStatus(body))) return {body, code}
     const error = statusError(code, body, path)
     const firstLine = body.trim().split('\n', 1)[0]
     throw error.reason === '' && firstLine ? new ApiError(code, `${error.message}: ${firstLine.slice(0, 200)}`) : error
@@ -423,6 +431,15 @@ function readCapped(response: IncomingMessage, path: string, maxBytes: number): 
 }
 
 /** The API's own words from a `Status` body, passed through verbatim. */
+/** A Kubernetes Status object: the API server's own answer, not the one of the pod it proxies to. */
+function isStatus(body: string): boolean {
+  try {
+    return (JSON.parse(body) as {kind?: unknown}).kind === 'Status'
+  } catch {
+    return false
+  }
+}
+
 function statusError(code: number, body: string, path: string): ApiError {
   try {
     const status = JSON.parse(body) as {message?: string; reason?: string}

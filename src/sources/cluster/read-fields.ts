@@ -23,6 +23,7 @@ export const KUBE_PROXY_FLAG_FIELDS: Readonly<Record<string, string>> = {
   'nodeport-addresses': 'nodePortAddresses',
   'feature-gates': 'featureGates',
   'metrics-bind-address': 'metricsBindAddress',
+  'healthz-bind-address': 'healthzBindAddress',
 }
 
 /** kube-proxy's boolean flags: as in Go, the argument after one is never its value. */

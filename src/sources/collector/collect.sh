@@ -908,20 +908,25 @@ section_addresses() {
 
 # kube-proxy-mode, kube-proxy-metrics (http://127.0.0.1:10249). kube-proxy-mode sets MODE_REASON: when
 # the endpoint did not answer, the metrics are not asked for.
-section_kube_proxy_mode() {
-  header kube-proxy-mode
-  MODE_REASON=
+# http_section SECTION URL : the answer's body as SECTION, or why there is none (HREASON: empty on success).
+http_section() {
+  header "$1"
+  HREASON=
   if [ -z "$HTTP" ]; then
-    unavailable kube-proxy-mode not-installed 'curl or wget'
+    unavailable "$1" not-installed 'curl or wget'
     return 0
   fi
-  http_get http://127.0.0.1:10249/proxyMode
+  http_get "$2"
   if [ -z "$HREASON" ]; then
     body "$OUT"
   else
-    unavailable kube-proxy-mode "$HREASON" "$HDETAIL"
-    MODE_REASON=$HREASON
+    unavailable "$1" "$HREASON" "$HDETAIL"
   fi
+}
+
+section_kube_proxy_mode() {
+  http_section kube-proxy-mode http://127.0.0.1:10249/proxyMode
+  MODE_REASON=$HREASON
 }
 
 section_kube_proxy_metrics() {
@@ -941,6 +946,12 @@ section_kube_proxy_metrics() {
     unavailable kube-proxy-metrics "$HREASON" "$HDETAIL"
   fi
   : >"$TMPF"
+}
+
+# kube-proxy's health server (healthzBindAddress, default 0.0.0.0:10256): JSON. It answers 503 when unhealthy,
+# which curl -f and wget take for a failure: then the section is unavailable (failed).
+section_kube_proxy_healthz() {
+  http_section kube-proxy-healthz http://127.0.0.1:10256/healthz
 }
 
 section_kube_proxy_process() {
@@ -1470,6 +1481,7 @@ section_nft_chains
 section_addresses
 section_kube_proxy_mode
 section_kube_proxy_metrics
+section_kube_proxy_healthz
 section_kube_proxy_process
 section_nft_json
 section_ruleset_flush

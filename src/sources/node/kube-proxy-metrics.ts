@@ -1,7 +1,8 @@
 /**
  * `cluster --kube-proxy-metrics`: kube-proxy's own answers, `/proxyMode` and `/metrics`, read through
  * the API server's pod proxy (GET pods/proxy in kube-system), for clusters whose kube-proxy serves
- * them beyond its node's loopback (EKS: 0.0.0.0:10249). Nothing runs on the node: the API server
+ * them beyond its node's loopback (EKS: 0.0.0.0:10249); for verify, its health server's `/healthz` too
+ * (0.0.0.0:10256 by default, so reachable where the metrics are not). Nothing runs on the node: the API server
  * connects to the pod's IP (the node's, as kube-proxy runs on the host network) and relays the answer.
  * Each answer is bounded (its size, and --request-timeout over the whole of it); of /metrics only
  * the families asked for are kept, as the collector's grep keeps them. The answers come back as the
@@ -27,10 +28,15 @@ export interface KubeProxyAnswers extends Pick<Bundle, 'sections' | 'unavailable
   reason?: string
 }
 
+/** A port of kube-proxy the pod proxy can reach, or why it cannot: then nothing is asked there. */
+type KubeProxyPort = {port: number} | {unreachable: string}
+
 interface KubeProxyMetricsOptions {
   connection: Omit<ConnectOptions, 'signal'>
   /** kube-proxy's metrics port, or why the pod proxy cannot reach it: then nothing is asked, and that is every node's reason. */
-  endpoint: {port: number} | {unreachable: string}
+  endpoint: KubeProxyPort
+  /** verify: kube-proxy's health server's port too (/healthz), or why it cannot be reached; unset: /healthz is not asked. */
+  healthz?: KubeProxyPort
   /** The metric families kept of each /metrics page (the ones the node facts read). */
   families: ReadonlySet<string>
 }
@@ -39,6 +45,8 @@ interface KubeProxyMetricsOptions {
 const NODES_AT_ONCE = 32
 /** /proxyMode answers one word. */
 const MODE_BYTES = 1024
+/** /healthz answers a line of JSON. */
+const HEALTHZ_BYTES = 4096
 /** A kube-proxy's whole /metrics is tens of KB; a page this large is not its. */
 const METRICS_BYTES = 4 * 1024 * 1024
 /** The text exposition format, which every Prometheus client serves; OpenMetrics is not asked for. */
@@ -48,16 +56,19 @@ const SAME_SERVER_FAILURES = new Set<UnknownReason>(['permission-denied', 'timeo
 
 /** Reads each named Linux Node's kube-proxy answers through the pod proxy; one read per name. */
 export async function readKubeProxyMetrics(nodeNames: readonly string[], options: KubeProxyMetricsOptions): Promise<Map<string, KubeProxyAnswers>> {
-  const {endpoint} = options
-  if ('unreachable' in endpoint) return new Map(nodeNames.map((name) => [name, unread(KUBE_PROXY_NAMESPACE, {reason: 'not-collected', detail: endpoint.unreachable})]))
+  const {endpoint, healthz} = options
+  if ('unreachable' in endpoint && (!healthz || 'unreachable' in healthz)) {
+    return new Map(nodeNames.map((name) => [name, unread(KUBE_PROXY_NAMESPACE, {reason: 'not-collected', detail: endpoint.unreachable}, healthz && {reason: 'not-collected', detail: healthz.unreachable})]))
+  }
+
   const read = new Map<string, KubeProxyAnswers>()
   const client = await KubeClient.connect({...options.connection, concurrency: NODES_AT_ONCE})
   try {
     const pods = await runningKubeProxyPods(client)
     await forEachConcurrently(nodeNames, NODES_AT_ONCE, async (name) => {
       const pod = pods instanceof Map ? pods.get(name) : undefined
-      const detail = pods instanceof Map ? `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node` : describeFailure(pods)
-      read.set(name, pod ? await readPod(client, pod, endpoint.port, options.families) : unread(KUBE_PROXY_NAMESPACE, {reason: 'unreachable', detail}))
+      const why: UnknownFact = {reason: 'unreachable', detail: pods instanceof Map ? `no running kube-proxy pod in ${KUBE_PROXY_NAMESPACE} on this node` : describeFailure(pods)}
+      read.set(name, pod ? await readPod(client, pod, options) : unread(KUBE_PROXY_NAMESPACE, why, healthz && why))
     })
   } finally {
     client.close()
@@ -66,25 +77,50 @@ export async function readKubeProxyMetrics(nodeNames: readonly string[], options
   return read
 }
 
-function unread(origin: string, why: UnknownFact): KubeProxyAnswers {
+/** Nothing read: why, for each answer asked (and for /healthz, its own why when it is asked). */
+function unread(origin: string, why: UnknownFact, healthzWhy?: UnknownFact): KubeProxyAnswers {
   const unavailable = new Map([
     ['kube-proxy-mode', why],
     ['kube-proxy-metrics', why],
+    ...(healthzWhy ? [['kube-proxy-healthz', healthzWhy] as const] : []),
   ])
   return {origin, sections: new Map(), unavailable, readAt: new Date(), reason: why.detail}
 }
 
-async function readPod(client: KubeClient, pod: KubeProxyPod, port: number, families: ReadonlySet<string>): Promise<KubeProxyAnswers> {
-  const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}:${port}`
-  const proxy = `/api/v1/namespaces/${KUBE_PROXY_NAMESPACE}/pods/${encodeURIComponent(pod.name)}:${port}/proxy`
+async function readPod(client: KubeClient, pod: KubeProxyPod, {endpoint, families, healthz}: KubeProxyMetricsOptions): Promise<KubeProxyAnswers> {
   const sections = new Map<string, string>()
   const unavailable = new Map<string, UnknownFact>()
+  const metrics = 'port' in endpoint ? await readMetricsServer(client, pod, endpoint.port, families, {sections, unavailable}) : {readAt: new Date(), reason: endpoint.unreachable}
+  if ('unreachable' in endpoint) {
+    const why: UnknownFact = {reason: 'not-collected', detail: endpoint.unreachable}
+    unavailable.set('kube-proxy-mode', why).set('kube-proxy-metrics', why)
+  }
+
+  if (healthz && 'port' in healthz) {
+    const health = await answer(client, `${proxyPath(pod, healthz.port)}/healthz`, 'application/json', HEALTHZ_BYTES, `${KUBE_PROXY_NAMESPACE}/${pod.name}:${healthz.port}`, [503])
+    if (typeof health === 'string') sections.set('kube-proxy-healthz', health)
+    else unavailable.set('kube-proxy-healthz', health)
+  } else if (healthz) unavailable.set('kube-proxy-healthz', {reason: 'not-collected', detail: healthz.unreachable})
+
+  // Where the metrics server is not reached, the health server's port names where the answers came from.
+  const port = 'port' in endpoint ? endpoint.port : (healthz as {port: number}).port
+  // The metrics server's failure is the node's reason, unless /healthz answered where it was not even asked.
+  const reason = 'port' in endpoint || !sections.has('kube-proxy-healthz') ? metrics.reason : undefined
+  return {origin: `${KUBE_PROXY_NAMESPACE}/${pod.name}:${port}`, sections, unavailable, readAt: metrics.readAt, ...(reason === undefined ? {} : {reason})}
+}
+
+/** /proxyMode and /metrics of kube-proxy's metrics server, into the sections or unavailable; when the metrics were read, and why neither could be. */
+async function readMetricsServer(client: KubeClient, pod: KubeProxyPod, port: number, families: ReadonlySet<string>, read: Pick<KubeProxyAnswers, 'sections' | 'unavailable'>): Promise<{readAt: Date; reason?: string}> {
+  const sections = read.sections as Map<string, string>
+  const unavailable = read.unavailable as Map<string, UnknownFact>
+  const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}:${port}`
+  const proxy = proxyPath(pod, port)
   const mode = await answer(client, `${proxy}/proxyMode`, 'text/plain', MODE_BYTES, origin)
   if (typeof mode === 'string') sections.set('kube-proxy-mode', mode)
   else unavailable.set('kube-proxy-mode', mode)
   if (typeof mode !== 'string' && SAME_SERVER_FAILURES.has(mode.reason)) {
     unavailable.set('kube-proxy-metrics', {reason: mode.reason, detail: `${mode.detail} (asking /proxyMode, the same server)`})
-    return {origin, sections, unavailable, readAt: new Date(), reason: mode.detail}
+    return {readAt: new Date(), reason: mode.detail}
   }
 
   const metrics = await answer(client, `${proxy}/metrics`, PROMETHEUS_TEXT, METRICS_BYTES, origin)
@@ -94,14 +130,18 @@ async function readPod(client: KubeClient, pod: KubeProxyPod, port: number, fami
   if (selected !== undefined) sections.set('kube-proxy-metrics', selected)
   else if (typeof metrics === 'string') unavailable.set('kube-proxy-metrics', {reason: 'unparseable', detail: `${origin}/metrics: not the Prometheus text format: ${firstLine(metrics)}`})
   else unavailable.set('kube-proxy-metrics', metrics)
-  return {origin, sections, unavailable, readAt}
+  return {readAt}
+}
+
+function proxyPath(pod: KubeProxyPod, port: number): string {
+  return `/api/v1/namespaces/${KUBE_PROXY_NAMESPACE}/pods/${encodeURIComponent(pod.name)}:${port}/proxy`
 }
 
 /** One answer through the pod proxy, or why there is none. */
-async function answer(client: KubeClient, path: string, accept: string, maxBytes: number, origin: string): Promise<string | UnknownFact> {
+async function answer(client: KubeClient, path: string, accept: string, maxBytes: number, origin: string, answers: readonly number[] = []): Promise<string | UnknownFact> {
   const asked = `${origin}${path.slice(path.lastIndexOf('/'))} through the API server's pod proxy`
   try {
-    return await client.getText(path, accept, maxBytes)
+    return (await client.getAnswer(path, accept, maxBytes, answers)).body
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
     const message = firstLine(error.message)

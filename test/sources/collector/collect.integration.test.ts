@@ -46,6 +46,7 @@ const SECTIONS = [
   'addresses',
   'kube-proxy-mode',
   'kube-proxy-metrics',
+  'kube-proxy-healthz',
   'kube-proxy-process',
   'nft-json',
   'ruleset-flush',
