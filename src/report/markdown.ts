@@ -126,26 +126,24 @@ function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
 }
 
 /**
- * A table of findings, one row each (rule, subject, message and notes), rule by rule: a rule's first
- * SUBJECTS_SHOWN objects, then how many more (a rule can fail on thousands of Services); the first
- * ROWS_SHOWN rows.
+ * A table of findings, rule by rule, each cause once: findings of a rule that say the same thing (message
+ * and notes) share one row naming their objects, SUBJECTS_SHOWN of them and how many more; a rule's first
+ * SUBJECTS_SHOWN rows, then how many more (a rule can fail on thousands of Services); the first ROWS_SHOWN rows.
  */
 export function findingRows(findings: GatedFinding[]): Markdown[] {
-  const shown: Array<GatedFinding | {more: number; rule: string}> = []
+  const shown: FindingRow[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
-    shown.push(...ofRule.slice(0, SUBJECTS_SHOWN))
-    if (ofRule.length > SUBJECTS_SHOWN) shown.push({rule, more: ofRule.length - SUBJECTS_SHOWN})
+    const rows = rowsOfRule(ofRule)
+    shown.push(...rows.slice(0, SUBJECTS_SHOWN))
+    const hidden = rows.slice(SUBJECTS_SHOWN).reduce((count, row) => count + row.subjects.length, 0)
+    if (hidden > 0) shown.push({rule, more: hidden})
   }
 
-  const rows = shown.slice(0, ROWS_SHOWN).map((finding) => {
-    if ('more' in finding) return tableRow([code(finding.rule), prose(`… ${finding.more} more`), md`see the JSON report`])
-    const notes = [
-      ...(finding.reason ? [md`(${finding.reason})`] : []),
-      ...(finding.waiver ? [prose(waiverNote(finding.waiver))] : []),
-      ...(finding.baseline === 'new' ? [md`**new**`] : []),
-    ]
-    const {head, output} = splitOutput(finding.message)
-    return tableRow([code(finding.rule), subjectName(finding.subject), joined([proseWithCode(head), ...(output.length > 0 ? [md`(output in the JSON report)`] : []), ...notes], md` `)])
+  const rows = shown.slice(0, ROWS_SHOWN).map((row) => {
+    if ('more' in row) return tableRow([code(row.rule), prose(`… ${row.more} more`), md`see the JSON report`])
+    const subjects = row.subjects.slice(0, SUBJECTS_SHOWN).map((subject) => subjectName(subject))
+    if (row.subjects.length > SUBJECTS_SHOWN) subjects.push(prose(`and ${row.subjects.length - SUBJECTS_SHOWN} more`))
+    return tableRow([code(row.rule), joined(subjects, md`, `), row.finding])
   })
   return [
     md`| Rule | Subject | Finding |`,
@@ -153,6 +151,32 @@ export function findingRows(findings: GatedFinding[]): Markdown[] {
     ...rows,
     ...(shown.length > ROWS_SHOWN ? [md`| … | ${findings.length - countShown(shown.slice(0, ROWS_SHOWN))} more | see the JSON report |`] : []),
   ]
+}
+
+/** A row of the findings table: one finding's text and the objects it is said of, or how many more a rule has. */
+type FindingRow = {rule: string; subjects: SubjectRef[]; finding: Markdown} | {rule: string; more: number}
+
+/** A rule's findings as rows, those whose text is the same in one row, in the order they come. */
+function rowsOfRule(findings: GatedFinding[]): Array<{rule: string; subjects: SubjectRef[]; finding: Markdown}> {
+  const rows = new Map<string, {rule: string; subjects: SubjectRef[]; finding: Markdown}>()
+  for (const finding of findings) {
+    const text = findingText(finding)
+    const row = rows.get(text.toString())
+    if (row) row.subjects.push(finding.subject)
+    else rows.set(text.toString(), {rule: finding.rule, subjects: [finding.subject], finding: text})
+  }
+  return [...rows.values()]
+}
+
+/** What a finding says: its message (a command's output left to the JSON report) and its notes. */
+function findingText(finding: GatedFinding): Markdown {
+  const notes = [
+    ...(finding.reason ? [md`(${finding.reason})`] : []),
+    ...(finding.waiver ? [prose(waiverNote(finding.waiver))] : []),
+    ...(finding.baseline === 'new' ? [md`**new**`] : []),
+  ]
+  const {head, output} = splitOutput(finding.message)
+  return joined([proseWithCode(head), ...(output.length > 0 ? [md`(output in the JSON report)`] : []), ...notes], md` `)
 }
 
 function baselineLines(report: Report): Markdown[] {
@@ -303,9 +327,9 @@ function dedent(lines: string[]): string[] {
   return lines.map((line) => line.slice(common))
 }
 
-/** How many findings rows stand for: a row each, and a rule's "N more" for N. */
-function countShown(rows: ReadonlyArray<GatedFinding | {more: number}>): number {
-  return rows.reduce((count, row) => count + ('more' in row ? row.more : 1), 0)
+/** How many findings rows stand for: a row its objects, and a rule's "N more" for N. */
+function countShown(rows: readonly FindingRow[]): number {
+  return rows.reduce((count, row) => count + ('more' in row ? row.more : row.subjects.length), 0)
 }
 
 /** A few names and how many more. */

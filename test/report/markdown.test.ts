@@ -80,6 +80,15 @@ describe('Markdown that pastes into a change ticket', () => {
     assert.deepEqual(markdown.match(/^ *sh kpx-restart-node\.sh .*$/gm), ['sh kpx-restart-node.sh NODE', '  sh kpx-restart-node.sh "$node" || break'])
   })
 
+  it('says each cause once: a rule\'s findings that say the same thing share one row naming their objects (the example snapshot)', async () => {
+    const markdown = renderMarkdown(await exampleClusterReport())
+    const rows = markdown.split('\n').filter((line) => line.startsWith('| `cluster/nodeport-addresses` |'))
+    assert.equal(rows.length, 1)
+    assert.match(rows[0], /^\| `cluster\/nodeport-addresses` \| `-n dns service\/coredns-external`, `-n ingress-nginx service\/ingress-nginx-controller`, `-n monitoring service\/grafana` \| nodePortAddresses is unset /)
+    // Findings of one rule that say different things keep a row each.
+    assert.equal(markdown.split('\n').filter((line) => line.startsWith('| `cluster/ipvs-lb-hijack` |')).length, 2)
+  })
+
   it('sets commands between backticks in kpx-check\'s own text as code, and escapes the rest as prose', () => {
     assert.equal(String(proseWithCode('Run `kubectl get nodes -o wide` and then `kpx-check cluster`.')), 'Run `kubectl get nodes -o wide` and then `kpx-check cluster`.')
     assert.equal(String(proseWithCode('a `<b>` *c* `d``e` f')), String.raw`a ${'`<b>`'} \*c\* \`d\`\`e\` f`)
