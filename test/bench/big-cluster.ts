@@ -97,3 +97,14 @@ export function benchCluster(size = BENCH_SIZE): Scenario {
   }
 }
 
+/** The bench cluster with a running kube-proxy pod (the EKS DaemonSet's) on each of its nodes. */
+export function clusterWithKubeProxyPods() {
+  const scenario = benchCluster()
+  const [template] = scenario.objects['/api/v1/pods']
+  const pods = scenario.objects['/api/v1/nodes'].map((node, index): KubeObject => {
+    const address = ((node as {status?: {addresses?: Array<{address: string; type: string}>}}).status?.addresses ?? []).find((entry) => entry.type === 'InternalIP')?.address
+    const pod = structuredClone(template) as KubeObject & {spec: Record<string, unknown>; status: Record<string, unknown>}
+    return {...pod, metadata: {...pod.metadata, name: `kube-proxy-${String(index).padStart(5, '0')}`}, spec: {...pod.spec, nodeName: node.metadata!.name}, status: {...pod.status, hostIP: address, podIP: address}}
+  })
+  return {...scenario, objects: {...scenario.objects, '/api/v1/pods': pods}}
+}

@@ -1,7 +1,8 @@
 /**
  * Measuring a command for the benchmarks: wall time around its child process, and peak RSS read
  * from /proc/<pid>/status (VmHWM) and CPU time from /proc/<pid>/stat (user + system) every 10 ms while
- * it runs (the CPU of its last 10 ms is missed). Its stdout is read and dropped.
+ * it runs (the CPU of its last 10 ms is missed). Its stdout is read and dropped, or kept when asked (to check
+ * that the run measured gave the right answer).
  */
 import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
@@ -12,6 +13,8 @@ export interface Measurement {
   /** User and system CPU time, ms, as last sampled. */
   cpuMs: number
   exitCode: null | number
+  /** What it wrote on stdout, with `keepStdout`. */
+  stdout?: string
 }
 
 /** Clock ticks a second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
@@ -39,7 +42,7 @@ function peakRss(pid: number): number {
   }
 }
 
-export function measure(command: string, args: string[]): Promise<Measurement> {
+export function measure(command: string, args: string[], {keepStdout = false} = {}): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
     const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'inherit']})
@@ -49,11 +52,14 @@ export function measure(command: string, args: string[]): Promise<Measurement> {
       peak = Math.max(peak, peakRss(child.pid!))
       cpu = Math.max(cpu, cpuTime(child.pid!))
     }, 10)
-    child.stdout.resume()
+    const chunks: Buffer[] = []
+    if (keepStdout) child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
+    else child.stdout.resume()
     child.on('error', reject)
-    child.on('exit', (exitCode) => {
+    child.on('close', (exitCode) => { // after its stdout has been read to the end
       clearInterval(sampler)
-      resolve({wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakRssMb: peak, cpuMs: cpu, exitCode})
+      const measurement = {wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakRssMb: peak, cpuMs: cpu, exitCode}
+      resolve(keepStdout ? {...measurement, stdout: Buffer.concat(chunks).toString('utf8')} : measurement)
     })
   })
 }

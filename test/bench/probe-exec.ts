@@ -19,13 +19,12 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {imageToolsFolder} from '../helpers/apiserver-exec.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {startKubeProxyStandIn} from '../helpers/kube-proxy-stand-in.js'
 import {FIXTURES, RUN_JS} from '../helpers/paths.js'
-import {BENCH_SIZE, benchCluster} from './big-cluster.js'
+import {BENCH_SIZE, clusterWithKubeProxyPods} from './big-cluster.js'
 import {measure, type Measurement, median} from './measure.js'
 
 const RUNS = 3
@@ -47,18 +46,6 @@ async function recordCollectorOutput(): Promise<string> {
   } finally {
     await tools.remove()
   }
-}
-
-/** The bench cluster with a running kube-proxy pod (the EKS DaemonSet's) on each of its nodes. */
-function clusterWithKubeProxyPods() {
-  const scenario = benchCluster()
-  const [template] = scenario.objects['/api/v1/pods']
-  const pods = scenario.objects['/api/v1/nodes'].map((node, index): KubeObject => {
-    const address = ((node as {status?: {addresses?: Array<{address: string; type: string}>}}).status?.addresses ?? []).find((entry) => entry.type === 'InternalIP')?.address
-    const pod = structuredClone(template) as KubeObject & {spec: Record<string, unknown>; status: Record<string, unknown>}
-    return {...pod, metadata: {...pod.metadata, name: `kube-proxy-${String(index).padStart(5, '0')}`}, spec: {...pod.spec, nodeName: node.metadata!.name}, status: {...pod.status, hostIP: address, podIP: address}}
-  })
-  return {...scenario, objects: {...scenario.objects, '/api/v1/pods': pods}}
 }
 
 interface Row {
