@@ -850,6 +850,7 @@ function buildBundleText(spec: NodeSpec): string {
   if (spec.mode === 'none') {
     deny('kube-proxy-mode', 'unreachable', 'connection to 127.0.0.1:10249 refused')
     deny('kube-proxy-metrics', 'unreachable', 'connection to 127.0.0.1:10249 refused')
+    deny('kube-proxy-healthz', 'unreachable', 'connection to 127.0.0.1:10256 refused')
     add('kube-proxy-process', '')
   } else {
     add('kube-proxy-mode', spec.mode)
@@ -859,6 +860,7 @@ function buildBundleText(spec: NodeSpec): string {
         .flatMap(([name, value]) => [`# HELP ${name} ${METRIC_HELP[name] ?? '[ALPHA]'}`, `# TYPE ${name} counter`, `${name} ${value}`])
         .join('\n'),
     )
+    add('kube-proxy-healthz', healthzAnswer(spec))
     const runtime = spec.runtime ?? 'container'
     const process =
       runtime === 'k3s'
@@ -991,6 +993,13 @@ export function writeCorpusBundles(dir: string): CorpusBundle[] {
   }
 
   return written
+}
+
+/** A healthy kube-proxy's /healthz answer (the JSON of pkg/proxy/healthcheck/proxy_health.go), per IP family the node has. */
+function healthzAnswer(spec: NodeSpec): string {
+  const synced = {lastUpdated: '2026-12-06T06:35:21.048400Z', healthy: true}
+  const status = spec.ipv6 ? {IPv4: synced, IPv6: synced} : {IPv4: synced}
+  return JSON.stringify({lastUpdated: '2026-12-06T06:35:35.102118Z', currentTime: '2026-12-06T06:35:35.102118Z', nodeEligible: true, healthy: true, status})
 }
 
 /**
