@@ -59,7 +59,7 @@ describe('the fleet report', () => {
     const parsed = JSON.parse(renderFleet(fleet, 'json')) as FleetReport
     assert.ok(validateFleet(parsed), JSON.stringify(validateFleet.errors, null, 2))
     assert.deepEqual(parsed.summary, fleet.summary)
-    assert.deepEqual(parsed.clusters.map((cluster) => [cluster.context, cluster.report?.findings.length ?? cluster.error?.reason]), [['kubespray-prod', 60], ['prod-b', 60], [HOSTILE, 'unreachable'], ['old', 'unauthorized']])
+    assert.deepEqual(parsed.clusters.map((cluster) => [cluster.context, cluster.report?.findings.length ?? cluster.error?.reason]), [['kubespray-prod', 63], ['prod-b', 63], [HOSTILE, 'unreachable'], ['old', 'unauthorized']])
     // A cluster with neither a report nor an error is refused by the schema.
     const broken = {...parsed, clusters: [{context: 'x', verdict: 'go', exitCode: 0}]}
     assert.equal(validateFleet(broken), false)
@@ -73,7 +73,7 @@ describe('renderFleet text', () => {
       'NO-GO  4 cluster(s): 1 no-go, 1 incomplete, 2 not checked — exit 3',
       '',
       '  CONTEXT          PLATFORM  KUBERNETES  KUBE-PROXY  MODE      VERDICT     BLOCKERS  WARNINGS  UNKNOWN  NOTE',
-      '  kubespray-prod   kubeadm   1.32.5      1.32.5      ipvs      incomplete  0         10        20',
+      '  kubespray-prod   kubeadm   1.32.5      1.32.5      ipvs      incomplete  0         10        23',
       '  prod-b           eks       1.33.5      1.33.0      iptables  no-go       1         10        7',
       String.raw`  ops|<b>\x1B[2Jx  ?         ?           ?           ?         incomplete  -         -         -        not checked: unreachable`,
       '  old              ?         ?           ?           ?         incomplete  -         -         -        not checked: unauthorized',
@@ -111,7 +111,7 @@ describe('renderFleet markdown', () => {
     const rows = fleetTable.children.map((row) => row.children.map((cell) => shown(cell)))
     assert.deepEqual(rows, [
       ['Context', 'Platform', 'Kubernetes', 'kube-proxy', 'Mode', 'Verdict', 'Blockers', 'Warnings', 'Unknown', 'Note'],
-      ['kubespray-prod', 'kubeadm', '1.32.5', '1.32.5', 'ipvs', 'INCOMPLETE', '0', '10', '20', ''],
+      ['kubespray-prod', 'kubeadm', '1.32.5', '1.32.5', 'ipvs', 'INCOMPLETE', '0', '10', '23', ''],
       ['prod-b', 'eks', '1.33.5', '1.33.0', 'iptables', 'NO-GO', '1', '10', '7', ''],
       [String.raw`ops|<b>\x1B[2Jx`, '?', '?', '?', '?', 'INCOMPLETE', '-', '-', '-', 'not checked: unreachable'],
       ['old', '?', '?', '?', '?', 'INCOMPLETE', '-', '-', '-', 'not checked: unauthorized'],
@@ -145,8 +145,8 @@ describe('renderFleet junit', () => {
     const xpath = (expression: string) => execFileSync('xmllint', ['--xpath', expression, file], {encoding: 'utf8'}).trim()
     assert.equal(xpath('count(/testsuites/testsuite)'), '4')
     assert.equal(xpath('string(/testsuites/@name)'), 'kpx-check fleet')
-    // The example report has 60 findings (one per object a rule fails on): a test case each; prod-b's nft-version is its one failure.
-    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '60')
+    // The example report has 63 findings (one per object a rule fails on): a test case each; prod-b's nft-version is its one failure.
+    assert.equal(xpath('string(/testsuites/testsuite[@name="kubespray-prod"]/@tests)'), '63')
     assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/@failures)'), String(10 + 1))
     assert.equal(xpath('string(/testsuites/testsuite[@name="prod-b"]/properties/property[@name="verdict"]/@value)'), 'no-go')
     assert.equal(xpath('string(/testsuites/testsuite[@name="old"]/testcase/error/@type)'), 'unauthorized')
