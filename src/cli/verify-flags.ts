@@ -3,7 +3,11 @@ import * as Flags from '@oclif/core/flags'
 
 import type {VerifyOptions} from '../services/verify-check.js'
 import {UsageError} from '../util/errors.js'
-import {RULES} from './flag-groups.js'
+import {durationFlag} from './duration.js'
+import {NODE_PROBES, RULES} from './flag-groups.js'
+
+/** --watch waits this long at most: a run in a CI job or a terminal, not a monitor. */
+const MAX_WATCH_SECONDS = 600
 
 export const verifyFlags = {
   // `node` and `cluster` gate on the findings new since a baseline; verify compares each node with it instead.
@@ -16,6 +20,12 @@ export const verifyFlags = {
   rollback: Flags.boolean({
     description: 'Verify a rollback instead: kube-proxy runs its old mode (iptables or IPVS) again, its rules are back, and no kube-proxy nftables table is left.',
     default: false,
+  }),
+  watch: durationFlag({
+    helpGroup: NODE_PROBES,
+    description: `With --kube-proxy-metrics (verify cluster): read each kube-proxy's metrics twice, DURATION apart (at most ${MAX_WATCH_SECONDS / 60}m), and fail a node whose failed nftables syncs grew in between, or whose last sync of an IP family did not move over more than 60s. Use at least 90s to see a whole sync period.`,
+    min: 1,
+    max: MAX_WATCH_SECONDS,
   }),
   'allow-not-switched': Flags.boolean({
     description: 'Nodes still running the old mode (not-switched) do not fail the run: mid-rollout, only the nodes switched so far must be verified.',
@@ -38,8 +48,20 @@ export function refuseConfigFile(flags: {config?: string}): void {
   if (flags.config !== undefined) throw new UsageError('--config: verify reads no configuration file', ['Give its flags on the command line.'])
 }
 
-export function verifyOptions(flags: {'allow-not-switched': boolean; rollback: boolean}): VerifyOptions {
-  return {direction: flags.rollback ? 'rollback' : 'switch', allowNotSwitched: flags['allow-not-switched']}
+/**
+ * --watch where it cannot watch: refused (exit 2), never a run that silently read once. It compares two reads of
+ * kube-proxy's metrics through the pod proxy; a bundle is one read, and verify node reads the node once.
+ */
+export function refuseWatch(flags: {facts?: string[]; 'kube-proxy-metrics'?: boolean; rollback: boolean; watch?: number}, command: 'cluster' | 'node'): void {
+  if (flags.watch === undefined) return
+  if (command === 'node') throw new UsageError('--watch: verify node reads the node once and cannot watch it yet', ['Watch its kube-proxy with `kpx-check verify cluster --kube-proxy-metrics --node NAME --watch 90s`.'])
+  if (flags.rollback) throw new UsageError('--watch watches kube-proxy\'s nftables syncs; with --rollback there are none to watch')
+  if (flags.facts) throw new UsageError('--watch with --facts: a bundle is one read of the node, and --watch compares two', ['Leave out --facts, and give --kube-proxy-metrics.'])
+  if (!flags['kube-proxy-metrics']) throw new UsageError('--watch needs --kube-proxy-metrics: it reads kube-proxy\'s metrics twice through the API server\'s pod proxy', ['Add --kube-proxy-metrics.'])
+}
+
+export function verifyOptions(flags: {'allow-not-switched': boolean; rollback: boolean; watch?: number}): VerifyOptions {
+  return {direction: flags.rollback ? 'rollback' : 'switch', allowNotSwitched: flags['allow-not-switched'], ...(flags.watch === undefined ? {} : {watchSeconds: flags.watch})}
 }
 
 /** What `verify`'s --help says of the states and the exit codes. */

@@ -170,7 +170,7 @@ export default class Cluster extends KpxCommand {
       return this.emitReport(report, format, outputs, location, this.detailsAsked(flags))
     }
 
-    // Probe pods are made in the cluster: a signal then deletes them before the command ends.
-    return makesPods(nodeProbe?.method) ? withInterrupts(check) : check()
+    // Probe pods are made in the cluster: a signal then deletes them before the command ends. verify --watch waits: a signal ends the wait.
+    return makesPods(nodeProbe?.method) || engine?.watchSeconds !== undefined ? withInterrupts(check) : check()
   }
 }

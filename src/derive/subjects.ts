@@ -10,6 +10,7 @@ import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import type {ClusterModel} from './cluster-facts.js'
 import {KUBE_PROXY_ENDPOINT_SECTIONS} from './node/node-facts.js'
 import type {DerivedNode, KubeProxyEndpointRead} from './node/probed-node.js'
+import {SYNC_WATCH_FACTS} from './node/sync-watch.js'
 
 /** The identity lines of a node in the report, from its facts. */
 export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'kubeProxyNftVersion' | 'nftVersion' | 'os' | 'proxyMode'> & {name: string} {
@@ -118,8 +119,8 @@ export function blameFailedProbe(api: FactSet, reason: string): FactSet {
   return api
 }
 
-/** The facts of kube-proxy's own answers, /proxyMode and /metrics. */
-const KUBE_PROXY_ENDPOINT_FACTS = KUBE_PROXY_ENDPOINT_SECTIONS.flatMap((section) => factsOfSection(section))
+/** The facts of kube-proxy's own answers, /proxyMode and /metrics (and of two reads of them, with --watch). */
+const KUBE_PROXY_ENDPOINT_FACTS = [...KUBE_PROXY_ENDPOINT_SECTIONS.flatMap((section) => factsOfSection(section)), ...SYNC_WATCH_FACTS]
 
 /**
  * A node's facts with kube-proxy's answers read through the pod proxy: a fact the collector read itself

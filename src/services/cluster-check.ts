@@ -64,7 +64,7 @@ export async function runClusterCheck(options: ClusterCheckOptions): Promise<Rep
 
   if (options.kubeProxyMetrics) {
     const {readClusterKubeProxyMetrics} = await import('./cluster-kube-proxy-metrics.js')
-    const kubeProxyEndpoints = await readClusterKubeProxyMetrics(snapshot, options.connection, progress, {healthz: engine.readsHealthz})
+    const kubeProxyEndpoints = await readClusterKubeProxyMetrics(snapshot, options.connection, progress, {healthz: engine.readsHealthz, watchSeconds: engine.watchSeconds, signal: readSignal})
     probes = {probed: new Map(), unaddressed: new Map(), ...probes, kubeProxyEndpoints}
   }
 
@@ -104,4 +104,6 @@ export type ClusterEngine = Awaited<ReturnType<typeof loadClusterEngine>> & {
   scopeNodes?: NodeScope
   /** --kube-proxy-metrics reads kube-proxy's /healthz too: verify's checks read it, the pre-switch ones do not. */
   readsHealthz?: boolean
+  /** verify --watch: --kube-proxy-metrics reads each kube-proxy's metrics twice, this many seconds apart. */
+  watchSeconds?: number
 }

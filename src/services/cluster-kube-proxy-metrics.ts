@@ -4,36 +4,60 @@
  * kube-proxy's configuration serves them beyond the node's loopback. Where it does not (the default
  * 127.0.0.1:10249), nothing is asked and every node says why.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {podProxyPort} from '../derive/kube-proxy-config.js'
 import {deriveKubeProxyConfig} from '../derive/kube-proxy.js'
 import {KUBE_PROXY_METRIC_FAMILIES} from '../derive/node/node-facts.js'
 import {deriveKubeProxyEndpoints, type KubeProxyEndpointRead} from '../derive/node/probed-node.js'
+import {type MetricsRead, setSyncWatchFacts} from '../derive/node/sync-watch.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
-import {readKubeProxyMetrics} from '../sources/node/kube-proxy-metrics.js'
+import {type KubeProxyAnswers, readKubeProxyMetrics} from '../sources/node/kube-proxy-metrics.js'
 import type {ConnectionOptions} from './cluster-reads.js'
 import {runSilently, type StepRunner} from './progress.js'
+
+interface KubeProxyMetricsReads {
+  /** verify: read /healthz too. */
+  healthz?: boolean
+  /** verify --watch: read every node twice, this many seconds apart; the watch facts compare the reads, the others are the second's. */
+  watchSeconds?: number
+  /** Ends the watch's wait (Ctrl-C): the read rejects with its reason. */
+  signal?: AbortSignal
+}
 
 /** kube-proxy's answers for each Linux Node of the snapshot, by name, as one more step in the progress view. */
 export async function readClusterKubeProxyMetrics(
   snapshot: ClusterSnapshot,
   connection: ConnectionOptions,
   progress: StepRunner = runSilently,
-  {healthz = false}: {healthz?: boolean} = {},
+  {healthz = false, watchSeconds, signal}: KubeProxyMetricsReads = {},
 ): Promise<ReadonlyMap<string, KubeProxyEndpointRead>> {
   const outcome = snapshot.resources.nodes
   const names = (outcome?.status === 'ok' ? outcome.items : []).filter((node) => !isWindowsNode(node)).map((node) => node.metadata?.name ?? '')
   const config = deriveKubeProxyConfig(snapshot)
   const endpoint = podProxyPort(config, 'metrics')
+  const readAll = () => readKubeProxyMetrics(names, {connection, endpoint, families: KUBE_PROXY_METRIC_FAMILIES, ...(healthz ? {healthz: podProxyPort(config, 'healthz')} : {})})
   let read: ReadonlyMap<string, KubeProxyEndpointRead> = new Map()
   await progress(
     [
       {
         title: `Read kube-proxy's metrics of ${names.length} node(s) through the API server's pod proxy`,
         async task(_, task) {
-          read = deriveKubeProxyEndpoints(await readKubeProxyMetrics(names, {connection, endpoint, families: KUBE_PROXY_METRIC_FAMILIES, ...(healthz ? {healthz: podProxyPort(config, 'healthz')} : {})}))
+          let first: Map<string, KubeProxyAnswers> | undefined
+          if (watchSeconds !== undefined) {
+            first = await readAll()
+            task.title = `Watch kube-proxy's metrics of ${names.length} node(s) for ${watchSeconds}s`
+            await sleep(watchSeconds * 1000, undefined, signal ? {signal} : {}).catch(() => {
+              throw signal?.reason
+            })
+          }
+
+          const answers = await readAll()
+          read = deriveKubeProxyEndpoints(answers)
+          if (first) for (const [name, {facts}] of read) setSyncWatchFacts(facts, metricsRead(first.get(name)), metricsRead(answers.get(name)))
           const unread = [...read.values()].filter((node) => node.reason !== undefined).length
-          task.title = `Read kube-proxy's metrics of ${names.length - unread} of ${names.length} node(s) through the API server's pod proxy`
+          task.title = `Read kube-proxy's metrics of ${names.length - unread} of ${names.length} node(s) through the API server's pod proxy${watchSeconds === undefined ? '' : `, twice ${watchSeconds}s apart`}`
           if (unread > 0) task.fellShort(`${unread} could not be read, see each node's checks`)
         },
       },
@@ -41,4 +65,11 @@ export async function readClusterKubeProxyMetrics(
     {},
   )
   return read
+}
+
+/** A node's /metrics of one read, as the watch compares them. */
+function metricsRead(answers: KubeProxyAnswers | undefined): MetricsRead {
+  if (!answers) return {metrics: {reason: 'not-collected', detail: 'the node was not read'}, readAt: new Date()}
+  const metrics = answers.unavailable.get('kube-proxy-metrics') ?? answers.sections.get('kube-proxy-metrics') ?? {reason: 'not-collected', detail: '/metrics was not asked'}
+  return {metrics, readAt: answers.readAt}
 }

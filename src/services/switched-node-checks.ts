@@ -4,6 +4,7 @@
  * same rules `kpx-check verify` applies. Nodes not seen running it skip them, with why.
  */
 import {comparesWithBaseline} from '../derive/node-baseline.js'
+import {readsTwice} from '../derive/node/sync-watch.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 
 const RUNNING_MODE = 'kubeProxy.runningMode'
@@ -13,7 +14,8 @@ const RUNNING_MODE = 'kubeProxy.runningMode'
  * run, also for a node running no kube-proxy at all, which has no Service rules: never go. (In a cluster, a
  * node without kube-proxy may be served by a replacement, which the cluster's checks judge.)
  *
- * The comparisons with a pre-switch report are not among them: a pre-switch run has none to compare with.
+ * The comparisons with a pre-switch report are not among them: a pre-switch run has none to compare with; nor
+ * the watch of two reads (verify --watch).
  *
  * Only a node seen running another mode skips them. A node whose mode cannot be seen may have switched and
  * be broken (kube-proxy exited after deleting the old rules, its metrics unread): its mode is a fact each
@@ -26,6 +28,6 @@ export function switchedNodeChecks(rules: readonly LoadedRule[], run: 'cluster' 
     message: 'kube-proxy on this node is not seen running in nftables mode ({{ kubeProxy.runningMode }}): the checks after the switch apply once it does.',
   }
   return rules
-    .filter((rule) => rule.scope === 'verify' && rule.verifies?.includes('switch') && !comparesWithBaseline(rule))
+    .filter((rule) => rule.scope === 'verify' && rule.verifies?.includes('switch') && !comparesWithBaseline(rule) && !readsTwice(rule))
     .map((rule) => ({...rule, evaluate: 'always', skip: [notSwitched, ...(rule.skip ?? [])], needs: [...new Set([RUNNING_MODE, ...rule.needs])], uses: (rule.uses ?? []).filter((fact) => fact !== RUNNING_MODE)}))
 }

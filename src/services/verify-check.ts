@@ -5,6 +5,7 @@
  */
 import type {Report} from '../contract/report.js'
 import {comparesWithBaseline, setBaselineFacts} from '../derive/node-baseline.js'
+import {readsTwice} from '../derive/node/sync-watch.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import {clusterNodeReport, nodeName} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
@@ -31,15 +32,20 @@ export interface VerifyOptions {
   nodes?: readonly string[]
   /** Cluster runs: verify only the Nodes this label selector matches (--selector), as the API server reads it. */
   selector?: string
+  /** Cluster runs with --kube-proxy-metrics: read kube-proxy's metrics twice, this many seconds apart (--watch). */
+  watchSeconds?: number
 }
 
 /** The fact that says which mode a node's kube-proxy runs. */
 const RUNNING_MODE = 'kubeProxy.runningMode'
 
-/** The verify rules that prove this direction; the comparisons with a pre-switch report only when there is one (--baseline). */
-function verifyRules(direction: VerifyDirection, gateFiles: CheckOptions['gateFiles']): (rule: LoadedRule) => boolean {
+/**
+ * The verify rules that prove this direction; the comparisons with a pre-switch report only when there is one (--baseline),
+ * and the comparison of two reads only when there are two (--watch): checks the user did not ask for.
+ */
+function verifyRules({direction, watchSeconds}: Pick<VerifyOptions, 'direction' | 'watchSeconds'>, gateFiles: CheckOptions['gateFiles']): (rule: LoadedRule) => boolean {
   const withBaseline = gateFiles?.baselinePath !== undefined
-  return (rule) => rule.scope === 'verify' && (rule.verifies ?? []).includes(direction) && (withBaseline || !comparesWithBaseline(rule))
+  return (rule) => rule.scope === 'verify' && (rule.verifies ?? []).includes(direction) && (withBaseline || !comparesWithBaseline(rule)) && (watchSeconds !== undefined || !readsTwice(rule))
 }
 
 function runningModes(nodes: ReadonlyArray<{facts: FactSet; name: string}>): Map<string, string | undefined> {
@@ -48,7 +54,7 @@ function runningModes(nodes: ReadonlyArray<{facts: FactSet; name: string}>): Map
 
 /** `kpx-check verify node`: this machine, bundles, or nodes over SSH. */
 export async function runVerifyNode(options: NodeCheckOptions & VerifyOptions): Promise<Report> {
-  const {baseline, bySubject, probed, report} = await evaluateNodes(options, {kind: 'verify', select: verifyRules(options.direction, options.gateFiles)})
+  const {baseline, bySubject, probed, report} = await evaluateNodes(options, {kind: 'verify', select: verifyRules(options, options.gateFiles)})
   const nodes = probed.map((node) => ({facts: node.facts, name: nodeName(node)}))
   return applyVerifyGate(report, {...options, runningModes: runningModes(nodes), bySubject, ...(baseline ? {baseline} : {})})
 }
@@ -59,10 +65,11 @@ export async function runVerifyNode(options: NodeCheckOptions & VerifyOptions): 
  */
 export async function loadVerifyEngine(options: CheckOptions, verify: VerifyOptions): Promise<ClusterEngine> {
   // The baseline, read and refused as `cluster` does; verify compares the nodes with it (verifySnapshot) and gates on no finding.
-  const engine = await loadClusterEngine(options, verifyRules(verify.direction, options.gateFiles))
+  const engine = await loadClusterEngine(options, verifyRules(verify, options.gateFiles))
   return {
     ...engine,
     readsHealthz: true,
+    ...(verify.watchSeconds === undefined ? {} : {watchSeconds: verify.watchSeconds}),
     evaluateSnapshot: (snapshot, rules, evaluation, probes) => verifySnapshot(snapshot, rules, {...evaluation, ...verify}, probes),
     ...(verify.nodes || verify.selector !== undefined ? {scopeNodes: (snapshot, connection, signal) => nodesInScope(snapshot, verify, connection, signal)} : {}),
   }

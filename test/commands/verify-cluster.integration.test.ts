@@ -183,6 +183,36 @@ describe('verify cluster', () => {
     assert.deepEqual(states(report), Object.fromEntries(EKS_NODES.map((node) => [node, 'not-switched'])))
   })
 
+  it('--kube-proxy-metrics --watch 1s: each kube-proxy read twice; one whose failed syncs grew between the reads (IPv4 0 → 2) fails its node, exit 3; the steady ones pass', async () => {
+    // The second read of the middle pod: the captured page with the series kube-proxy adds at its first failures.
+    const failing = `${nftablesEndpoints.paths['/metrics']}kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 2\n`
+    const grown = {...nftablesEndpoints, byPod: {[EKS_PODS[1]]: {'/proxyMode': 'nftables', '/metrics': [nftablesEndpoints.paths['/metrics'], failing]}}}
+    const started = Date.now()
+    const {code, report, requests} = await verify({scenario: 'eks-old-vpc-cni', podHttp: [grown, healthyHealthz]}, ['--kube-proxy-metrics', '--watch', '1s'])
+    assert.ok(Date.now() - started >= 1000, 'the reads are a second apart')
+    assert.equal(requests.filter((request) => request.path.endsWith(':10249/proxy/metrics')).length, 2 * EKS_NODES.length)
+    assert.equal(code, 3)
+    assert.deepEqual(states(report), {[EKS_NODES[0]]: 'unknown', [EKS_NODES[1]]: 'failed', [EKS_NODES[2]]: 'unknown'})
+    const [steady, failed] = EKS_NODES.map((name) => report.nodes.find((node) => node.name === name)!.checks['verify/sync-watch'])
+    assert.equal(steady.status, 'pass')
+    assert.match(steady.message, /^kube-proxy's failed nftables syncs did not grow over [12] s \(no new sync of IPv4, IPv6 yet: a watch longer than 60 s would tell whether it is stuck\)\.$/)
+    assert.equal(failed.status, 'fail')
+    assert.match(failed.message, /^kube-proxy's failed nftables syncs grew over [12] s \(IPv4 0 → 2\): its syncs are failing now/)
+    assert.deepEqual(failed.evidence?.['kubeProxy.syncFailuresGrown'], ['IPv4 0 → 2'])
+  })
+
+  it('without --watch, the watch check is not run; --watch without --kube-proxy-metrics, with --facts or --rollback, and on verify node, is a usage error, exit 2', async () => {
+    const {report} = await verify({scenario: 'eks-old-vpc-cni', podHttp: nftablesEndpoints}, ['--kube-proxy-metrics'])
+    for (const node of report.nodes) assert.equal(node.checks['verify/sync-watch'], undefined)
+    assert.match(await usageError(['--watch', '90s']), /--watch needs --kube-proxy-metrics/)
+    assert.match(await usageError(['--watch', '90s', '--kube-proxy-metrics', '--facts', bundleFor('k8s-cp-01', 'nftables')]), /--watch with --facts: a bundle is one read/)
+    assert.match(await usageError(['--watch', '90s', '--kube-proxy-metrics', '--rollback']), /with --rollback there are none to watch/)
+    assert.match(await usageError(['--watch', '11m', '--kube-proxy-metrics']), /--watch 11m: expected at most 600s/)
+    const node = await runCli(['verify', 'node', '--watch', '90s'])
+    assert.equal(node.code, 2)
+    assert.match(node.stderr, /--watch: verify node reads the node once and cannot watch it yet/)
+  })
+
   for (const probe of ['exec', 'pod']) {
     it(`--node-probe ${probe}: the collector runs where no kube-proxy runs (this machine): every node failed with why, exit 3; never verified`, async () => {
       const {code, report} = await verify({scenario: 'kubeadm-calico'}, ['--node-probe', probe])

@@ -344,6 +344,10 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'running-mode/fail.still-iptables.facts': {severity: 'blocker', subject: 'Node/fail.still-iptables.facts', remediation: '--field-selector spec.nodeName=NODE'},
   'running-mode/unknown.mode-unreachable.facts': {reason: 'unreachable'},
   // Read two minutes later, an IPv6 sync asked for at 06:35:22 is still not done: 133 s.
+  // verify --watch: the fixture is the second read, <case>.first-read the first.
+  'sync-watch/fail.ipv4-failures-grew.facts': {severity: 'blocker', subject: 'Node/fail.ipv4-failures-grew.facts', remediation: 'verify node --rollback'},
+  'sync-watch/fail.ipv6-not-synced-in-90s.facts': {severity: 'blocker', subject: 'Node/fail.ipv6-not-synced-in-90s.facts'},
+  'sync-watch/unknown.second-read-unreachable.facts': {reason: 'unreachable'},
   'sync-pending/fail.ipv6-sync-waiting.facts': {severity: 'blocker', subject: 'Node/fail.ipv6-sync-waiting.facts'},
   // No sync timestamp at all: the bundle as the collector wrote it before it kept them (a healthy nftables node then showed no metric line).
   'sync-pending/unknown.no-sync-series.facts': {reason: 'not-present'},

@@ -5,6 +5,7 @@ import {describe, it} from 'node:test'
 
 import type {FactValue} from '../../src/contract/finding.js'
 import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
+import {SYNC_WATCH_FACTS} from '../../src/derive/node/sync-watch.js'
 import {describeNode} from '../../src/derive/subjects.js'
 import {parseBundle} from '../../src/facts/bundle.js'
 import {NODE_FACTS} from '../../src/facts/catalog.js'
@@ -34,6 +35,8 @@ const BEFORE_WHERE = {
   'iptables.nftIncompatibleTables': 'not-collected',
   // verify --baseline's facts come from a pre-switch report, never from a bundle.
   ...Object.fromEntries(NODE_FACTS.filter((spec) => spec.path.startsWith('baseline.')).map((spec) => [spec.path, 'not-collected'])),
+  // verify --watch's facts compare two reads, never one bundle.
+  ...Object.fromEntries(SYNC_WATCH_FACTS.map((path) => [path, 'not-collected'])),
   // kube-proxy-healthz came after these bundles.
   'kubeProxy.healthzHealthy': 'not-collected',
   'kubeProxy.healthzFamilies': 'not-collected',

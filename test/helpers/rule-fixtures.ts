@@ -12,10 +12,12 @@ import type {Report} from '../../src/contract/report.js'
 import {type ClusterModel, deriveClusterModel} from '../../src/derive/cluster-facts.js'
 import {type BaselineNode, comparesWithBaseline, setBaselineFacts} from '../../src/derive/node-baseline.js'
 import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
+import {type MetricsRead, readsTwice, setSyncWatchFacts} from '../../src/derive/node/sync-watch.js'
 import {clusterSubjects} from '../../src/derive/subjects.js'
 import {celEnvironment} from '../../src/engine/cel.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
-import {parseBundle} from '../../src/facts/bundle.js'
+import {type Bundle, parseBundle} from '../../src/facts/bundle.js'
+import {parseCollectorInfo} from '../../src/facts/parsers/collector.js'
 import type {Subject} from '../../src/facts/subject.js'
 import {nodeChecksOf, nodeRecordsOf} from '../../src/services/gate-files.js'
 import {SWITCHED_NODE_SKIP} from '../../src/services/rule-catalog.js'
@@ -54,8 +56,10 @@ export function ruleFixtures(rule: LoadedRule): RuleFixture[] {
 function subjectsOf(rule: LoadedRule, file: string): Pick<RuleFixture, 'options' | 'subjects'> {
   const text = readFileSync(file, 'utf8')
   if (rule.scope !== 'cluster') {
-    const facts = deriveNodeFacts(parseBundle(text), basename(file))
+    const bundle = parseBundle(text)
+    const facts = deriveNodeFacts(bundle, basename(file))
     if (comparesWithBaseline(rule)) setBaselineFacts(facts, baselineRecord(file))
+    if (readsTwice(rule)) setSyncWatchFacts(facts, metricsRead(parseBundle(readFileSync(file.replace(/\.facts$/, FIRST_READ_SIDECAR), 'utf8'))), metricsRead(bundle))
     return {subjects: [{kind: 'Node', name: basename(file), facts}], options: {}}
   }
 
@@ -74,6 +78,19 @@ function baselineRecord(file: string): BaselineNode | undefined {
   const records = nodeRecordsOf(nodeChecksOf(report.nodes), report.findings ?? [])
   assert.ok(records.size <= 1, `${file}: its baseline has one node`)
   return records.values().next().value
+}
+
+/**
+ * A comparison of two reads (verify --watch) reads the first too: the fixture's sidecar, <status>.<case>.first-read, a bundle
+ * whose kube-proxy-metrics section is the first read and whose collector time is when; the fixture itself is the second read.
+ */
+export const FIRST_READ_SIDECAR = '.first-read'
+
+function metricsRead(bundle: Bundle): MetricsRead {
+  const time = bundle.sections.get('collector')
+  const readAt = time === undefined ? undefined : parseCollectorInfo(time)?.time
+  assert.ok(readAt, 'a read bundle says when it was collected')
+  return {metrics: bundle.unavailable.get('kube-proxy-metrics') ?? bundle.sections.get('kube-proxy-metrics') ?? {reason: 'not-collected', detail: 'no kube-proxy-metrics section'}, readAt: new Date(readAt)}
 }
 
 const STATUS_WEIGHT: Record<Status, number> = {fail: 0, unknown: 1, pass: 2, skip: 3}

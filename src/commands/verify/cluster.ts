@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 
 import {checkOptions} from '../../cli/check-flags.js'
 import {helpDescription} from '../../cli/help-text.js'
-import {noConfigFile, refuseConfigFile, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
+import {noConfigFile, refuseConfigFile, refuseWatch, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
 import type {FleetReport} from '../../contract/fleet.js'
 import type {Report} from '../../contract/report.js'
 import {loadVerifyEngine} from '../../services/verify-check.js'
@@ -27,6 +27,7 @@ export default class VerifyCluster extends Cluster {
     '<%= config.bin %> verify cluster --node-probe exec --node worker-1 --node worker-2 --allow-not-switched',
     '<%= config.bin %> verify cluster --node-probe exec -l kpx-check/switched=true',
     '<%= config.bin %> verify cluster --kube-proxy-metrics --node-probe pod --json > verify.json',
+    '<%= config.bin %> verify cluster --kube-proxy-metrics --node-probe exec --watch 90s',
     '<%= config.bin %> verify cluster --rollback --node-probe exec',
     '<%= config.bin %> verify cluster --all-contexts --node-probe exec',
   ]
@@ -51,6 +52,7 @@ export default class VerifyCluster extends Cluster {
     const parsed = await this.parse(VerifyCluster)
     const {flags} = parsed
     refuseConfigFile(flags)
+    refuseWatch(flags, 'cluster')
     if (flags['target-version'] !== undefined) throw new UsageError('--target-version is for `kpx-check cluster`, before the switch; `verify cluster` does not take it')
 
     const engine = await loadVerifyEngine(checkOptions(flags), {...verifyOptions(flags), ...(flags.node ? {nodes: flags.node} : {}), ...(flags.selector === undefined ? {} : {selector: flags.selector})})

@@ -1,5 +1,5 @@
 import {helpDescription} from '../../cli/help-text.js'
-import {noConfigFile, refuseConfigFile, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
+import {noConfigFile, refuseConfigFile, refuseWatch, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
 import type {Report} from '../../contract/report.js'
 import {runVerifyNode} from '../../services/verify-check.js'
 import Node from '../node.js'
@@ -30,6 +30,7 @@ export default class VerifyNode extends Node {
     const parsed = await this.parse(VerifyNode)
     const {flags} = parsed
     refuseConfigFile(flags)
+    refuseWatch(flags, 'node')
     return this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags)}))
   }
 }

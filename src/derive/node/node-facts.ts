@@ -468,9 +468,9 @@ const METRICS = [
   ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'kubeProxy.nftablesSyncFailures', 'nftables mode only'],
 ] as const
 
-const SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total'
+export const SYNC_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total'
 const CLEANUP_FAILURES = 'kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total'
-const LAST_SYNC = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'
+export const LAST_SYNC = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'
 const LAST_QUEUED = 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds'
 
 /** The metric families the node facts read, as kube-proxy names them. */
