@@ -14,6 +14,7 @@ import {type MetricsRead, setSyncWatchFacts} from '../derive/node/sync-watch.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {type KubeProxyAnswers, readKubeProxyMetrics} from '../sources/node/kube-proxy-metrics.js'
+import {InterruptedError} from '../util/errors.js'
 import type {ConnectionOptions} from './cluster-reads.js'
 import {runSilently, type StepRunner} from './progress.js'
 
@@ -49,7 +50,9 @@ export async function readClusterKubeProxyMetrics(
             first = await readAll()
             task.title = `Watch kube-proxy's metrics of ${names.length} node(s) for ${watchSeconds}s`
             await sleep(watchSeconds * 1000, undefined, signal ? {signal} : {}).catch(() => {
-              throw signal?.reason
+              // The wait made nothing in the cluster: say what was stopped, not what a pod probe deletes.
+              const reason: unknown = signal?.reason
+              throw reason instanceof InterruptedError ? new InterruptedError(reason.signal, [], `the second read of kube-proxy's metrics (--watch ${watchSeconds}s)`) : reason
             })
           }
 

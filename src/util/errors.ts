@@ -42,7 +42,8 @@ const SIGNAL_EXIT_CODES = {SIGHUP: 129, SIGINT: 130, SIGTERM: 143} as const
 
 /**
  * A run stopped by SIGINT, SIGTERM or SIGHUP after it deleted what it had made in the cluster, or tried to:
- * `leftBehind` names what it could not delete, with why. Exits 130, 143 or 129.
+ * `leftBehind` names what it could not delete, with why; `waiting`, what it was waiting for when it made nothing
+ * there to delete (verify --watch). Exits 130, 143 or 129.
  */
 export class InterruptedError extends Error {
   readonly exitCode: number
@@ -50,8 +51,11 @@ export class InterruptedError extends Error {
   constructor(
     readonly signal: keyof typeof SIGNAL_EXIT_CODES,
     readonly leftBehind: readonly string[] = [],
+    waiting?: string,
   ) {
-    super(`stopped by ${signal}; ${leftBehind.length === 0 ? 'the probe pods it made (and their namespace) are deleted' : leftBehindSentence(leftBehind)}`)
+    let done = leftBehind.length === 0 ? 'the probe pods it made (and their namespace) are deleted' : leftBehindSentence(leftBehind)
+    if (waiting !== undefined) done = `it was waiting for ${waiting}`
+    super(`stopped by ${signal}; ${done}`)
     this.name = 'InterruptedError'
     this.exitCode = SIGNAL_EXIT_CODES[signal]
   }

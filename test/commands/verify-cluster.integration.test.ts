@@ -4,10 +4,12 @@
  * (--kube-proxy-metrics) and the collector run by exec in kube-proxy's pods or in probe pods.
  */
 import assert from 'node:assert/strict'
+import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import type {FleetReport} from '../../src/contract/fleet.js'
 import type {Report} from '../../src/contract/report.js'
@@ -15,6 +17,7 @@ import {parseBundle} from '../../src/facts/bundle.js'
 import {type ApiServerOptions, startApiServer, writeContexts, writeKubeconfig} from '../helpers/apiserver.js'
 import {capturedBundle, CAPTURES_DIR, nodesOfCapturedMachine, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
+import {RUN_JS} from '../helpers/paths.js'
 import {RULE_FIXTURES} from '../helpers/rule-fixtures.js'
 import {validateFleet, validateReport} from '../helpers/schemas.js'
 
@@ -199,6 +202,24 @@ describe('verify cluster', () => {
     assert.equal(failed.status, 'fail')
     assert.match(failed.message, /^kube-proxy's failed nftables syncs grew over [12] s \(IPv4 0 → 2\): its syncs are failing now/)
     assert.deepEqual(failed.evidence?.['kubeProxy.syncFailuresGrown'], ['IPv4 0 → 2'])
+  })
+
+  it('--watch: SIGINT during the wait ends the run at once with exit 130, saying what it was waiting for', async () => {
+    const server = await startApiServer({scenario: 'eks-old-vpc-cni', podHttp: nftablesEndpoints})
+    try {
+      const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
+      const child = spawn(process.execPath, [RUN_JS, 'verify', 'cluster', '--kubeconfig', kubeconfig, '--kube-proxy-metrics', '--watch', '10m', '--json'], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
+      let stdout = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+      const exited = new Promise<null | number>((resolve) => child.on('close', resolve))
+      // The first read is done: every node's /metrics asked once.
+      while (child.exitCode === null && server.requests.filter((request) => request.path.endsWith('/proxy/metrics')).length < EKS_NODES.length) await sleep(50)
+      child.kill('SIGINT')
+      assert.equal(await exited, 130, stdout)
+      assert.equal(JSON.parse(stdout).error.message, "stopped by SIGINT; it was waiting for the second read of kube-proxy's metrics (--watch 600s)")
+    } finally {
+      await server.close()
+    }
   })
 
   it('without --watch, the watch check is not run; --watch without --kube-proxy-metrics, with --facts or --rollback, and on verify node, is a usage error, exit 2', async () => {
