@@ -219,7 +219,10 @@ describe('kpx-check cluster: a kubeconfig that cannot be used', () => {
     const file = kubeconfig('shown', {user: {'client-certificate-data': b64('x'), 'client-key-data': 'bm90IGEga2V5'}})
     const {code, stderr} = await runCli(['cluster', '--kubeconfig', file], {env: env()})
     assert.equal(code, 2)
-    assert.ok(stderr.includes(`Error: kubeconfig ${file}: user "u" (of context "c"): client-certificate-data is not a PEM certificate once decoded from base64`), stderr)
+    // Said once: on the progress line of the step that failed, not again as an `Error:` after it.
+    const message = `kubeconfig ${file}: user "u" (of context "c"): client-certificate-data is not a PEM certificate once decoded from base64`
+    assert.equal(stderr.split(message).length - 1, 1, stderr)
+    assert.doesNotMatch(stderr, /^Error:/m)
     assert.doesNotMatch(stderr, /^\s+at /m)
     assert.doesNotMatch(stderr, /OSSL|PEM routines/)
   })

@@ -136,7 +136,7 @@ describe('the Markdown plan', () => {
     for (const item of ['Scope', 'Waves', 'Expected impact', 'How long', 'Rollback', 'Open preconditions']) assert.match(summary, new RegExp(String.raw`^- \*\*${item}:\*\* `, 'm'))
     assert.match(summary, /^- \*\*Scope:\*\* kube-proxy from \*\*ipvs\*\* to \*\*nftables\*\* mode on 3 Linux node\(s\) of cluster `kubespray-prod`/m)
     assert.match(summary, /^- \*\*Rollback:\*\* step 20, Roll back a node \(or all of them\) to ipvs mode\.$/m)
-    assert.match(summary, /^- \*\*Open preconditions:\*\* 20 check\(s\) not known yet \(step 1\); /m)
+    assert.match(summary, /^- \*\*Open preconditions:\*\* 23 check\(s\) not known yet \(step 1\); /m)
     const boxes = stdout.split('\n').filter((line) => line.startsWith('- [ ] '))
     const steps = stdout.split('\n').filter((line) => /^### \d+\. /.test(line))
     assert.equal(boxes.length, 20)
