@@ -155,6 +155,7 @@ export default class Cluster extends KpxCommand {
         ...(probe ? {nodeProbe: probe} : {}),
         ...(flags['kube-proxy-metrics'] ? {kubeProxyMetrics: true} : {}),
         ...(engine ? {engine} : {}),
+        ...(signal ? {signal} : {}),
       }
       if (fleet) {
         return this.emitFleetReport(await runFleetCheck({...checks, ...fleet, connection: connectionOptions({...flags, context: undefined})}), format, outputs, location)
@@ -165,7 +166,6 @@ export default class Cluster extends KpxCommand {
         connection: connectionOptions({...flags, context: flags.context?.[0]}),
         snapshotPath: flags.snapshot,
         ...(flags.facts ? {factsPaths: flags.facts} : {}),
-        ...(signal ? {signal} : {}),
       })
       return this.emitReport(report, format, outputs, location, this.detailsAsked(flags))
     }

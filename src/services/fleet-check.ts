@@ -9,7 +9,7 @@ import type {ConnectionOptions} from './cluster-reads.js'
 import {runSilently, type StepRunner} from './progress.js'
 
 /** A fleet: every cluster of the kubeconfig, or the contexts named; each is checked as `cluster --context` would. */
-interface FleetCheckOptions extends Pick<ClusterCheckOptions, 'engine' | 'gateFiles' | 'kubeProxyMetrics' | 'nodeProbe' | 'policy' | 'rulePaths' | 'severity' | 'skip' | 'targetVersion'> {
+interface FleetCheckOptions extends Pick<ClusterCheckOptions, 'engine' | 'gateFiles' | 'kubeProxyMetrics' | 'nodeProbe' | 'policy' | 'rulePaths' | 'severity' | 'signal' | 'skip' | 'targetVersion'> {
   connection: Omit<ConnectionOptions, 'context'>
   /** --all-contexts, or the --context names in the order given. */
   contexts: 'all' | string[]

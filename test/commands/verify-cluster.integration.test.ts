@@ -204,11 +204,12 @@ describe('verify cluster', () => {
     assert.deepEqual(failed.evidence?.['kubeProxy.syncFailuresGrown'], ['IPv4 0 → 2'])
   })
 
-  it('--watch: SIGINT during the wait ends the run at once with exit 130, saying what it was waiting for', async () => {
+  for (const fleet of [[], ['--all-contexts']]) {
+  it(`--watch${fleet.length > 0 ? ' in a fleet (--all-contexts)' : ''}: SIGINT during the wait ends the run at once with exit 130, saying what it was waiting for`, async () => {
     const server = await startApiServer({scenario: 'eks-old-vpc-cni', podHttp: nftablesEndpoints})
     try {
       const kubeconfig = writeKubeconfig(mkdtempSync(join(dir, 'kube-')), server)
-      const child = spawn(process.execPath, [RUN_JS, 'verify', 'cluster', '--kubeconfig', kubeconfig, '--kube-proxy-metrics', '--watch', '10m', '--json'], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
+      const child = spawn(process.execPath, [RUN_JS, 'verify', 'cluster', '--kubeconfig', kubeconfig, '--kube-proxy-metrics', '--watch', '10m', '--json', ...fleet], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
       let stdout = ''
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
       const exited = new Promise<null | number>((resolve) => child.on('close', resolve))
@@ -221,6 +222,7 @@ describe('verify cluster', () => {
       await server.close()
     }
   })
+  }
 
   it('without --watch, the watch check is not run; --watch without --kube-proxy-metrics, with --facts or --rollback, and on verify node, is a usage error, exit 2', async () => {
     const {report} = await verify({scenario: 'eks-old-vpc-cni', podHttp: nftablesEndpoints}, ['--kube-proxy-metrics'])
