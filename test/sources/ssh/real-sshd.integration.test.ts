@@ -30,9 +30,10 @@ const skip = skipSuiteOutsideCi(sshdUnavailable())
 
 /**
  * The processes running here change between two runs: the collector test starts a fake kube-proxy, which
- * the other of two test files running at once may see or not. The rest is the same machine read twice.
+ * the other of two test files running at once may see or not, and which nft kube-proxy runs (its JSON
+ * support) follows where kube-proxy runs. The rest is the same machine read twice.
  */
-const CHANGING = new Set<string>(factsOfSection('kube-proxy-process'))
+const CHANGING = new Set<string>([...factsOfSection('kube-proxy-process'), ...factsOfSection('nft-json')])
 
 /** Everything a rule can read, but what comes from the process list: known values and the reasons for unknown ones. */
 function comparable(facts: FactSet) {
