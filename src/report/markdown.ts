@@ -141,9 +141,7 @@ export function findingRows(findings: GatedFinding[]): Markdown[] {
 
   const rows = shown.slice(0, ROWS_SHOWN).map((row) => {
     if ('more' in row) return tableRow([code(row.rule), prose(`… ${row.more} more`), md`see the JSON report`])
-    const subjects = row.subjects.slice(0, SUBJECTS_SHOWN).map((subject) => subjectName(subject))
-    if (row.subjects.length > SUBJECTS_SHOWN) subjects.push(prose(`and ${row.subjects.length - SUBJECTS_SHOWN} more`))
-    return tableRow([code(row.rule), joined(subjects, md`, `), row.finding])
+    return tableRow([code(row.finding.rule), joined(someOf(row.subjects, SUBJECTS_SHOWN, subjectName), md`, `), findingText(row.finding)])
   })
   return [
     md`| Rule | Subject | Finding |`,
@@ -153,17 +151,26 @@ export function findingRows(findings: GatedFinding[]): Markdown[] {
   ]
 }
 
-/** A row of the findings table: one finding's text and the objects it is said of, or how many more a rule has. */
-type FindingRow = {rule: string; subjects: SubjectRef[]; finding: Markdown} | {rule: string; more: number}
+/** Findings of one rule that say the same thing: the first of them, and the objects of them all. */
+interface SameFindings {
+  finding: GatedFinding
+  subjects: SubjectRef[]
+}
 
-/** A rule's findings as rows, those whose text is the same in one row, in the order they come. */
-function rowsOfRule(findings: GatedFinding[]): Array<{rule: string; subjects: SubjectRef[]; finding: Markdown}> {
-  const rows = new Map<string, {rule: string; subjects: SubjectRef[]; finding: Markdown}>()
+/** A row of the findings table: findings that say the same thing, or how many more a rule has. */
+type FindingRow = SameFindings | {rule: string; more: number}
+
+/**
+ * A rule's findings, those that say the same thing (message, reason, waiver, new since the baseline) together,
+ * in the order they come; compared as they are in the report, so only the rows shown are rendered.
+ */
+function rowsOfRule(findings: GatedFinding[]): SameFindings[] {
+  const rows = new Map<string, SameFindings>()
   for (const finding of findings) {
-    const text = findingText(finding)
-    const row = rows.get(text.toString())
+    const said = JSON.stringify([finding.message, finding.reason, finding.waiver && waiverNote(finding.waiver), finding.baseline === 'new'])
+    const row = rows.get(said)
     if (row) row.subjects.push(finding.subject)
-    else rows.set(text.toString(), {rule: finding.rule, subjects: [finding.subject], finding: text})
+    else rows.set(said, {finding, subjects: [finding.subject]})
   }
   return [...rows.values()]
 }
@@ -246,8 +253,7 @@ function waveTable(report: Report): Markdown[] {
 }
 
 function stepLines(step: PlanStep, number: number): Markdown[] {
-  const subjects = step.subjects.slice(0, SUBJECTS_SHOWN).map((subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : subjectName(subject)))
-  if (step.subjects.length > SUBJECTS_SHOWN) subjects.push(prose(`and ${step.subjects.length - SUBJECTS_SHOWN} more`))
+  const subjects = someOf(step.subjects, SUBJECTS_SHOWN, (subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : subjectName(subject)))
   return [
     md``,
     md`### ${number}. ${step.title}`,
@@ -325,6 +331,12 @@ function dedent(lines: string[]): string[] {
   const indents = lines.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length)
   const common = indents.length > 0 ? Math.min(...indents) : 0
   return lines.map((line) => line.slice(common))
+}
+
+/** The first `shown` items, rendered, then how many more as a part of its own. */
+function someOf<T>(items: readonly T[], shown: number, render: (item: T) => Markdown): Markdown[] {
+  const parts = items.slice(0, shown).map((item) => render(item))
+  return items.length > shown ? [...parts, prose(`and ${items.length - shown} more`)] : parts
 }
 
 /** How many findings rows stand for: a row its objects, and a rule's "N more" for N. */
