@@ -15,10 +15,10 @@ import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {capturedBundle, CAPTURES_DIR, nodesOfCapturedMachine, withSections} from '../helpers/captured-bundles.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
+import {RULE_FIXTURES} from '../helpers/rule-fixtures.js'
 import {validateReport} from '../helpers/schemas.js'
 
 const NFTABLES = join(CAPTURES_DIR, 'bundle-nftables.facts')
-const RULE_FIXTURES = join(FIXTURES, 'rules')
 /** `node --json` of the captured iptables bundle, as it is. */
 const IPTABLES_REPORT = join(RULE_FIXTURES, 'baseline-ipvs-users', 'pass.no-other-ipvs-users.baseline.json')
 /** `node --json` of the iptables bundle with keepalived active, its IPVS virtual server and its VIP on eth0. */
