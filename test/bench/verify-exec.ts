@@ -9,13 +9,13 @@
  * A bench of a broken run measures nothing, so each run must verify every node and exit 0, or the bench fails.
  */
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import type {Report} from '../../src/contract/report.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
-import {CAPTURES_DIR} from '../helpers/captured-bundles.js'
+import {capturedBundle} from '../helpers/captured-bundles.js'
 import {RUN_JS} from '../helpers/paths.js'
 import {BENCH_SIZE, clusterWithKubeProxyPods} from './big-cluster.js'
 import {measure, type Measurement, median} from './measure.js'
@@ -34,7 +34,7 @@ function checkVerified(run: Measurement, nodes: number): void {
 const nodes = BENCH_SIZE.nodes
 const server = await startApiServer({
   scenario: clusterWithKubeProxyPods(),
-  execReplay: {stdout: readFileSync(join(CAPTURES_DIR, 'bundle-nftables.facts'), 'utf8'), realRuns: 0},
+  execReplay: {stdout: capturedBundle('nftables'), realRuns: 0},
 })
 const dir = mkdtempSync(join(tmpdir(), 'kpx-bench-verify-'))
 const kubeconfig = writeKubeconfig(dir, server)
