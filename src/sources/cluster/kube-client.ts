@@ -430,7 +430,6 @@ function readCapped(response: IncomingMessage, path: string, maxBytes: number): 
   })
 }
 
-/** The API's own words from a `Status` body, passed through verbatim. */
 /** A Kubernetes Status object: the API server's own answer, not the one of the pod it proxies to. */
 function isStatus(body: string): boolean {
   try {
@@ -440,6 +439,7 @@ function isStatus(body: string): boolean {
   }
 }
 
+/** The API's own words from a `Status` body, passed through verbatim. */
 function statusError(code: number, body: string, path: string): ApiError {
   try {
     const status = JSON.parse(body) as {message?: string; reason?: string}
