@@ -90,7 +90,7 @@ function unread(origin: string, why: UnknownFact, healthzWhy?: UnknownFact): Kub
 async function readPod(client: KubeClient, pod: KubeProxyPod, {endpoint, families, healthz}: KubeProxyMetricsOptions): Promise<KubeProxyAnswers> {
   const sections = new Map<string, string>()
   const unavailable = new Map<string, UnknownFact>()
-  const metrics = 'port' in endpoint ? await readMetricsServer(client, pod, endpoint.port, families, {sections, unavailable}) : {readAt: new Date(), reason: endpoint.unreachable}
+  const metrics = 'port' in endpoint ? await readMetricsServer(client, pod, endpoint.port, families, sections, unavailable) : {readAt: new Date(), reason: endpoint.unreachable}
   if ('unreachable' in endpoint) {
     const why: UnknownFact = {reason: 'not-collected', detail: endpoint.unreachable}
     unavailable.set('kube-proxy-mode', why).set('kube-proxy-metrics', why)
@@ -110,9 +110,14 @@ async function readPod(client: KubeClient, pod: KubeProxyPod, {endpoint, familie
 }
 
 /** /proxyMode and /metrics of kube-proxy's metrics server, into the sections or unavailable; when the metrics were read, and why neither could be. */
-async function readMetricsServer(client: KubeClient, pod: KubeProxyPod, port: number, families: ReadonlySet<string>, read: Pick<KubeProxyAnswers, 'sections' | 'unavailable'>): Promise<{readAt: Date; reason?: string}> {
-  const sections = read.sections as Map<string, string>
-  const unavailable = read.unavailable as Map<string, UnknownFact>
+async function readMetricsServer(
+  client: KubeClient,
+  pod: KubeProxyPod,
+  port: number,
+  families: ReadonlySet<string>,
+  sections: Map<string, string>,
+  unavailable: Map<string, UnknownFact>,
+): Promise<{readAt: Date; reason?: string}> {
   const origin = `${KUBE_PROXY_NAMESPACE}/${pod.name}:${port}`
   const proxy = proxyPath(pod, port)
   const mode = await answer(client, `${proxy}/proxyMode`, 'text/plain', MODE_BYTES, origin)
