@@ -38,7 +38,7 @@ export async function readClusterKubeProxyMetrics(
   const names = (outcome?.status === 'ok' ? outcome.items : []).filter((node) => !isWindowsNode(node)).map((node) => node.metadata?.name ?? '')
   const config = deriveKubeProxyConfig(snapshot)
   const endpoint = podProxyPort(config, 'metrics')
-  const readAll = () => readKubeProxyMetrics(names, {connection, endpoint, families: KUBE_PROXY_METRIC_FAMILIES, ...(healthz ? {healthz: podProxyPort(config, 'healthz')} : {})})
+  const readAll = (withHealthz: boolean) => readKubeProxyMetrics(names, {connection, endpoint, families: KUBE_PROXY_METRIC_FAMILIES, ...(withHealthz ? {healthz: podProxyPort(config, 'healthz')} : {})})
   let read: ReadonlyMap<string, KubeProxyEndpointRead> = new Map()
   await progress(
     [
@@ -47,7 +47,9 @@ export async function readClusterKubeProxyMetrics(
         async task(_, task) {
           let first: Map<string, KubeProxyAnswers> | undefined
           if (watchSeconds !== undefined) {
-            first = await readAll()
+            // The watch compares the first read's /metrics alone: its /healthz is not asked, unless the metrics port is out of
+            // reach, where asking /healthz is what sends the read to the pods at all, and so decides what its /metrics say.
+            first = await readAll(healthz && 'unreachable' in endpoint)
             task.title = `Watch kube-proxy's metrics of ${names.length} node(s) for ${watchSeconds}s`
             await sleep(watchSeconds * 1000, undefined, signal ? {signal} : {}).catch(() => {
               // The wait made nothing in the cluster: say what was stopped, not what a pod probe deletes.
@@ -56,7 +58,7 @@ export async function readClusterKubeProxyMetrics(
             })
           }
 
-          const answers = await readAll()
+          const answers = await readAll(healthz)
           read = deriveKubeProxyEndpoints(answers)
           if (first) for (const [name, {facts}] of read) setSyncWatchFacts(facts, metricsRead(first.get(name)), metricsRead(answers.get(name)))
           const unread = [...read.values()].filter((node) => node.reason !== undefined).length

@@ -194,6 +194,8 @@ describe('verify cluster', () => {
     const {code, report, requests} = await verify({scenario: 'eks-old-vpc-cni', podHttp: [grown, healthyHealthz]}, ['--kube-proxy-metrics', '--watch', '1s'])
     assert.ok(Date.now() - started >= 1000, 'the reads are a second apart')
     assert.equal(requests.filter((request) => request.path.endsWith(':10249/proxy/metrics')).length, 2 * EKS_NODES.length)
+    // /healthz is asked once, with the second read: the watch compares /metrics alone.
+    assert.equal(requests.filter((request) => request.path.endsWith(':10256/proxy/healthz')).length, EKS_NODES.length)
     assert.equal(code, 3)
     assert.deepEqual(states(report), {[EKS_NODES[0]]: 'unknown', [EKS_NODES[1]]: 'failed', [EKS_NODES[2]]: 'unknown'})
     const [steady, failed] = EKS_NODES.map((name) => report.nodes.find((node) => node.name === name)!.checks['verify/sync-watch'])
