@@ -85,8 +85,7 @@ function waveVariables(wave: Wave, planCanary: string | undefined): {refused: Re
 
   // The ready nodes, named as the report judged them: a selector evaluated when the loop runs would also pick
   // the pool's blocked, unchecked and new nodes. Valid names only.
-  const valid = wave.ready.filter((name) => NAME_RULES.subdomain.test(name))
-  if (valid.length < wave.ready.length) refused.push({variable: 'waveNodes', value: wave.ready.find((name) => !valid.includes(name))!, placeholder: 'its other ready nodes'})
+  const valid = passingNodes('waveNodes', wave.ready, 'its other ready nodes', refused)
   const nodes = valid.join(' ') || 'NODE'
   const first = canary === planCanary ? '' : canary
   const others = valid.filter((name) => name !== planCanary && name !== wave.canary).join(' ') || (valid.length < wave.ready.length ? 'NODE' : '')
@@ -234,6 +233,17 @@ function passing(variable: Refusal['variable'], value: string, check: NameCheck,
   return check.placeholder
 }
 
+/**
+ * The node names of a list that pass the name rule, in order; the first that does not is noted as refused, with
+ * `placeholder` (or what it says given the names that pass) for the rest.
+ */
+function passingNodes(variable: Refusal['variable'], names: readonly string[], placeholder: ((valid: readonly string[]) => string) | string, refused: Refusal[]): string[] {
+  const valid = names.filter((name) => NAME_RULES.subdomain.test(name))
+  const first = names.find((name) => !NAME_RULES.subdomain.test(name))
+  if (first !== undefined) refused.push({variable, value: first, placeholder: typeof placeholder === 'string' ? placeholder : placeholder(valid)})
+  return valid
+}
+
 /** The {{variables}} some lines name. */
 function variablesIn(lines: readonly string[]): Set<string> {
   return new Set(lines.flatMap((line) => [...line.matchAll(VARIABLE)].map((match) => match[1])))
@@ -307,13 +317,11 @@ function planVariables(cluster: ClusterPlanInput, additions: Record<string, unkn
   values.switchPods = validPods.join(' ') || 'kube-system/kube-proxy'
 
   // The ready nodes are named in a command as the report judged them: valid names only, the others by hand.
-  const validReady = ready.filter((name) => NAME_RULES.subdomain.test(name))
-  if (validReady.length < ready.length) refused.push({variable: 'readyNodes', value: ready.find((name) => !validReady.includes(name))!, placeholder: 'NODE'})
+  const validReady = passingNodes('readyNodes', ready, 'NODE', refused)
   values.readyNodes = validReady.join(' ') || (validReady.length < ready.length ? 'NODE' : '')
 
   // The held nodes are named in a command (labelled): valid names only, the others by hand.
-  const validHeld = held.filter((name) => NAME_RULES.subdomain.test(name))
-  if (validHeld.length < held.length) refused.push({variable: 'heldNodes', value: held.find((name) => !validHeld.includes(name))!, placeholder: `${validHeld.length > 0 ? 'its other' : 'the'} held nodes`})
+  const validHeld = passingNodes('heldNodes', held, (valid) => `${valid.length > 0 ? 'its other' : 'the'} held nodes`, refused)
   values.heldNodes = validHeld.join(' ') || 'NODE'
   return {variables: values, refused}
 }
