@@ -119,7 +119,7 @@ export function blameFailedProbe(api: FactSet, reason: string): FactSet {
   return api
 }
 
-/** The facts of kube-proxy's own answers, /proxyMode and /metrics (and of two reads of them, with --watch). */
+/** The facts of kube-proxy's own answers, /proxyMode, /metrics and /healthz (and of two reads of the metrics, with --watch). */
 const KUBE_PROXY_ENDPOINT_FACTS = [...KUBE_PROXY_ENDPOINT_SECTIONS.flatMap((section) => factsOfSection(section)), ...SYNC_WATCH_FACTS]
 
 /**

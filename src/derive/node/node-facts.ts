@@ -487,7 +487,7 @@ export const KUBE_PROXY_METRIC_FAMILIES: ReadonlySet<string> = new Set([
 export const KUBE_PROXY_ENDPOINT_SECTIONS = ['kube-proxy-mode', 'kube-proxy-metrics', 'kube-proxy-healthz'] as const
 
 /**
- * The facts of kube-proxy's own answers alone, from those two sections (text, or unavailable with
+ * The facts of kube-proxy's own answers alone, from those sections (text, or unavailable with
  * why), derived as a collector's bundle would have them: for answers read another way (the pod proxy).
  */
 export function deriveKubeProxyEndpointFacts(sections: Pick<Bundle, 'sections' | 'unavailable'>, readAt: Date): FactSet {
