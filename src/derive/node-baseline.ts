@@ -99,8 +99,3 @@ function notRecorded(record: BaselineNode, rule: string, fact: string): string {
 function isStringList(value: FactValue | undefined): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string')
 }
-
-/** A verify rule that compares with a pre-switch report: it runs only with --baseline, which its facts come from. */
-export function comparesWithBaseline(rule: {needs: readonly string[]}): boolean {
-  return rule.needs.some((path) => path.startsWith('baseline.'))
-}

@@ -3,14 +3,13 @@
  * probed nodes, or both (a probed node's own facts replace what the API shows of it).
  */
 import type {NodeRow, NodeSource} from '../contract/report.js'
-import {factsOfSection, KUBE_PROXY_FALLBACK_FACTS, NODE_FACT_PATHS, NODE_OS_API_FACTS} from '../facts/catalog.js'
+import {factsOfSection, factsProvidedBy, KUBE_PROXY_FALLBACK_FACTS, NODE_FACT_PATHS, NODE_OS_API_FACTS} from '../facts/catalog.js'
 import {FactSet} from '../facts/fact-set.js'
 import type {Subject} from '../facts/subject.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import type {ClusterModel} from './cluster-facts.js'
 import {KUBE_PROXY_ENDPOINT_SECTIONS} from './node/node-facts.js'
 import type {DerivedNode, KubeProxyEndpointRead} from './node/probed-node.js'
-import {SYNC_WATCH_FACTS} from './node/sync-watch.js'
 
 /** The identity lines of a node in the report, from its facts. */
 export function describeNode(facts: FactSet): Pick<NodeRow, 'kernelRelease' | 'kubeProxyNftVersion' | 'nftVersion' | 'os' | 'proxyMode'> & {name: string} {
@@ -120,7 +119,7 @@ export function blameFailedProbe(api: FactSet, reason: string): FactSet {
 }
 
 /** The facts of kube-proxy's own answers, /proxyMode, /metrics and /healthz (and of two reads of the metrics, with --watch). */
-const KUBE_PROXY_ENDPOINT_FACTS = [...KUBE_PROXY_ENDPOINT_SECTIONS.flatMap((section) => factsOfSection(section)), ...SYNC_WATCH_FACTS]
+const KUBE_PROXY_ENDPOINT_FACTS = [...KUBE_PROXY_ENDPOINT_SECTIONS.flatMap((section) => factsOfSection(section)), ...factsProvidedBy('watch')]
 
 /**
  * A node's facts with kube-proxy's answers read through the pod proxy: a fact the collector read itself

@@ -45,7 +45,16 @@ const NODE_NAMES = {maxItems: 5000, maxLength: 63}
 type NodeFactSpec = FactSpec & {
   sections: readonly string[]
   api?: 'kube-proxy' | 'node'
+  /** A fact no node and no API shows, which only this flag of `verify` provides (see FactFlag); none for every other fact. */
+  providedBy?: FactFlag
 }
+
+/**
+ * The flags of `kpx-check verify` that provide facts of their own: `baseline`, what a pre-switch report saw of
+ * the node (--baseline REPORT, src/derive/node-baseline.ts); `watch`, kube-proxy's metrics read twice
+ * (--watch DURATION, src/derive/node/sync-watch.ts). A rule that needs such a fact runs only with its flag.
+ */
+type FactFlag = 'baseline' | 'watch'
 
 /** The longest address in CIDR notation: an IPv6 address of 39 characters and /128. */
 const CIDR_LENGTH = 43
@@ -146,15 +155,15 @@ export const NODE_FACTS = [
   {path: 'kubeProxy.nftJson', type: 'bool', description: 'The nft kube-proxy runs has JSON support (nft -j list tables): its image\'s, read in its pod; the host\'s when kube-proxy runs on the host; k3s\'s own for k3s.', sections: ['nft-json']},
 
   // verify --baseline: what the pre-switch report saw of the node, from its findings' evidence (src/derive/node-baseline.ts).
-  {path: 'baseline.node', type: 'bool', description: 'verify --baseline: the pre-switch report has this node (false: the node is new since).', sections: []},
-  {path: 'baseline.ipvsUsers', type: 'list<string>', maxItems: 16, maxLength: 200, description: 'verify --baseline: what used IPVS on the node besides kube-proxy when the report was made (keepalived, kube-vip with lb_enable, …), as its node/ipvs-other-users evidence shows; empty when nothing else did or the node had no virtual server.', sections: []},
-  {path: 'baseline.ipvsVirtualServers', type: 'int', description: 'verify --baseline: IPVS virtual servers on the node when the report was made (kube-proxy\'s among them in IPVS mode).', sections: []},
-  {path: 'baseline.legacyRules', type: 'int', description: 'verify --baseline: iptables.legacyRules when the report was made.', sections: []},
-  {path: 'baseline.legacyKubeRules', type: 'int', description: 'verify --baseline: iptables.legacyKubeRules when the report was made.', sections: []},
-  {path: 'baseline.nftRules', type: 'int', description: 'verify --baseline: iptables.nftRules when the report was made.', sections: []},
-  {path: 'baseline.nftKubeRules', type: 'int', description: 'verify --baseline: iptables.nftKubeRules when the report was made.', sections: []},
-  {path: 'baseline.ipv4Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'verify --baseline: addresses.ipv4Global when the report was made.', sections: []},
-  {path: 'baseline.ipv6Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'verify --baseline: addresses.ipv6Global when the report was made.', sections: []},
+  {path: 'baseline.node', type: 'bool', description: 'verify --baseline: the pre-switch report has this node (false: the node is new since).', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.ipvsUsers', type: 'list<string>', maxItems: 16, maxLength: 200, description: 'verify --baseline: what used IPVS on the node besides kube-proxy when the report was made (keepalived, kube-vip with lb_enable, …), as its node/ipvs-other-users evidence shows; empty when nothing else did or the node had no virtual server.', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.ipvsVirtualServers', type: 'int', description: 'verify --baseline: IPVS virtual servers on the node when the report was made (kube-proxy\'s among them in IPVS mode).', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.legacyRules', type: 'int', description: 'verify --baseline: iptables.legacyRules when the report was made.', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.legacyKubeRules', type: 'int', description: 'verify --baseline: iptables.legacyKubeRules when the report was made.', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.nftRules', type: 'int', description: 'verify --baseline: iptables.nftRules when the report was made.', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.nftKubeRules', type: 'int', description: 'verify --baseline: iptables.nftKubeRules when the report was made.', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.ipv4Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'verify --baseline: addresses.ipv4Global when the report was made.', sections: [], providedBy: 'baseline'},
+  {path: 'baseline.ipv6Global', type: 'list<string>', maxItems: 64, maxLength: CIDR_LENGTH, description: 'verify --baseline: addresses.ipv6Global when the report was made.', sections: [], providedBy: 'baseline'},
   {path: 'kubeProxy.localhostNodePortsAccepted', type: 'int', description: 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.ctInvalidDropped', type: 'int', description: 'kubeproxy_iptables_ct_state_invalid_dropped_packets_total.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.nftablesSyncFailures', type: 'int', description: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total.', sections: ['kube-proxy-metrics']},
@@ -163,9 +172,9 @@ export const NODE_FACTS = [
   {path: 'kubeProxy.syncedFamilies', type: 'list<string>', maxItems: 2, description: 'IP families (IPv4, IPv6) kube-proxy has completed a sync of, by kubeproxy_sync_proxy_rules_last_timestamp_seconds.', sections: ['kube-proxy-metrics']},
   {path: 'kubeProxy.pendingSyncSeconds', type: 'int', description: 'Seconds the oldest requested sync of an IP family had waited, unfinished, when the metrics were read (last_queued_timestamp later than last_timestamp); 0 when every requested sync had completed.', sections: ['kube-proxy-metrics']},
   // verify --watch DURATION: kube-proxy's metrics read twice, DURATION apart (src/derive/node/sync-watch.ts).
-  {path: 'kubeProxy.watchSeconds', type: 'int', description: 'verify --watch: seconds between the two reads of kube-proxy\'s metrics.', sections: []},
-  {path: 'kubeProxy.syncFailuresGrown', type: 'list<string>', maxItems: 3, maxLength: 80, description: 'verify --watch: the IP families whose kubeproxy_sync_proxy_rules_nftables_sync_failures_total grew between the two reads, each as `IPv4 0 → 2` (`all families` for the unlabelled series of kube-proxy ≤ 1.32); empty when none grew.', sections: []},
-  {path: 'kubeProxy.syncsNotAdvanced', type: 'list<string>', maxItems: 3, maxLength: 80, description: 'verify --watch: the IP families whose kubeproxy_sync_proxy_rules_last_timestamp_seconds (last successful sync) did not advance between the two reads; empty when every family synced again.', sections: []},
+  {path: 'kubeProxy.watchSeconds', type: 'int', description: 'verify --watch: seconds between the two reads of kube-proxy\'s metrics.', sections: [], providedBy: 'watch'},
+  {path: 'kubeProxy.syncFailuresGrown', type: 'list<string>', maxItems: 3, maxLength: 80, description: 'verify --watch: the IP families whose kubeproxy_sync_proxy_rules_nftables_sync_failures_total grew between the two reads, each as `IPv4 0 → 2` (`all families` for the unlabelled series of kube-proxy ≤ 1.32); empty when none grew.', sections: [], providedBy: 'watch'},
+  {path: 'kubeProxy.syncsNotAdvanced', type: 'list<string>', maxItems: 3, maxLength: 80, description: 'verify --watch: the IP families whose kubeproxy_sync_proxy_rules_last_timestamp_seconds (last successful sync) did not advance between the two reads; empty when every family synced again.', sections: [], providedBy: 'watch'},
   {path: 'kubeProxy.healthzHealthy', type: 'bool', description: "kube-proxy's /healthz says its proxiers are healthy (its `healthy`, kube-proxy 1.33+): no IP family has had an update waiting longer than 2 × syncPeriod.", sections: ['kube-proxy-healthz']},
   {path: 'kubeProxy.healthzFamilies', type: 'list<string>', maxItems: 2, description: "IP families kube-proxy's /healthz reports on (its `status`, kube-proxy 1.33+); empty in an older answer.", sections: ['kube-proxy-healthz']},
   {path: 'kubeProxy.unhealthyFamilies', type: 'list<string>', maxItems: 2, description: "IP families kube-proxy's /healthz reports unhealthy (status.<family>.healthy false, kube-proxy 1.33+).", sections: ['kube-proxy-healthz']},
@@ -302,6 +311,26 @@ export const KUBE_PROXY_FALLBACK_FACTS: readonly NodeFactPath[] = NODE_FACTS.fil
 
 /** Node facts of the OS the Node object shows, taken for a node probed in its kube-proxy pod, where the node's os-release is not mounted. */
 export const NODE_OS_API_FACTS: readonly NodeFactPath[] = NODE_FACTS.filter((spec: NodeFactSpec) => spec.api === 'node' && spec.sections.includes('os-release')).map((spec) => spec.path)
+
+/** The node facts only `flag` provides: unknown (not collected) without it, whatever the node's sources. */
+export function factsProvidedBy(flag: FactFlag): NodeFactPath[] {
+  return NODE_FACTS.filter((spec: NodeFactSpec) => spec.providedBy === flag).map((spec) => spec.path)
+}
+
+const PROVIDED_BY: ReadonlyMap<string, FactFlag> = new Map(NODE_FACTS.flatMap((spec: NodeFactSpec) => (spec.providedBy ? [[spec.path, spec.providedBy] as const] : [])))
+
+/** The flags a rule needs: those providing a fact it cannot decide without (a fact it only `uses` is merely unknown without its flag). */
+export function flagsNeeded(rule: {needs: readonly string[]}): Set<FactFlag> {
+  return new Set(rule.needs.flatMap((path) => PROVIDED_BY.get(path) ?? []))
+}
+
+/**
+ * Whether a rule can run with these flags given: one that needs a fact of a flag not given is left out, not
+ * unknown. It is a check the user did not ask for (a comparison with a report not passed, a watch not made).
+ */
+export function runnableWith(given: Readonly<Partial<Record<FactFlag, boolean>>>): (rule: {needs: readonly string[]}) => boolean {
+  return (rule) => [...flagsNeeded(rule)].every((flag) => given[flag] === true)
+}
 
 /** The bundle sections node facts are read from. */
 export const BUNDLE_SECTIONS: readonly string[] = [...new Set(NODE_FACTS.flatMap((spec) => spec.sections))]

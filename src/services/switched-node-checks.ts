@@ -3,11 +3,12 @@
  * judged on whether it works there (kube-proxy running, its tables, no sync failures, no leftovers), by the
  * same rules `kpx-check verify` applies. Nodes not seen running it skip them, with why.
  */
-import {comparesWithBaseline} from '../derive/node-baseline.js'
-import {readsTwice} from '../derive/node/sync-watch.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
+import {runnableWith} from '../facts/catalog.js'
 
 const RUNNING_MODE = 'kubeProxy.runningMode'
+/** A pre-switch run is given no flag of verify's own (--baseline, --watch). */
+const WITHOUT_VERIFY_FLAGS = runnableWith({})
 
 /**
  * The verify rules of the switch, for the nodes of a pre-switch run that already run nftables. In a node
@@ -28,6 +29,6 @@ export function switchedNodeChecks(rules: readonly LoadedRule[], run: 'cluster' 
     message: 'kube-proxy on this node is not seen running in nftables mode ({{ kubeProxy.runningMode }}): the checks after the switch apply once it does.',
   }
   return rules
-    .filter((rule) => rule.scope === 'verify' && rule.verifies?.includes('switch') && !comparesWithBaseline(rule) && !readsTwice(rule))
+    .filter((rule) => rule.scope === 'verify' && rule.verifies?.includes('switch') && WITHOUT_VERIFY_FLAGS(rule))
     .map((rule) => ({...rule, evaluate: 'always', skip: [notSwitched, ...(rule.skip ?? [])], needs: [...new Set([RUNNING_MODE, ...rule.needs])], uses: (rule.uses ?? []).filter((fact) => fact !== RUNNING_MODE)}))
 }

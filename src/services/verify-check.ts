@@ -4,12 +4,12 @@
  * metrics), and a state per node from them and the mode its kube-proxy runs.
  */
 import type {Report} from '../contract/report.js'
-import {comparesWithBaseline, setBaselineFacts} from '../derive/node-baseline.js'
-import {readsTwice} from '../derive/node/sync-watch.js'
+import {setBaselineFacts} from '../derive/node-baseline.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import {clusterNodeReport, nodeName} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
+import {runnableWith} from '../facts/catalog.js'
 import type {FactSet} from '../facts/fact-set.js'
 import {buildReport} from '../planner/gate.js'
 import {applyVerifyGate, type VerifyDirection} from '../planner/verify.js'
@@ -44,8 +44,8 @@ const RUNNING_MODE = 'kubeProxy.runningMode'
  * and the comparison of two reads only when there are two (--watch): checks the user did not ask for.
  */
 function verifyRules({direction, watchSeconds}: Pick<VerifyOptions, 'direction' | 'watchSeconds'>, gateFiles: CheckOptions['gateFiles']): (rule: LoadedRule) => boolean {
-  const withBaseline = gateFiles?.baselinePath !== undefined
-  return (rule) => rule.scope === 'verify' && (rule.verifies ?? []).includes(direction) && (withBaseline || !comparesWithBaseline(rule)) && (watchSeconds !== undefined || !readsTwice(rule))
+  const runnable = runnableWith({baseline: gateFiles?.baselinePath !== undefined, watch: watchSeconds !== undefined})
+  return (rule) => rule.scope === 'verify' && (rule.verifies ?? []).includes(direction) && runnable(rule)
 }
 
 function runningModes(nodes: ReadonlyArray<{facts: FactSet; name: string}>): Map<string, string | undefined> {

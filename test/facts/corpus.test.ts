@@ -5,14 +5,15 @@ import {basename, join} from 'node:path'
 import {after, describe, it} from 'node:test'
 
 import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
-import {SYNC_WATCH_FACTS} from '../../src/derive/node/sync-watch.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
 import {parseBundle} from '../../src/facts/bundle.js'
-import {NODE_FACTS} from '../../src/facts/catalog.js'
+import {factsProvidedBy, NODE_FACTS} from '../../src/facts/catalog.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import {kernelRows, kernelVerdicts, osReleaseFiles, writeCorpusBundles} from '../helpers/corpus.js'
 
 const kernelRule = (await loadRuleCatalog([])).filter((rule) => rule.id === 'node/kernel-version')
+/** Facts only a flag of verify provides (--baseline, --watch), never a bundle. */
+const FLAG_PROVIDED = new Set<string>([...factsProvidedBy('baseline'), ...factsProvidedBy('watch')])
 
 describe('writeCorpusBundles', () => {
   const first = mkdtempSync(join(tmpdir(), 'kpx-corpus-a-'))
@@ -103,7 +104,7 @@ describe('writeCorpusBundles', () => {
         // A bundle from the host lacks kube-proxy's image: only the cluster shows it.
         // A bundle without a hostname section names no host: it is named after its file. verify --baseline's facts come from a report,
         // verify --watch's from two reads.
-        if (path !== 'kubeProxy.image' && path !== 'node.hostname' && !path.startsWith('baseline.') && !(SYNC_WATCH_FACTS as readonly string[]).includes(path)) assert.notEqual(fact.reason, 'not-collected', `${entry.name}: ${path} ${fact.detail}`)
+        if (path !== 'kubeProxy.image' && path !== 'node.hostname' && !FLAG_PROVIDED.has(path)) assert.notEqual(fact.reason, 'not-collected', `${entry.name}: ${path} ${fact.detail}`)
       }
     }
   })

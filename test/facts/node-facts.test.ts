@@ -5,10 +5,9 @@ import {describe, it} from 'node:test'
 
 import type {FactValue} from '../../src/contract/finding.js'
 import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
-import {SYNC_WATCH_FACTS} from '../../src/derive/node/sync-watch.js'
 import {describeNode} from '../../src/derive/subjects.js'
 import {parseBundle} from '../../src/facts/bundle.js'
-import {NODE_FACTS} from '../../src/facts/catalog.js'
+import {factsProvidedBy, NODE_FACTS} from '../../src/facts/catalog.js'
 import type {FactSet} from '../../src/facts/fact-set.js'
 import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
 
@@ -33,10 +32,8 @@ const BEFORE_WHERE = {
   'netfilter.iptablesKernel': 'not-collected',
   'netfilter.ipvsKernel': 'not-collected',
   'iptables.nftIncompatibleTables': 'not-collected',
-  // verify --baseline's facts come from a pre-switch report, never from a bundle.
-  ...Object.fromEntries(NODE_FACTS.filter((spec) => spec.path.startsWith('baseline.')).map((spec) => [spec.path, 'not-collected'])),
-  // verify --watch's facts compare two reads, never one bundle.
-  ...Object.fromEntries(SYNC_WATCH_FACTS.map((path) => [path, 'not-collected'])),
+  // verify --baseline's facts come from a pre-switch report, verify --watch's compare two reads: never from one bundle.
+  ...Object.fromEntries([...factsProvidedBy('baseline'), ...factsProvidedBy('watch')].map((path) => [path, 'not-collected'])),
   // kube-proxy-healthz came after these bundles.
   'kubeProxy.healthzHealthy': 'not-collected',
   'kubeProxy.healthzFamilies': 'not-collected',

@@ -10,13 +10,14 @@ import {basename, join} from 'node:path'
 import type {Finding, Status} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
 import {type ClusterModel, deriveClusterModel} from '../../src/derive/cluster-facts.js'
-import {type BaselineNode, comparesWithBaseline, setBaselineFacts} from '../../src/derive/node-baseline.js'
+import {type BaselineNode, setBaselineFacts} from '../../src/derive/node-baseline.js'
 import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
-import {type MetricsRead, readsTwice, setSyncWatchFacts} from '../../src/derive/node/sync-watch.js'
+import {type MetricsRead, setSyncWatchFacts} from '../../src/derive/node/sync-watch.js'
 import {clusterSubjects} from '../../src/derive/subjects.js'
 import {celEnvironment} from '../../src/engine/cel.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {type Bundle, parseBundle} from '../../src/facts/bundle.js'
+import {flagsNeeded} from '../../src/facts/catalog.js'
 import {parseCollectorInfo} from '../../src/facts/parsers/collector.js'
 import type {Subject} from '../../src/facts/subject.js'
 import {nodeChecksOf, nodeRecordsOf} from '../../src/services/gate-files.js'
@@ -58,8 +59,9 @@ function subjectsOf(rule: LoadedRule, file: string): Pick<RuleFixture, 'options'
   if (rule.scope !== 'cluster') {
     const bundle = parseBundle(text)
     const facts = deriveNodeFacts(bundle, basename(file))
-    if (comparesWithBaseline(rule)) setBaselineFacts(facts, baselineRecord(file))
-    if (readsTwice(rule)) setSyncWatchFacts(facts, metricsRead(parseBundle(readFileSync(file.replace(/\.facts$/, FIRST_READ_SIDECAR), 'utf8'))), metricsRead(bundle))
+    const flags = flagsNeeded(rule)
+    if (flags.has('baseline')) setBaselineFacts(facts, baselineRecord(file))
+    if (flags.has('watch')) setSyncWatchFacts(facts, metricsRead(parseBundle(readFileSync(file.replace(/\.facts$/, FIRST_READ_SIDECAR), 'utf8'))), metricsRead(bundle))
     return {subjects: [{kind: 'Node', name: basename(file), facts}], options: {}}
   }
 

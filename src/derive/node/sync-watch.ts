@@ -3,12 +3,13 @@
  * news (failures before a fix, counted since kube-proxy started); one that grows between two reads is a
  * failure now. And a family whose last successful sync does not move while the other does is stuck.
  */
+import {factsProvidedBy} from '../../facts/catalog.js'
 import {type FactSet, type UnknownFact} from '../../facts/fact-set.js'
 import {type MetricSample, parseMetricSamples} from '../../facts/parsers/kube-proxy.js'
 import {LAST_SYNC, SYNC_FAILURES} from './node-facts.js'
 
 /** The facts only a watch sets: they are not of one read, so no bundle section has them. */
-export const SYNC_WATCH_FACTS = ['kubeProxy.watchSeconds', 'kubeProxy.syncFailuresGrown', 'kubeProxy.syncsNotAdvanced'] as const
+const SYNC_WATCH_FACTS = factsProvidedBy('watch')
 
 /** One read of kube-proxy's /metrics: the page (only the families kept), or why it could not be read; and when. */
 export interface MetricsRead {
@@ -58,9 +59,4 @@ function byFamily(samples: readonly MetricSample[], name: string): Map<string, n
   }
 
   return values
-}
-
-/** A verify rule that compares two reads: it runs only with --watch, which its facts come from. */
-export function readsTwice(rule: {needs: readonly string[]}): boolean {
-  return rule.needs.includes('kubeProxy.watchSeconds')
 }
