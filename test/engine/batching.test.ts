@@ -14,14 +14,13 @@ import {after, describe, it} from 'node:test'
 import {type Finding, type SubjectRef, toldOf} from '../../src/contract/finding.js'
 import {subjectName, subjectPath} from '../../src/contract/subject.js'
 import {deriveClusterModel} from '../../src/derive/cluster-facts.js'
-import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {clusterSubjects} from '../../src/derive/subjects.js'
 import {evaluateRules, type Evaluation} from '../../src/engine/evaluate.js'
 import {evaluateRule, subjectKindOf} from '../../src/engine/run-rule.js'
-import {parseBundle} from '../../src/facts/bundle.js'
 import type {Subject} from '../../src/facts/subject.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
 import type {ClusterSnapshot} from '../../src/sources/cluster/snapshot.js'
+import {bundleFacts} from '../helpers/bundle-facts.js'
 import {writeCorpusBundles} from '../helpers/corpus.js'
 import {FIXTURES} from '../helpers/paths.js'
 
@@ -77,7 +76,7 @@ describe('batching', () => {
   it('gives every node of a fleet of bundles (every fixture bundle and the corpus) what evaluating it alone gives', () => {
     const files = [...fixtureFiles('.facts'), ...writeCorpusBundles(corpusDir).map((entry) => entry.file)]
     // Named by their path: bundles of one hostname stay apart.
-    const subjects = files.map((file) => ({kind: 'Node', name: file, facts: deriveNodeFacts(parseBundle(readFileSync(file, 'utf8')), basename(file, '.facts'))}))
+    const subjects = files.map((file) => ({kind: 'Node', name: file, facts: bundleFacts(readFileSync(file, 'utf8'), basename(file, '.facts'))}))
     assert.ok(subjects.length > 400, `${subjects.length} bundles`)
     assert.ok(assertEquivalent(subjects) > 400 * 14)
   })

@@ -4,11 +4,10 @@ import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {after, describe, it} from 'node:test'
 
-import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
-import {parseBundle} from '../../src/facts/bundle.js'
 import {factsProvidedBy, NODE_FACTS} from '../../src/facts/catalog.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {bundleFacts} from '../helpers/bundle-facts.js'
 import {kernelRows, kernelVerdicts, osReleaseFiles, writeCorpusBundles} from '../helpers/corpus.js'
 
 const kernelRule = (await loadRuleCatalog([])).filter((rule) => rule.id === 'node/kernel-version')
@@ -24,7 +23,7 @@ describe('writeCorpusBundles', () => {
   })
 
   const bundles = writeCorpusBundles(first)
-  const derived = bundles.map((entry) => ({entry, facts: deriveNodeFacts(parseBundle(readFileSync(entry.file, 'utf8')), basename(entry.file, '.facts'))}))
+  const derived = bundles.map((entry) => ({entry, facts: bundleFacts(readFileSync(entry.file, 'utf8'), basename(entry.file, '.facts'))}))
 
   it('writes at least 300 bundles with unique node names, one file each', () => {
     assert.ok(bundles.length >= 300, `${bundles.length} bundles`)

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import type {Status} from '../../src/contract/finding.js'
-import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {evaluateRules} from '../../src/engine/evaluate.js'
-import {parseBundle} from '../../src/facts/bundle.js'
 import {FactSet} from '../../src/facts/fact-set.js'
 import {parseKernelRelease, parseKernelVersion} from '../../src/facts/parsers/kernel.js'
 import {compareVersions, parseGenericVersion} from '../../src/facts/parsers/versions.js'
 import {loadRuleCatalog} from '../../src/services/rule-catalog.js'
+import {bundleFacts} from '../helpers/bundle-facts.js'
 import {kernelRows, kernelVerdicts} from '../helpers/corpus.js'
 
 const rows = kernelRows()
@@ -67,7 +66,7 @@ describe('parseKernelVersion on the real kernel releases of kernels.tsv', () => 
     })
   }
 
-  const bundleWith = (release: string) => deriveNodeFacts(parseBundle(`# kpx-check node facts v1\n### kernel-release\n${release}\n### end\n`), 'node-1')
+  const bundleWith = (release: string) => bundleFacts(`# kpx-check node facts v1\n### kernel-release\n${release}\n### end\n`, 'node-1')
 
   it('kernel-verdicts.tsv has one verdict for every row', () => {
     assert.deepEqual([...kernelVerdicts().keys()].toSorted(), rows.map((row) => row.release).toSorted())

@@ -4,11 +4,10 @@ import {join} from 'node:path'
 import {describe, it} from 'node:test'
 
 import type {FactValue} from '../../src/contract/finding.js'
-import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
 import {describeNode} from '../../src/derive/subjects.js'
-import {parseBundle} from '../../src/facts/bundle.js'
 import {factsProvidedBy, NODE_FACTS} from '../../src/facts/catalog.js'
 import type {FactSet} from '../../src/facts/fact-set.js'
+import {bundleFacts} from '../helpers/bundle-facts.js'
 import {FIXTURES_DIR, kernelConfigs} from '../helpers/corpus.js'
 
 /**
@@ -42,7 +41,7 @@ const BEFORE_WHERE = {
 }
 
 function factsOf(fixture: string, fallbackName = 'fallback'): FactSet {
-  return deriveNodeFacts(parseBundle(readFileSync(join(FIXTURES_DIR, 'bundles', `${fixture}.facts`), 'utf8')), fallbackName)
+  return bundleFacts(readFileSync(join(FIXTURES_DIR, 'bundles', `${fixture}.facts`), 'utf8'), fallbackName)
 }
 
 /** A whole bundle from `### name` → text pairs. */
@@ -51,7 +50,7 @@ function bundle(sections: Record<string, string>): string {
 }
 
 function derive(sections: Record<string, string>, fallbackName = 'node-from-file'): FactSet {
-  return deriveNodeFacts(parseBundle(bundle(sections)), fallbackName)
+  return bundleFacts(bundle(sections), fallbackName)
 }
 
 function assertAnswersEveryFact(facts: FactSet): void {
@@ -273,7 +272,7 @@ describe('deriveNodeFacts on the bundle fixtures', () => {
 
 describe('deriveNodeFacts unknown reasons', () => {
   it('an empty bundle: every fact not-collected, the node named after its file', () => {
-    const facts = deriveNodeFacts(parseBundle('# kpx-check node facts v1\n### end\n'), 'node-from-file')
+    const facts = bundleFacts('# kpx-check node facts v1\n### end\n', 'node-from-file')
     assertAnswersEveryFact(facts)
     assert.equal(facts.get('node.name'), 'node-from-file')
     const unknowns = facts.unknownEntries()

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {deriveKubeProxyEndpointFacts, deriveNodeFacts} from '../../src/derive/node/node-facts.js'
-import {parseBundle} from '../../src/facts/bundle.js'
+import {deriveKubeProxyEndpointFacts} from '../../src/derive/node/node-facts.js'
 import type {FactSet} from '../../src/facts/fact-set.js'
+import {bundleFacts} from '../helpers/bundle-facts.js'
 import {capturedBundle, capturedMetrics, type SectionChanges, withSections} from '../helpers/captured-bundles.js'
 
 function facts(state: 'iptables' | 'nftables', changes: SectionChanges = {}): FactSet {
-  return deriveNodeFacts(parseBundle(withSections(capturedBundle(state), changes)), 'fallback')
+  return bundleFacts(withSections(capturedBundle(state), changes), 'fallback')
 }
 
 function running(facts: FactSet): [unknown, unknown] {

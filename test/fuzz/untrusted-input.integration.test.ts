@@ -18,13 +18,13 @@ import {after, before, describe, it, type TestContext} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
 import {kubeProxySettings, parseKubeProxyConfiguration} from '../../src/derive/kube-proxy-config.js'
-import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
-import {BUNDLE_HEADER, BundleError, parseBundle} from '../../src/facts/bundle.js'
+import {BUNDLE_HEADER, BundleError} from '../../src/facts/bundle.js'
 import {BUNDLE_SECTIONS} from '../../src/facts/catalog.js'
 import {REPORT_FORMATS} from '../../src/report/formats.js'
 import {renderReport} from '../../src/report/render.js'
 import {ItemArrayCounter} from '../../src/sources/cluster/list-json.js'
 import {readFlags} from '../../src/sources/cluster/read-fields.js'
+import {bundleFacts} from '../helpers/bundle-facts.js'
 import {skipOutsideCi} from '../helpers/ci.js'
 import {countedList} from '../helpers/list-json.js'
 import {nodesOf, parseMarkdown} from '../helpers/markdown.js'
@@ -135,7 +135,7 @@ describe(`fuzz (seed ${SEED}): parsers`, () => {
     const bundles = Array.from({length: 32}, (_, index) => bundleText(random, index < 2 ? MIB : random.length(MIB))).toSorted((a, b) => a.text.length - b.text.length)
     const broken = new Set(bundles.filter((bundle) => bundle.broken).map((bundle) => bundle.text))
     const refusal = (error: unknown, text: string) => error instanceof BundleError && broken.has(text)
-    const slowest = fuzz('parseBundle + deriveNodeFacts', bundles.map((bundle) => bundle.text), {boundMs: PARSE_BOUND_MS, refusal}, (text) => deriveNodeFacts(parseBundle(text), 'node'))
+    const slowest = fuzz('parseBundle + deriveNodeFacts', bundles.map((bundle) => bundle.text), {boundMs: PARSE_BOUND_MS, refusal}, (text) => bundleFacts(text))
     t.diagnostic(`slowest call: ${Math.round(slowest)} ms`)
   })
 

@@ -58,7 +58,7 @@ function subjectsOf(rule: LoadedRule, file: string): Pick<RuleFixture, 'options'
   const text = readFileSync(file, 'utf8')
   if (rule.scope !== 'cluster') {
     const bundle = parseBundle(text)
-    const facts = deriveNodeFacts(bundle, basename(file))
+    const facts = deriveNodeFacts(bundle, {fallbackName: basename(file)})
     const flags = flagsNeeded(rule)
     if (flags.has('baseline')) setBaselineFacts(facts, baselineRecord(file))
     if (flags.has('watch')) setSyncWatchFacts(facts, metricsRead(parseBundle(readFileSync(file.replace(/\.facts$/, FIRST_READ_SIDECAR), 'utf8'))), metricsRead(bundle))

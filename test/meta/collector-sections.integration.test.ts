@@ -54,7 +54,7 @@ describe('bundle sections', () => {
     const sections = new RecordingMap(parsed.sections)
     const unavailable = new RecordingMap(parsed.unavailable)
     const bundle: Bundle = {sections, unavailable}
-    deriveNodeFacts(bundle, 'node')
+    deriveNodeFacts(bundle, {fallbackName: 'node'})
     assert.deepEqual([...new Set([...sections.asked, ...unavailable.asked])].toSorted(), [...BUNDLE_SECTIONS].toSorted())
   })
 })

@@ -66,8 +66,7 @@ interface NodeNaming {
 }
 
 /** Derives a node's facts from its bundle. */
-export function deriveNodeFacts(bundle: Bundle, naming: NodeNaming | string): FactSet {
-  const {name, fallbackName, sudoRefused} = typeof naming === 'string' ? {fallbackName: naming} : naming
+export function deriveNodeFacts(bundle: Bundle, {name, fallbackName, sudoRefused}: NodeNaming): FactSet {
   const sections = new Sections(bundle)
   // The `unavailable` list, which says which sections failed and hold partial or no text, comes last:
   // a bundle cut short vouches for none of its sections, however whole they look.

@@ -10,8 +10,6 @@ import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {deriveNodeFacts} from '../../../src/derive/node/node-facts.js'
-import {parseBundle} from '../../../src/facts/bundle.js'
 import {factsOfSection} from '../../../src/facts/catalog.js'
 import type {FactSet} from '../../../src/facts/fact-set.js'
 import {runCollectorLocally} from '../../../src/sources/collector/local.js'
@@ -20,6 +18,7 @@ import type {SshProbeOptions} from '../../../src/sources/ssh/options.js'
 import type {SshTarget} from '../../../src/sources/ssh/target.js'
 import {UsageError} from '../../../src/util/errors.js'
 import {COLLECTOR_SCRIPT} from '../../../src/util/paths.js'
+import {bundleFacts} from '../../helpers/bundle-facts.js'
 import {skipSuiteOutsideCi} from '../../helpers/ci.js'
 import {FIXTURES} from '../../helpers/paths.js'
 import {probeNodesOverSshForFacts} from '../../helpers/probed-nodes.js'
@@ -48,7 +47,7 @@ function collectAsTestUser(): FactSet {
   const uid = Number(execFileSync('id', ['-u', TEST_USER], {encoding: 'utf8'}))
   const gid = Number(execFileSync('id', ['-g', TEST_USER], {encoding: 'utf8'}))
   const stdout = execFileSync('sh', ['-s'], {input: readFileSync(COLLECTOR_SCRIPT), uid, gid, cwd: '/', env: {PATH: '/usr/bin:/bin', HOME: '/'}, encoding: 'utf8'})
-  return deriveNodeFacts(parseBundle(stdout), 'unused')
+  return bundleFacts(stdout, 'unused')
 }
 
 describe('SSH against a real OpenSSH server', {skip}, () => {
@@ -80,7 +79,7 @@ describe('SSH against a real OpenSSH server', {skip}, () => {
       const local = await runCollectorLocally(30_000)
       assert.ok(local.ok)
       assert.equal(probed.facts.get('collector.root'), true)
-      assert.deepEqual(comparable(probed.facts), comparable(deriveNodeFacts(parseBundle(local.stdout), 'unused')))
+      assert.deepEqual(comparable(probed.facts), comparable(bundleFacts(local.stdout, 'unused')))
     } finally {
       removeSudo()
     }
