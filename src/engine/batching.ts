@@ -13,7 +13,13 @@ import {skipStageReads} from './run-rule.js'
 /** Subjects (by their index among the rule's subjects) whose inputs are equal, and their finding. */
 export interface Group {
   finding: Finding
-  members: number[]
+  members: readonly number[]
+}
+
+/** A group as its batches join it: most groups are one batch (5,000 nodes alike), whose members are not copied. */
+interface Joining {
+  finding: Finding
+  batches: Array<readonly number[]>
 }
 
 /** A rule's two stages on one subject, run when a group needs its finding. */
@@ -51,7 +57,7 @@ export class Batching {
     const declared = [...rule.needs, ...(rule.uses ?? [])]
     let siblings = this.siblingsOf.get(subjects)
     if (!siblings) this.siblingsOf.set(subjects, (siblings = siblingSets(subjects)))
-    const groups = new Map<string, Group>()
+    const groups = new Map<string, Joining>()
     const skipReads = shareSkips ? skipStageReads(rule) : undefined
     const skipStages = new Map<string, Finding | null>()
     for (const members of this.batchesFor(siblings, declared)) {
@@ -72,7 +78,7 @@ export class Batching {
       })
     }
 
-    return [...groups.values()]
+    return Array.from(groups.values(), ({finding, batches}) => ({finding, members: batches.length === 1 ? batches[0] : batches.flat()}))
   }
 
   /**
@@ -119,11 +125,11 @@ function siblingSets(subjects: readonly Subject[]): Siblings[] {
   return [...byParent.values()].flatMap((byOwn) => [...byOwn.values()])
 }
 
-/** Puts subjects in the group of their key, evaluating the group's finding when they are the first. */
-function joinGroup(groups: Map<string, Group>, key: string, members: readonly number[], evaluate: () => Finding): void {
+/** Puts a batch in the group of its key, evaluating the group's finding when it is the first. */
+function joinGroup(groups: Map<string, Joining>, key: string, batch: readonly number[], evaluate: () => Finding): void {
   const group = groups.get(key)
-  if (group) for (const index of members) group.members.push(index)
-  else groups.set(key, {finding: evaluate(), members: [...members]})
+  if (group) group.batches.push(batch)
+  else groups.set(key, {finding: evaluate(), batches: [batch]})
 }
 
 /**

@@ -31,6 +31,8 @@ export class PerSubjectFindings {
       // A subject's class: which finding it has of each rule so far, as one number. Equal classes, equal maps.
       const classOf = new Uint32Array(subjects.length)
       for (const {findings, findingOf} of rules) {
+        // A rule all the subjects share one finding of tells none apart: their classes stay as they are.
+        if (findings.length === 1) continue
         const classes = new Map<number, number>()
         for (let index = 0; index < subjects.length; index++) {
           const pair = classOf[index] * findings.length + findingOf[index]
