@@ -7,6 +7,9 @@
 import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 
+import type {ApiServer} from '../helpers/apiserver.js'
+import {RUN_JS} from '../helpers/paths.js'
+
 export interface Measurement {
   wallMs: number
   peakRssMb: number
@@ -62,6 +65,29 @@ export function measure(command: string, args: string[], {keepStdout = false} = 
       resolve(keepStdout ? {...measurement, stdout: Buffer.concat(chunks).toString('utf8')} : measurement)
     })
   })
+}
+
+/** A run of kpx-check against the test API server, measured, with the API requests the server received meanwhile. */
+export type ServerRun = Measurement & {requests: number}
+
+/**
+ * `count` runs of `kpx-check ARGS` (bin/run.js) against the test API server, one after the other, each measured with
+ * its requests. `check` sees each run as it ends, and throws when it answered wrong: a broken run measures nothing.
+ */
+export async function measureServerRuns(
+  server: ApiServer,
+  args: string[],
+  {count, keepStdout = false, check}: {count: number; keepStdout?: boolean; check?: (run: ServerRun, index: number) => void},
+): Promise<ServerRun[]> {
+  const runs: ServerRun[] = []
+  for (let index = 0; index < count; index++) {
+    const before = server.requests.length
+    const measured = await measure(process.execPath, [RUN_JS, ...args], {keepStdout})
+    runs.push({...measured, requests: server.requests.length - before})
+    check?.(runs[index], index)
+  }
+
+  return runs
 }
 
 export const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]

@@ -23,9 +23,9 @@ import {COLLECTOR_SCRIPT} from '../../src/util/paths.js'
 import {imageToolsFolder} from '../helpers/apiserver-exec.js'
 import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {startKubeProxyStandIn} from '../helpers/kube-proxy-stand-in.js'
-import {FIXTURES, RUN_JS} from '../helpers/paths.js'
+import {FIXTURES} from '../helpers/paths.js'
 import {BENCH_SIZE, clusterWithKubeProxyPods} from './big-cluster.js'
-import {measure, type Measurement, median} from './measure.js'
+import {measureServerRuns, median, type ServerRun} from './measure.js'
 
 const RUNS = 3
 /** Execs of a run that run the real collector: the first wave at the default concurrency. */
@@ -50,20 +50,11 @@ async function recordCollectorOutput(): Promise<string> {
 
 interface Row {
   what: string
-  runs: Measurement[]
-  requests: number
+  runs: ServerRun[]
 }
 
 async function row(server: ApiServer, kubeconfig: string, what: string, args: string[]): Promise<Row> {
-  const runs: Measurement[] = []
-  let requests = 0
-  for (let run = 0; run < RUNS; run++) {
-    const before = server.requests.length
-    runs.push(await measure(process.execPath, [RUN_JS, 'cluster', '--kubeconfig', kubeconfig, '--node-probe', 'exec', '--json', ...args]))
-    requests = server.requests.length - before
-  }
-
-  return {what, runs, requests}
+  return {what, runs: await measureServerRuns(server, ['cluster', '--kubeconfig', kubeconfig, '--node-probe', 'exec', '--json', ...args], {count: RUNS})}
 }
 
 // The collector finds kube-proxy's process in its container; a stand-in runs meanwhile, as in the exec tests.
@@ -89,7 +80,8 @@ kubeProxy.kill('SIGKILL')
 rmSync(dir, {recursive: true, force: true})
 
 console.log(`${'what'.padEnd(40)}  wall s  CPU s  CPU ms/node  requests/node  peak RSS MB  exit`)
-for (const {what, runs, requests} of rows) {
+for (const {what, runs} of rows) {
+  const {requests} = runs.at(-1)!
   const wall = (median(runs.map((run) => run.wallMs)) / 1000).toFixed(1)
   const cpu = median(runs.map((run) => run.cpuMs))
   const rss = Math.max(...runs.map((run) => run.peakRssMb)).toFixed(0)

@@ -13,8 +13,7 @@ import {join} from 'node:path'
 import type {KubeObject} from '../../src/sources/cluster/snapshot.js'
 import {loadScenario} from '../helpers/apiserver-scenario.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
-import {RUN_JS} from '../helpers/paths.js'
-import {measure, type Measurement, median} from './measure.js'
+import {measureServerRuns, median} from './measure.js'
 
 const NODES = Number(process.env.KPX_BENCH_NODES ?? 200)
 const RUNS = Number(process.env.KPX_BENCH_RUNS ?? 3)
@@ -40,14 +39,13 @@ const dir = mkdtempSync(join(tmpdir(), 'kpx-bench-pods-'))
 const kubeconfig = writeKubeconfig(dir, server)
 console.log(`kpx-check cluster --node-probe pod --concurrency ${CONCURRENCY} on ${NODES} simulated nodes (test API server, real collectors); median of ${RUNS} runs; Node ${process.version}`)
 
-const runs: Array<Measurement & {requests: number}> = []
-for (let run = 0; run < RUNS; run++) {
-  const before = server.requests.length
-  const measured = await measure(process.execPath, [RUN_JS, 'cluster', '--kubeconfig', kubeconfig, '--node-probe', 'pod', '--concurrency', String(CONCURRENCY), '--json'])
-  const left = server.objects('/api/v1/pods').filter((pod) => pod.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kpx-check')
-  if (left.length > 0) throw new Error(`${left.length} probe pod(s) left after run ${run + 1}`)
-  runs.push({...measured, requests: server.requests.length - before})
-}
+const runs = await measureServerRuns(server, ['cluster', '--kubeconfig', kubeconfig, '--node-probe', 'pod', '--concurrency', String(CONCURRENCY), '--json'], {
+  count: RUNS,
+  check(_run, index) {
+    const left = server.objects('/api/v1/pods').filter((pod) => pod.metadata.labels?.['app.kubernetes.io/managed-by'] === 'kpx-check')
+    if (left.length > 0) throw new Error(`${left.length} probe pod(s) left after run ${index + 1}`)
+  },
+})
 
 await server.close()
 rmSync(dir, {recursive: true, force: true})

@@ -16,9 +16,8 @@ import {join} from 'node:path'
 import type {Report} from '../../src/contract/report.js'
 import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {capturedBundle} from '../helpers/captured-bundles.js'
-import {RUN_JS} from '../helpers/paths.js'
 import {BENCH_SIZE, clusterWithKubeProxyPods} from './big-cluster.js'
-import {measure, type Measurement, median} from './measure.js'
+import {type Measurement, measureServerRuns, median, type ServerRun} from './measure.js'
 
 const RUNS = 3
 
@@ -42,15 +41,9 @@ console.log(
   `kpx-check verify cluster --node-probe exec over ${nodes.toLocaleString('en')} simulated nodes (${BENCH_SIZE.services.toLocaleString('en')} Services); ` +
     `every exec answers with the captured nftables node's collector output; median of ${RUNS} runs; Node ${process.version}`,
 )
-const runs: Measurement[] = []
-let requests = 0
+let runs: ServerRun[]
 try {
-  for (let run = 0; run < RUNS; run++) {
-    const before = server.requests.length
-    runs.push(await measure(process.execPath, [RUN_JS, 'verify', 'cluster', '--kubeconfig', kubeconfig, '--node-probe', 'exec', '--json'], {keepStdout: true}))
-    requests = server.requests.length - before
-    checkVerified(runs.at(-1)!, nodes)
-  }
+  runs = await measureServerRuns(server, ['verify', 'cluster', '--kubeconfig', kubeconfig, '--node-probe', 'exec', '--json'], {count: RUNS, keepStdout: true, check: (run) => checkVerified(run, nodes)})
 } finally {
   await server.close()
   rmSync(dir, {recursive: true, force: true})
@@ -58,6 +51,7 @@ try {
 
 console.log(`every run: all ${nodes.toLocaleString('en')} nodes verified, exit 0`)
 const cpu = median(runs.map((run) => run.cpuMs))
+const {requests} = runs.at(-1)!
 console.log('what                                    wall s  CPU s  CPU ms/node  requests/node  peak RSS MB')
 console.log(
   `${'verify cluster --node-probe exec'.padEnd(38)}  ${(median(runs.map((run) => run.wallMs)) / 1000).toFixed(1).padStart(6)}  ${(cpu / 1000).toFixed(1).padStart(5)}  ` +
