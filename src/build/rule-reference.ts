@@ -13,12 +13,17 @@ function ruleSection(rule: LoadedRule): Markdown {
   const facts = joined(rule.needs.map((fact) => code(fact)), md`, `)
   const also = rule.uses && rule.uses.length > 0 ? md` (and, where known, ${joined(rule.uses.map((fact) => code(fact)), md`, `)})` : md``
   const references = rule.references.map((reference) => md`- ${link(reference.title, reference.url)}`)
+  // A conditional line says where it is shown; the report leaves it out where its condition is false.
+  const remediation = rule.remediation.map((line) =>
+    typeof line === 'string' ? md`- ${proseWithCode(line.trim())}` : md`- ${proseWithCode(line.text.trim())} Shown where ${code(line.when)} holds or cannot be told.`,
+  )
   return joined(
     [
       md`### ${rule.id}`,
       md`**${rule.title}**. Severity ${rule.severity}, confidence ${rule.confidence ?? 'verified'}.`,
       proseWithCode(rule.description.trim()),
       md`Reads ${facts}${also}.`,
+      joined([md`What to do:`, ...remediation], md`\n`),
       ...(references.length > 0 ? [joined([md`References:`, ...references], md`\n`)] : []),
     ],
     md`\n\n`,

@@ -125,7 +125,16 @@ export function lintRule(text: string, file: string, displayName = file): {cost?
     checkTemplate(['unknown', 'byReason', reason], message)
   }
 
-  for (const [index, step] of rule.remediation.entries()) checkTemplate(['remediation', index], step)
+  for (const [index, line] of rule.remediation.entries()) {
+    if (typeof line === 'string') {
+      checkTemplate(['remediation', index], line)
+    } else {
+      checkCondition(['remediation', index, 'when'], line.when)
+      checkTemplate(['remediation', index, 'text'], line.text)
+    }
+  }
+
+  if (rule.remediation.every((line) => typeof line !== 'string')) report(['remediation'], 'a failure always says what to do: at least one remediation line has no condition')
 
   const total = costs.reduce((sum, {cost}) => sum + cost, 0)
   if (total > RULE_COST_BUDGET) {

@@ -128,7 +128,24 @@ export const RULE_FILE_SCHEMA = {
       },
       description: 'What to say when a needed fact is missing. Templates can read `missing.fact`, `missing.reason`, `missing.detail`.',
     },
-    remediation: {type: 'array', minItems: 1, items: template},
+    remediation: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        oneOf: [
+          template,
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['when', 'text'],
+            properties: {when: celExpression, text: template},
+            description:
+              'A line that applies only where `when` holds (a platform, a version range, a CNI, a mode). Left out where it is false; kept where a fact it reads is missing, so its text says when it applies ("On Huawei CCE, …").',
+          },
+        ],
+      },
+      description: 'What to do about a failure, a line each. At least one line has no condition.',
+    },
     references: {...REFERENCES_SCHEMA, minItems: 1},
   },
 } as const
@@ -165,6 +182,9 @@ export interface RuleDefinition {
   skip?: Array<{message: string; when: string}>
   outcomes: RuleOutcome[]
   unknown: {byReason?: Record<string, string>; message: string}
-  remediation: string[]
+  remediation: RemediationLine[]
   references: RuleReference[]
 }
+
+/** One line of a rule's remediation: always shown, or only where its condition holds or cannot be decided. */
+type RemediationLine = string | {text: string; when: string}

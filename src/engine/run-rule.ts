@@ -100,6 +100,26 @@ function render(rule: LoadedRule, template: string, activation: Activation, mete
   })
 }
 
+/**
+ * The remediation lines for this subject: the plain ones, and the conditional ones whose condition holds or cannot
+ * be decided (a fact it reads is missing, or it would go over the cost budget): advice is never dropped on a guess.
+ */
+function remediationFor(rule: LoadedRule, activation: Activation, meter: CostMeter): string[] {
+  return rule.remediation.flatMap((line) => {
+    if (typeof line === 'string') return [render(rule, line, activation, meter)]
+    return rejects(rule, line.when, activation, meter) ? [] : [render(rule, line.text, activation, meter)]
+  })
+}
+
+/** The condition is false on these facts; one that cannot be evaluated is not. */
+function rejects(rule: LoadedRule, condition: string, activation: Activation, meter: CostMeter): boolean {
+  try {
+    return evaluateExpression(rule, condition, activation, meter) === false
+  } catch {
+    return false
+  }
+}
+
 /** The activation a rule reads on a subject: its facts as CEL values, and the rule's own data. */
 function activationFor(rule: LoadedRule, subject: Subject): Activation {
   return {...celActivation(subject.facts, rule.scope), data: celData(rule.data ?? {})}
@@ -217,7 +237,7 @@ export function ruleRun(rule: LoadedRule, subject: Subject, activation: Activati
     status,
     severity: severityOf(extra.severity),
     message,
-    remediation: status === 'fail' ? rule.remediation.map((step) => render(rule, step, activation, meter)) : [],
+    remediation: status === 'fail' ? remediationFor(rule, activation, meter) : [],
     ...(extra.reason === undefined ? {} : {reason: extra.reason}),
   })
 

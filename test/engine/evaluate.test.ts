@@ -196,6 +196,26 @@ const brief = ({status, severity, subject, message, reason, remediation}: {messa
 })
 
 describe('evaluating a rule', () => {
+  it('shows a conditional remediation line where its condition holds, leaves it out where it does not, and keeps it where a fact it reads is missing', () => {
+    const onDebian = rule({
+      uses: ['os.id'],
+      remediation: ['upgrade {{ kernel.version }}', {when: 'os.id == "debian"', text: 'On Debian, install the backports kernel.'}],
+    })
+    const {findings} = evaluateRules([onDebian], [
+      {kind: 'Node', name: 'debian', facts: kernel('4.18').set('os.id', 'debian')},
+      {kind: 'Node', name: 'rhel', facts: kernel('4.18').set('os.id', 'rhel')},
+      {kind: 'Node', name: 'os-unread', facts: kernel('4.18').unknown('os.id', 'not-collected', 'no os-release section')},
+    ])
+    assert.deepEqual(
+      findings.map(({subject, remediation}) => [subject.name, remediation]),
+      [
+        ['debian', ['upgrade 4.18', 'On Debian, install the backports kernel.']],
+        ['rhel', ['upgrade 4.18']],
+        ['os-unread', ['upgrade 4.18', 'On Debian, install the backports kernel.']],
+      ],
+    )
+  })
+
   it('gives each subject its finding, with the rule\'s words, evidence of what it read and remediation only on a failure', () => {
     const {findings} = evaluateRules([rule({uses: ['kernel.release']})], [
       {kind: 'Node', name: 'a', facts: kernel('4.18')},

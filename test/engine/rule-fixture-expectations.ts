@@ -9,11 +9,13 @@ import type {Severity, UnknownReason} from '../../src/contract/finding.js'
  *   not the reason (`no-kernel-evidence` is `not-collected` when the bundle lacks a section,
  *   `not-present` when the node lacks the files).
  * - `fail.<case>`: the severity, the subject (`Kind/name`), and, where the remediation carries a
- *   command, a piece of that command (or of the advice that differs between fixtures of one rule).
+ *   command, a piece of that command (or of the advice that differs between fixtures of one rule);
+ *   `without`: a piece of a conditional remediation line this fixture's platform, version, CNI or
+ *   mode leaves out.
  *
  * Keyed by `<rule name>/<fixture file>`.
  */
-type FixtureExpectation = {reason: UnknownReason} | {remediation?: string; severity: Severity; subject: string}
+type FixtureExpectation = {reason: UnknownReason} | {remediation?: string; severity: Severity; subject: string; without?: string}
 
 export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   // --- cluster rules ---
@@ -88,7 +90,10 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   // kube-vip with lb_enable=true balances the control plane in IPVS; its ARP-only twin (pass) has no lb_enable.
   'ipvs-flush-users/fail.kube-vip-lb-enable.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'without lb_enable'},
   'ipvs-flush-users/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
-  'ipvs-lb-hijack/fail.shared-with-ingress.json': {severity: 'warning', subject: 'Service/web/shop', remediation: 'kubernetes.io/elb.pass-through: "true"'},
+  // CCE's pass-through annotation is said on CCE, and where the platform is not known (Nodes forbidden); not on EKS.
+  'ipvs-lb-hijack/fail.shared-with-ingress.json': {severity: 'warning', subject: 'Service/web/shop', remediation: 'Test in-cluster access', without: 'elb.pass-through'},
+  'ipvs-lb-hijack/fail.shared-with-ingress-cce.json': {severity: 'warning', subject: 'Service/web/shop', remediation: 'kubernetes.io/elb.pass-through: "true"'},
+  'ipvs-lb-hijack/fail.shared-with-ingress-nodes-forbidden.json': {severity: 'warning', subject: 'Service/web/shop', remediation: 'kubernetes.io/elb.pass-through: "true"'},
   'ipvs-lb-hijack/unknown.ingresses-forbidden.json': {reason: 'permission-denied'},
   'ipvs-scheduler/fail.source-hashing.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'sessionAffinity: ClientIP'},
   'ipvs-scheduler/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
@@ -113,21 +118,22 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'kube-proxy-mode-implicit/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
   // The image is pinned by digest: no tag tells kube-proxy's version, which decides what an unset mode means.
   'kube-proxy-mode-implicit/unknown.kube-proxy-image-by-digest.json': {reason: 'unparseable'},
-  'kubernetes-version/fail.eks-1.31-kube-proxy.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'featureGates: {NFTablesProxyMode: true}'},
+  // The feature-gate line is for 1.29–1.30 only, where nftables mode is alpha.
+  'kubernetes-version/fail.eks-1.31-kube-proxy.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer', without: 'featureGates'},
   'kubernetes-version/fail.kubernetes-1.28.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   // Boundaries (the node list is EKS's capture, so the EKS floor of 1.33 applies): no nftables mode before 1.29,
   // none on EKS before 1.33, then a warning until 1.33.6 brings the two nftables fixes.
-  'kubernetes-version/fail.kubeadm-1.28.15-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
-  'kubernetes-version/fail.kubeadm-1.29.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
-  'kubernetes-version/fail.kubeadm-1.30.14-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
-  'kubernetes-version/fail.kubeadm-1.31.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.28.15-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer', without: 'featureGates'},
+  'kubernetes-version/fail.kubeadm-1.29.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'featureGates: {NFTablesProxyMode: true}'},
+  'kubernetes-version/fail.kubeadm-1.30.14-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'featureGates: {NFTablesProxyMode: true}'},
+  'kubernetes-version/fail.kubeadm-1.31.0-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer', without: 'featureGates'},
   'kubernetes-version/fail.kubeadm-1.32.9-from-1.34.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   'kubernetes-version/fail.kubeadm-1.33.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   'kubernetes-version/fail.kubeadm-1.33.5-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   // A kubeadm cluster has no platform floor: before 1.31 nftables mode is alpha behind a gate that is off (a
   // blocker), from 1.31 it is beta (a warning until 1.33.6).
   'kubernetes-version/fail.kubeadm-1.30.14-without-platform-floor.json': {severity: 'blocker', subject: 'Cluster/cluster', remediation: 'featureGates: {NFTablesProxyMode: true}'},
-  'kubernetes-version/fail.kubeadm-1.31.0-without-platform-floor.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
+  'kubernetes-version/fail.kubeadm-1.31.0-without-platform-floor.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer', without: 'featureGates'},
   'kubernetes-version/fail.kubeadm-1.32.9-without-platform-floor.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: '1.33.6 or newer'},
   // GET /version answered 503 ("the server is currently unable to handle the request"): the read failed.
   'kubernetes-version/unknown.version-unreachable.json': {reason: 'failed'},

@@ -52,6 +52,13 @@ describe('rule fixtures', () => {
                 `remediation carries ${JSON.stringify(expectation.remediation)}: ${JSON.stringify(finding.remediation)}`,
               )
             }
+
+            if (expectation.without) {
+              assert.ok(
+                !finding.remediation.some((step) => step.includes(expectation.without!)),
+                `remediation leaves out ${JSON.stringify(expectation.without)}: ${JSON.stringify(finding.remediation)}`,
+              )
+            }
           }
         })
       }

@@ -103,7 +103,7 @@ export function telling(findings: Finding[]): Finding {
   return findings.toSorted((a, b) => STATUS_WEIGHT[a.status] - STATUS_WEIGHT[b.status])[0]
 }
 
-/** A condition that picks an outcome (a skip's or an outcome's `when`); templates only shape the text. */
+/** A condition that picks an outcome (a skip's or an outcome's `when`) or a remediation line; templates only shape the text. */
 interface RuleCondition {
   /** Where it is in the rule file: `outcomes[2].when`. */
   path: string
@@ -134,6 +134,16 @@ export function ruleConditions(rule: LoadedRule): RuleCondition[] {
       expression: outcome.when,
       ast: env.parse(outcome.when).ast,
       with: (expression) => ({...rule, outcomes: rule.outcomes.map((item, at) => (at === index ? {...item, when: expression} : item))}),
+    })
+  }
+
+  for (const [index, line] of rule.remediation.entries()) {
+    if (typeof line === 'string') continue
+    conditions.push({
+      path: `remediation[${index}].when`,
+      expression: line.when,
+      ast: env.parse(line.when).ast,
+      with: (expression) => ({...rule, remediation: rule.remediation.map((item, at) => (at === index ? {...line, when: expression} : item))}),
     })
   }
 

@@ -66,9 +66,9 @@ describe('rule version boundaries', () => {
   }
 
   it('finds the version comparisons', () => {
-    // kernel-version 1, nft-version 2, conntrack-liberal 1, kubernetes-version 4, ipvs-deprecation 3, service-count 1,
+    // kernel-version 1, nft-version 2, conntrack-liberal 1, kubernetes-version 6 (2 in its remediation), ipvs-deprecation 3, service-count 1,
     // kube-proxy-mode-implicit 2, service-comment-length 1, antrea-proxy-all 1, calico-kube-proxy-tables 1, endpoints-kernel 1,
     // rollback-cleanup 1 (k3s-nft-json compares with its data table, which this does not count).
-    assert.equal(count, 19)
+    assert.equal(count, 21)
   })
 })

@@ -2,8 +2,8 @@
  * A rule mutator: every comparison operator in a rule's conditions flipped (< and <=, > and >=, == and !=) and
  * every version literal moved by one in its last component, one mutation at a time. Each mutant is evaluated on
  * the rule's fixtures in-process; it is killed when some fixture no longer gets the status its name expects (the
- * fixture test would fail) or gets findings of another severity or message than the rule's own (the fixture's
- * golden report would change). Every mutant of every built-in rule is killed: a survivor is a threshold no
+ * fixture test would fail) or gets findings of another severity, message or remediation than the rule's own (the
+ * fixture's golden report would change). Every mutant of every built-in rule is killed: a survivor is a threshold no
  * fixture pins down, and wants a fixture at that boundary (test/meta/rule-boundaries.test.ts lists the version ones).
  */
 import type {ASTNode} from '@marcbachmann/cel-js'
@@ -55,12 +55,14 @@ function mutantsOf(rule: LoadedRule): Mutant[] {
 
 /** What a user reads of a rule's findings on one fixture: the golden reports record it for every fixture. */
 function outcomeOf(rule: LoadedRule, {options, subjects}: Pick<RuleFixture, 'options' | 'subjects'>): string {
-  return JSON.stringify(reported(evaluateRules([rule], subjects, options)).map(({severity, status, message, subject}) => [subject.kind, subject.name, status, severity, message]))
+  return JSON.stringify(
+    reported(evaluateRules([rule], subjects, options)).map(({severity, status, message, subject, remediation}) => [subject.kind, subject.name, status, severity, message, remediation]),
+  )
 }
 
 /**
  * The mutants of the rule that give every fixture the status its name expects and the findings the rule
- * gives it: a changed status fails the fixture test, a changed severity or message the golden report.
+ * gives it: a changed status fails the fixture test, a changed severity, message or remediation the golden report.
  */
 function survivorsOf(rule: LoadedRule, fixtures: readonly RuleFixture[]): string[] {
   const outcomes = fixtures.map((fixture) => outcomeOf(rule, fixture))

@@ -1,0 +1,28 @@
+/**
+ * Advice for the cluster at hand: the example snapshot (kubeadm, flannel, Kubernetes 1.32.5, IPVS) is told
+ * neither another platform's fix nor another version's. The rule fixtures show each conditional line kept
+ * on its own platform or version, and kept where the platform could not be read (rule-fixture-expectations.ts).
+ */
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+
+import {renderMarkdown} from '../../src/report/markdown.js'
+import {renderText} from '../../src/report/text.js'
+import {exampleClusterReport} from '../helpers/reports.js'
+
+const report = await exampleClusterReport()
+const outputs = {text: renderText(report), markdown: renderMarkdown(report)}
+
+describe('remediation for the detected platform, version, CNI and mode', () => {
+  for (const [format, output] of Object.entries(outputs)) {
+    it(`leaves Huawei CCE's annotation out of a kubeadm cluster's ${format} report, where the shared-address advice stays`, () => {
+      assert.match(output, /Test in-cluster access to the shared address/)
+      assert.doesNotMatch(output, /Huawei CCE|elb\.pass-through/)
+    })
+
+    it(`leaves the 1.29–1.30 feature gate out of a 1.32.5 cluster's ${format} report, where the upgrade advice stays`, () => {
+      assert.match(output, /Upgrade the control plane and kube-proxy to 1\.33\.6 or newer/)
+      assert.doesNotMatch(output, /On 1\.29–1\.30|NFTablesProxyMode: true/)
+    })
+  }
+})
