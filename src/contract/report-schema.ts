@@ -381,6 +381,13 @@ export const REPORT_SCHEMA = {
               commands: {...stringList, description: 'Shell commands; lines starting with # are comments.'},
               verify: stringList,
               undo: stringList,
+              finding: {
+                type: 'object',
+                required: ['rule', 'status'],
+                additionalProperties: false,
+                description: 'Set on a step made from one rule\'s findings: those of this rule with this status (fail: the step fixes them; unknown: it finds out). Its why and actions restate them, so the text and Markdown reports name the rule and point to its findings instead.',
+                properties: {rule: {type: 'string'}, status: {enum: ['fail', 'unknown']}},
+              },
             },
           },
         },

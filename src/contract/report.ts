@@ -138,6 +138,18 @@ export interface PlanStep {
   verify: string[]
   /** How to undo the step. */
   undo: string[]
+  /**
+   * Set on a step made from one rule's findings (a fix for its failures, or a way to find out what it could
+   * not tell): its `why` and `actions` say again what those findings say, so a long report names the rule
+   * and points to its findings instead of restating them.
+   */
+  finding?: StepFinding
+}
+
+/** The findings a step was made from: those of `rule` with `status`. */
+export interface StepFinding {
+  rule: string
+  status: 'fail' | 'unknown'
 }
 
 /** Nodes alike in OS and kernel, which one fix serves. */

@@ -54,6 +54,7 @@ export function stepsForFindings(findings: GatedFinding[], nodeGroups: NodeGroup
       commands: failed.length > 0 || !overNodes ? [] : probeCommands(clusterRun, platform),
       verify: [`\`kpx-check ${clusterRun ? 'cluster' : 'node'}\` reports ${rule} passed`],
       undo: [],
+      finding: {rule, status: failed.length > 0 ? 'fail' : 'unknown'},
     })
   }
 

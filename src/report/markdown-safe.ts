@@ -3,7 +3,8 @@
  * values only, and there are two ways to make one: kpx-check's own syntax is the literal part of an `md`
  * template, and every other string enters through a function here that escapes it for its place (a string
  * interpolated into `md` is escaped as prose). What comes out of the report is then plain text in every
- * position: no HTML, no link, no image, no emphasis, no heading, list or code fence that kpx-check did not write.
+ * position: no HTML, no link, no image, no emphasis, no heading, list or code fence that kpx-check did not write
+ * (kpx-check's own anchors and links to them have ids of letters, digits and dashes only).
  *
  * The escapes follow CommonMark 0.31 (backslash escapes §2.4, code spans §6.1, fenced code §4.5, links §6.3)
  * and the extensions of GitHub Flavored Markdown (tables, autolinks, strikethrough). Every function makes its
@@ -107,6 +108,23 @@ export function link(title: string, url: string): Markdown {
   if (target?.protocol !== 'https:') return prose(title)
   // The URL parser percent-encodes blanks, controls and angle brackets: in <…> nothing else ends the destination (§6.3).
   return new Markdown(`[${String(prose(title))}](<${target.href}>)`)
+}
+
+/**
+ * A place in the document a link can go to, as `<a id>` (GitHub keeps the id, prefixed, and follows links to it):
+ * its id made of lowercase letters, digits and dashes only, from any text (`Warnings cluster/x` → `warnings-cluster-x`).
+ */
+export function anchor(text: string): Markdown {
+  return new Markdown(`<a id="${anchorId(text)}"></a>`)
+}
+
+/** A link to the anchor made of the same text, in this document. */
+export function anchorLink(title: Markdown, text: string): Markdown {
+  return new Markdown(`[${String(title)}](#${anchorId(text)})`)
+}
+
+function anchorId(text: string): string {
+  return text.toLowerCase().replaceAll(/[^a-z\d]+/g, '-').replaceAll(/^-|-$/g, '')
 }
 
 /** A command between single backticks, not touching another backtick. */

@@ -1,7 +1,7 @@
 import {type GatedFinding, groupByRule, isWaived, type SubjectRef} from '../contract/finding.js'
-import type {PlanStep, Report} from '../contract/report.js'
-import {planConfidenceNote, waiverNote} from './finding-notes.js'
-import {code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
+import type {PlanStep, Report, StepFinding} from '../contract/report.js'
+import {type FindingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
+import {anchor, anchorLink, code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
 import {verifyHeadline} from './verify-headline.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
@@ -23,6 +23,8 @@ export function renderMarkdown(report: Report): string {
   const waived = summary.waived > 0 ? md` · ${summary.waived} waived` : md``
   const failed = (severity: GatedFinding['severity']) => report.findings.filter((finding) => finding.status === 'fail' && finding.severity === severity && !isWaived(finding))
   const headline = report.verify && verifyHeadline(report, report.verify)
+  // Where each rule's findings are listed (`Warnings cluster/x`), for the plan steps that point there.
+  const anchors = new Set<string>()
   const out: Markdown[] = [
     headline ? md`# kpx-check verify: ${headline.word}` : md`# kpx-check: ${verdict} for kube-proxy nftables mode`,
     md``,
@@ -33,10 +35,10 @@ export function renderMarkdown(report: Report): string {
     ...checklist(report.plan.steps),
     ...clusterLines(report),
     ...(report.plan.deadline ? [md``, md`> **Deadline:** ${report.plan.deadline}`] : []),
-    ...findingTable('Blockers', failed('blocker')),
-    ...findingTable('Warnings', failed('warning')),
-    ...findingTable('Unknown', report.findings.filter((finding) => finding.status === 'unknown' && !isWaived(finding))),
-    ...findingTable('Waived', report.findings.filter((finding) => isWaived(finding))),
+    ...findingTable('Blockers', failed('blocker'), anchors),
+    ...findingTable('Warnings', failed('warning'), anchors),
+    ...findingTable('Unknown', report.findings.filter((finding) => finding.status === 'unknown' && !isWaived(finding)), anchors),
+    ...findingTable('Waived', report.findings.filter((finding) => isWaived(finding)), anchors),
     ...baselineLines(report),
     ...runningModeTable(report),
     ...nodeGroupTable(report),
@@ -46,7 +48,7 @@ export function renderMarkdown(report: Report): string {
     md``,
     proseWithCode(report.plan.summary),
     ...(note ? [md``, md`> ${note}`] : []),
-    ...report.plan.steps.flatMap((step, index) => stepLines(step, index + 1)),
+    ...report.plan.steps.flatMap((step, index) => stepLines(step, index + 1, findingPlace(report, step, anchors))),
     ...(report.plan.references.length > 0 ? [md``, md`### Sources`, md``, ...report.plan.references.map((reference) => md`- ${link(reference.title, reference.url)}`)] : []),
     md``,
   ]
@@ -120,9 +122,27 @@ export function clusterLines(report: Report): Markdown[] {
   ]
 }
 
-function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
+function findingTable(title: FindingSection, findings: GatedFinding[], anchors: Set<string>): Markdown[] {
   if (findings.length === 0) return []
-  return [md``, md`## ${title} (${findings.length})`, md``, ...findingRows(findings)]
+  return [md``, md`## ${title} (${findings.length})`, md``, ...findingRows(findings, {section: title, anchors})]
+}
+
+/** Where a findings table marks each rule's first row, and the anchors it made there. */
+interface RowAnchors {
+  section: FindingSection
+  anchors: Set<string>
+}
+
+/** What a plan step made from findings points to: the table that lists them, when its rule's row is shown. */
+interface FindingPlace {
+  section: FindingSection
+  rule: string
+  status: StepFinding['status']
+}
+
+function findingPlace(report: Report, step: PlanStep, anchors: ReadonlySet<string>): FindingPlace | undefined {
+  const section = step.finding && stepFindingSection(report.findings, step.finding)
+  return section && anchors.has(`${section} ${step.finding!.rule}`) ? {section, ...step.finding!} : undefined
 }
 
 /**
@@ -130,7 +150,7 @@ function findingTable(title: string, findings: GatedFinding[]): Markdown[] {
  * and notes) share one row naming their objects, SUBJECTS_SHOWN of them and how many more; a rule's first
  * SUBJECTS_SHOWN rows, then how many more (a rule can fail on thousands of Services); the first ROWS_SHOWN rows.
  */
-export function findingRows(findings: GatedFinding[]): Markdown[] {
+export function findingRows(findings: GatedFinding[], marked?: RowAnchors): Markdown[] {
   const shown: FindingRow[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
     const rows = rowsOfRule(ofRule)
@@ -141,7 +161,7 @@ export function findingRows(findings: GatedFinding[]): Markdown[] {
 
   const rows = shown.slice(0, ROWS_SHOWN).map((row) => {
     if ('more' in row) return tableRow([code(row.rule), prose(`… ${row.more} more`), md`see the JSON report`])
-    return tableRow([code(row.finding.rule), joined(someOf(row.subjects, SUBJECTS_SHOWN, subjectName), md`, `), findingText(row.finding)])
+    return tableRow([ruleCell(row.finding.rule, marked), joined(someOf(row.subjects, SUBJECTS_SHOWN, subjectName), md`, `), findingText(row.finding)])
   })
   return [
     md`| Rule | Subject | Finding |`,
@@ -149,6 +169,14 @@ export function findingRows(findings: GatedFinding[]): Markdown[] {
     ...rows,
     ...(shown.length > ROWS_SHOWN ? [md`| … | ${findings.length - countShown(shown.slice(0, ROWS_SHOWN))} more | see the JSON report |`] : []),
   ]
+}
+
+/** The rule's id; on its first row, an anchor the plan steps made from its findings link to. */
+function ruleCell(rule: string, marked: RowAnchors | undefined): Markdown {
+  const place = marked && `${marked.section} ${rule}`
+  if (!place || marked.anchors.has(place)) return code(rule)
+  marked.anchors.add(place)
+  return md`${anchor(place)}${code(rule)}`
 }
 
 /** Findings of one rule that say the same thing: the first of them, and the objects of them all. */
@@ -252,15 +280,23 @@ function waveTable(report: Report): Markdown[] {
   ]
 }
 
-function stepLines(step: PlanStep, number: number): Markdown[] {
+/**
+ * A step of the plan. One made from findings links to them for what they found, rather than saying it again;
+ * a fix keeps its actions (the rule's remediation, each line for the objects that call for it), so that the
+ * change ticket has what to do in the step; a way to find out has none but the finding's message.
+ */
+function stepLines(step: PlanStep, number: number, found: FindingPlace | undefined): Markdown[] {
   const subjects = someOf(step.subjects, SUBJECTS_SHOWN, (subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : subjectName(subject)))
+  const actions = found?.status === 'unknown' ? [] : step.actions
   return [
     md``,
     md`### ${number}. ${step.title}`,
     md``,
-    ...withOutput(step.why, (head) => md`*${step.phase}* · ${head}`),
+    ...(found
+      ? [md`*${step.phase}* · ${found.status === 'fail' ? 'What it found' : 'Why it is not known'}: ${anchorLink(md`${found.section}, ${code(found.rule)}`, `${found.section} ${found.rule}`)}.`]
+      : withOutput(step.why, (head) => md`*${step.phase}* · ${head}`)),
     ...(step.rules.length > 0 ? [md``, md`Answers: ${ruleList(step.rules)}. Applies to: ${joined(subjects, md`; `)}.`] : []),
-    ...(step.actions.length > 0 ? [md``, ...step.actions.flatMap((action) => actionLines(action))] : []),
+    ...(actions.length > 0 ? [md``, ...actions.flatMap((action) => actionLines(action))] : []),
     ...shellBlock(step.commands),
     ...(step.verify.length > 0 ? [md``, md`**Verify**`, md``, ...step.verify.map((line) => md`- ${verifyLine(line)}`)] : []),
     ...(step.undo.length > 0 ? [md``, md`**Undo**`, ...shellBlock(step.undo)] : []),

@@ -2,10 +2,11 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import {stripVTControlCharacters} from 'node:util'
 
 import {type GatedFinding, groupByRule, isWaived} from '../contract/finding.js'
-import type {NodeCheck, Report} from '../contract/report.js'
+import type {NodeCheck, PlanStep, Report} from '../contract/report.js'
 import {subjectName} from '../contract/subject.js'
 import {leftBehindSentence} from '../util/errors.js'
-import {planConfidenceNote, waiverNote} from './finding-notes.js'
+import {someNames} from '../util/names.js'
+import {type FindingSection, findingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
 import {printableReport} from './printable.js'
 import {renderTable} from './table.js'
 import {verifyHeadline} from './verify-headline.js'
@@ -68,18 +69,20 @@ export function renderText(untrusted: Report, options: TextOptions = {}): string
     ...(report.nodes.length > NODES_SHOWN ? [chalk.dim(`  … and ${report.nodes.length - NODES_SHOWN} more nodes (see --json)`)] : []),
   ]
 
-  const groups: Array<[string, (finding: GatedFinding) => boolean, ChalkInstance, string]> = [
-    ['Blockers', (f) => f.status === 'fail' && f.severity === 'blocker' && !isWaived(f), chalk.red, '✗'],
-    ['Warnings', (f) => f.status === 'fail' && f.severity === 'warning' && !isWaived(f), chalk.yellow, '!'],
-    ['Unknown', (f) => f.status === 'unknown' && !isWaived(f), chalk.magenta, '?'],
-    ['Notes', (f) => f.status === 'fail' && f.severity === 'info' && !isWaived(f), chalk.cyan, 'i'],
-    ['Waived', (f) => isWaived(f), chalk.dim, '~'],
+  const groups: Array<[FindingSection, ChalkInstance, string]> = [
+    ['Blockers', chalk.red, '✗'],
+    ['Warnings', chalk.yellow, '!'],
+    ['Unknown', chalk.magenta, '?'],
+    ['Notes', chalk.cyan, 'i'],
+    ['Waived', chalk.dim, '~'],
   ]
-  for (const [title, belongs, color, mark] of groups) {
-    const findings = report.findings.filter((finding) => belongs(finding))
+  // A fix step's actions are its rule's remediation, each line said for the objects that call for it: said here, with the findings.
+  const fixes = new Map(report.plan.steps.filter((step) => step.finding?.status === 'fail').map((step) => [step.finding!.rule, step.actions]))
+  for (const [title, color, mark] of groups) {
+    const findings = report.findings.filter((finding) => findingSection(finding) === title)
     if (findings.length === 0) continue
     out.push('', chalk.bold(`${title} (${findings.length})`))
-    for (const [rule, ofRule] of groupByRule(findings)) out.push(...renderRuleGroup(rule, ofRule, color, mark, chalk))
+    for (const [rule, ofRule] of groupByRule(findings)) out.push(...renderRuleGroup(rule, ofRule, {color, mark, fix: title === 'Blockers' || title === 'Warnings' ? fixes.get(rule) : undefined}, chalk))
   }
 
   out.push(...planLines(report, chalk, verbatim), '', chalk.dim('Details, evidence and every passed check: --json; the plan as a document: --format markdown.'))
@@ -113,8 +116,11 @@ function planLines(report: Report, chalk: ChalkInstance, verbatim: Set<string>):
   }
 
   for (const [index, step] of plan.steps.entries()) {
-    lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`, chalk.dim(`     ${step.why}`))
-    for (const action of step.actions) lines.push(`     → ${action}`)
+    lines.push('', `  ${chalk.bold(`${index + 1}.`)} ${chalk.bold(step.title)} ${chalk.dim(`[${step.phase}]`)}`)
+    const section = step.finding && stepFindingSection(report.findings, step.finding)
+    // A step made from findings says which, and where the report lists them: their message and fix are said there.
+    if (section) lines.push(chalk.dim(`     ${findingReference(step, section)}`))
+    else lines.push(chalk.dim(`     ${step.why}`), ...step.actions.map((action) => `     → ${action}`))
     commands(step.commands, 5, '$ ', chalk.cyan)
     for (const check of step.verify) lines.push(`     ${chalk.green('✓')} ${check}`)
     if (step.undo.length > 0) {
@@ -124,6 +130,23 @@ function planLines(report: Report, chalk: ChalkInstance, verbatim: Set<string>):
   }
 
   return lines
+}
+
+/** `cluster/clusterip-ping on Deployment legacy/billing-worker: what it found and what to do are under Warnings above.` */
+function findingReference(step: PlanStep, section: FindingSection): string {
+  const what = step.finding?.status === 'fail' ? 'what it found and what to do are' : 'why it is not known is'
+  return `${step.finding?.rule} on ${stepObjects(step)}: ${what} under ${section} above.`
+}
+
+/** A step's objects by kind, a few named of each (`node(s) a, b`, `Service x, y and 3 more`, `the cluster`): its node groups' nodes are nodes. */
+function stepObjects(step: PlanStep): string {
+  const byKind = new Map<string, string[]>()
+  for (const {kind, name, members} of step.subjects) {
+    const key = members ? 'node(s)' : kind
+    byKind.set(key, [...(byKind.get(key) ?? []), ...(members ?? [name])])
+  }
+
+  return [...byKind].map(([kind, names]) => (kind === 'Cluster' ? 'the cluster' : `${kind} ${someNames(names)}`)).join('; ')
 }
 
 /** The waves in their order, each with its canary and how many of its nodes can switch now. */
@@ -254,7 +277,14 @@ export function verdictSentence(report: Report): string {
   }
 }
 
-function renderRuleGroup(rule: string, findings: GatedFinding[], color: ChalkInstance, mark: string, chalk: ChalkInstance): string[] {
+/** How a section marks its findings, and the fix step's actions for the rule, which say its remediation per object. */
+interface RuleGroupStyle {
+  color: ChalkInstance
+  mark: string
+  fix?: string[]
+}
+
+function renderRuleGroup(rule: string, findings: GatedFinding[], {color, mark, fix}: RuleGroupStyle, chalk: ChalkInstance): string[] {
   const lines = [`  ${color(mark)} ${chalk.bold(rule)}  ${findings[0].title}${findings.length > 1 ? chalk.dim(` — ${findings.length} subjects`) : ''}`]
   for (const finding of findings.slice(0, SUBJECTS_SHOWN)) {
     const reason = finding.reason ? chalk.dim(` [${finding.reason}]`) : ''
@@ -265,7 +295,7 @@ function renderRuleGroup(rule: string, findings: GatedFinding[], color: ChalkIns
 
   if (findings.length > SUBJECTS_SHOWN) lines.push(chalk.dim(`    … and ${findings.length - SUBJECTS_SHOWN} more (see --json)`))
   // Remediation is templated per subject (the distro upgrade differs by node): show each step once.
-  const remediation = [...new Set(findings.flatMap((finding) => finding.remediation))]
+  const remediation = fix ?? [...new Set(findings.flatMap((finding) => finding.remediation))]
   if (remediation.length > 0) {
     lines.push(`    ${chalk.dim('What to do:')}`)
     for (const step of remediation) lines.push(`      → ${step}`)

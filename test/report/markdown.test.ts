@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {PLAN_PHASES} from '../../src/contract/phases.js'
-import type {Report} from '../../src/contract/report.js'
+import type {PlanStep, Report} from '../../src/contract/report.js'
 import {code, codeBlock, link, md, prose, proseWithCode, tableRow} from '../../src/report/markdown-safe.js'
 import {renderMarkdown} from '../../src/report/markdown.js'
 import {nodesOf, parseMarkdown as parse, shown} from '../helpers/markdown.js'
@@ -82,11 +82,52 @@ describe('Markdown that pastes into a change ticket', () => {
 
   it('says each cause once: a rule\'s findings that say the same thing share one row naming their objects (the example snapshot)', async () => {
     const markdown = renderMarkdown(await exampleClusterReport())
-    const rows = markdown.split('\n').filter((line) => line.startsWith('| `cluster/nodeport-addresses` |'))
+    const rows = markdown.split('\n').filter((line) => line.includes('`cluster/nodeport-addresses` |'))
     assert.equal(rows.length, 1)
-    assert.match(rows[0], /^\| `cluster\/nodeport-addresses` \| `-n dns service\/coredns-external`, `-n ingress-nginx service\/ingress-nginx-controller`, `-n monitoring service\/grafana` \| nodePortAddresses is unset /)
-    // Findings of one rule that say different things keep a row each.
-    assert.equal(markdown.split('\n').filter((line) => line.startsWith('| `cluster/ipvs-lb-hijack` |')).length, 2)
+    assert.match(rows[0], /^\| <a id="warnings-cluster-nodeport-addresses"><\/a>`cluster\/nodeport-addresses` \| `-n dns service\/coredns-external`, `-n ingress-nginx service\/ingress-nginx-controller`, `-n monitoring service\/grafana` \| nodePortAddresses is unset /)
+    // Findings of one rule that say different things keep a row each; the rule's first row has its anchor.
+    assert.deepEqual(
+      markdown.split('\n').filter((line) => line.includes('`cluster/ipvs-lb-hijack` |')).map((line) => line.slice(0, line.indexOf('` |') + 3)),
+      ['| <a id="warnings-cluster-ipvs-lb-hijack"></a>`cluster/ipvs-lb-hijack` |', '| `cluster/ipvs-lb-hijack` |'],
+    )
+  })
+
+  it('says each cause once: a plan step made from findings links to them, and the step holds what to do (the example snapshot)', async () => {
+    const markdown = renderMarkdown(await exampleClusterReport())
+    const once = (text: string) => assert.equal(markdown.split(text).length - 1, 1, text)
+    // The findings' messages are in the findings tables only, the remediation lines in the fix steps only.
+    once('nodePortAddresses is unset and this LoadBalancer Service uses NodePorts')
+    once('It sets spec.externalIPs (10.10.10.50).')
+    once('kube-proxy 1.32.5 has nftables mode before GA (1.33)')
+    once('flannel 0.28.9 runs in iptables mode')
+    once('Replace each ping of a Service with a check of the port it serves')
+    once('Look for others the templates do not spell out')
+    once('Set nodePortAddresses in the new configuration')
+    once('Upgrade flannel to 0.25+')
+    // A fix step: its title, where the findings are, the rule and its objects, what to do, and its own check.
+    const step = markdown.slice(markdown.indexOf('### 9. '), markdown.indexOf('### 10. '))
+    assert.equal(step, [
+      '### 9. Fix: NodePorts stay on the addresses clients use',
+      '',
+      '*configure* · What it found: [Warnings, `cluster/nodeport-addresses`](#warnings-cluster-nodeport-addresses).',
+      '',
+      'Answers: `cluster/nodeport-addresses`. Applies to: `-n dns service/coredns-external`; `-n ingress-nginx service/ingress-nginx-controller`; `-n monitoring service/grafana`.',
+      '',
+      String.raw`- Set nodePortAddresses in the new configuration: \["0.0.0.0/0"\] (and "::/0") keeps today's behaviour; or list the CIDRs clients use.`,
+      '',
+      '**Verify**',
+      '',
+      '- `kpx-check cluster` reports cluster/nodeport-addresses passed',
+      '',
+      '',
+    ].join('\n'))
+    // Every fix step names its rule and links to an anchor the document has.
+    const fixes = markdown.split('\n### ').filter((section) => /^\d+\. Fix: /.test(section))
+    assert.equal(fixes.length, 6)
+    for (const fix of fixes) {
+      const [, rule, anchor] = /What it found: \[Warnings, `([^`]+)`\]\(#([a-z\d-]+)\)/.exec(fix)!
+      assert.ok(markdown.includes(`<a id="${anchor}"></a>\`${rule}\``), fix)
+    }
   })
 
   it('sets commands between backticks in kpx-check\'s own text as code, and escapes the rest as prose', () => {
@@ -118,6 +159,8 @@ const HOSTILE = [
   '**bold** _em_ ~~gone~~ &lt;b&gt; $x$',
   '\u001B]8;;https://evil.example\u0007link\u001B]8;;\u0007',
 ].join(' ')
+/** A rule id that would close an HTML attribute and open a tag. */
+const HOSTILE_RULE = 'evil/"><img src=x onerror=alert(1)>'
 /** HOSTILE as a reader sees it: line breaks and controls shown as escapes, nothing else changed. */
 const HOSTILE_SHOWN = HOSTILE.replaceAll('\n', String.raw`\n`).replaceAll('\u001B', String.raw`\x1B`).replaceAll('\u0007', String.raw`\x07`)
 /** HOSTILE as a command shows it: its line breaks kept, its other controls visible. */
@@ -151,6 +194,10 @@ async function hostileReport(): Promise<Report> {
     wave.undecided = wave.undecided.map(({node, rules}) => ({node: rename(node), rules}))
   }
 
+  // A rule id is a rule file's (--rules): the anchor made of it is letters, digits and dashes whatever it holds.
+  const renamed = report.plan.steps.find((step) => step.finding?.status === 'fail')!.finding!
+  for (const finding of report.findings.filter(({rule}) => rule === renamed.rule)) finding.rule = HOSTILE_RULE
+  renamed.rule = HOSTILE_RULE
   for (const step of report.plan.steps) {
     step.title = `${HOSTILE} ${step.title}`
     step.why = HOSTILE
@@ -177,22 +224,31 @@ describe('a hostile report read back by a GFM parser', () => {
     const nodes = [...nodesOf(tree)]
     const ofType = (type: Nodes['type']) => nodes.filter((node) => node.type === type)
 
-    for (const type of ['html', 'image', 'imageReference', 'linkReference', 'definition', 'footnoteReference', 'footnoteDefinition', 'delete', 'thematicBreak', 'blockquote'] as const) {
+    for (const type of ['image', 'imageReference', 'linkReference', 'definition', 'footnoteReference', 'footnoteDefinition', 'delete', 'thematicBreak', 'blockquote'] as const) {
       assert.deepEqual(ofType(type), [], type)
     }
 
-    assert.deepEqual(
-      ofType('link').map((node) => node.type === 'link' && [node.url, shown(node)]),
-      [['https://kubernetes.io/blog/2025/02/28/nftables-kube-proxy/', HOSTILE_SHOWN]],
-    )
+    // The only HTML: kpx-check's anchors, one per rule and section, with ids of letters, digits and dashes (the hostile rule's too).
+    const html = ofType('html').map((node) => node.type === 'html' && node.value)
+    const anchors = html.filter((value) => value !== '</a>').map((value) => /^<a id="([a-z\d-]+)">$/.exec(String(value))?.[1])
+    assert.equal(html.length, 2 * anchors.length)
+    assert.ok(anchors.includes('warnings-evil-img-src-x-onerror-alert-1'), String(anchors))
+    // The links: the https sources, and the plan steps made from findings, to anchors in the document.
+    const links = ofType('link').flatMap((node) => (node.type === 'link' ? [[node.url, shown(node)]] : []))
+    assert.deepEqual(links.filter(([url]) => !url.startsWith('#')), [['https://kubernetes.io/blog/2025/02/28/nftables-kube-proxy/', HOSTILE_SHOWN]])
+    const inDocument = links.filter(([url]) => url.startsWith('#'))
+    assert.equal(inDocument.length, report.plan.steps.filter((step) => step.finding).length)
+    for (const [url] of inDocument) assert.ok(anchors.includes(url.slice(1)), url)
     // One fenced block per command list and undo list, holding exactly those commands: no line of theirs closes it.
     // Text of several lines (the step's why and an action here, nft's output in real reports) keeps its first line
     // as a sentence and the others as a text block, which nothing in them closes either.
     const afterFirstLine = ['text', HOSTILE_IN_COMMAND.slice(HOSTILE_IN_COMMAND.indexOf('\n') + 1)]
     const sh = (lines: string[]) => (lines.length > 0 ? [['sh', lines.map((line) => (line === HOSTILE ? HOSTILE_IN_COMMAND : line)).join('\n')]] : [])
+    // A step made from findings shows no why (it links to them), and a way to find out no action either (its action is their message).
+    const prose = (step: PlanStep) => (step.finding ? (step.finding.status === 'fail' ? [afterFirstLine] : []) : [afterFirstLine, afterFirstLine])
     assert.deepEqual(
       ofType('code').map((node) => node.type === 'code' && [node.lang, node.value]),
-      report.plan.steps.flatMap((step) => [afterFirstLine, afterFirstLine, ...sh(step.commands), ...sh(step.undo)]),
+      report.plan.steps.flatMap((step) => [...prose(step), ...sh(step.commands), ...sh(step.undo)]),
     )
     // The headings are kpx-check's: the title, the sections, one per step; each step title is one heading.
     assert.equal(ofType('heading').length, 1 + ['Change summary', 'Checklist', 'Warnings', 'Unknown', 'kube-proxy on the nodes', 'Node groups', 'Waves', 'Plan', 'Sources'].length + report.plan.steps.length)

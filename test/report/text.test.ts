@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {renderText, wrapLine} from '../../src/report/text.js'
-import {exampleClusterReport} from '../helpers/reports.js'
+import {exampleClusterReport, exampleNodeReport} from '../helpers/reports.js'
 
 describe('wrapping to the terminal', () => {
   it('breaks a line at spaces, its continuations under the text after its indent and mark', () => {
@@ -33,5 +33,50 @@ describe('wrapping to the terminal', () => {
     assert.deepEqual(tooLong, [])
     assert.ok(wrapped.length > whole.length)
     assert.equal(wrapped.join(' ').replaceAll(/\s+/g, ' '), whole.join(' ').replaceAll(/\s+/g, ' '), 'nothing lost, nothing added but line breaks')
+  })
+})
+
+describe('the long form says each cause once', () => {
+  it('a plan step made from findings names its rule and objects and points to them; their message and fix are said with the findings (the example snapshot)', async () => {
+    const text = renderText(await exampleClusterReport())
+    const count = (part: string) => text.split(part).length - 1
+    for (const remediation of [
+      '→ Replace each ping of a Service with a check of the port it serves',
+      '→ Look for others the templates do not spell out',
+      '→ Set nodePortAddresses in the new configuration',
+      '→ Upgrade flannel to 0.25+',
+      '→ Upgrade the control plane and kube-proxy to 1.33.6 or newer',
+    ]) {
+      assert.equal(count(remediation), 1, remediation)
+    }
+
+    assert.equal(count('It sets spec.externalIPs (10.10.10.50).'), 1)
+    assert.equal(count('kube-proxy 1.32.5 has nftables mode before GA (1.33)'), 1)
+    const lines = text.split('\n')
+    const step = lines.indexOf('  2. Fix: No workload pings a Service\'s ClusterIP [prerequisites]')
+    assert.deepEqual(lines.slice(step, step + 3), [
+      '  2. Fix: No workload pings a Service\'s ClusterIP [prerequisites]',
+      '     cluster/clusterip-ping on Deployment legacy/billing-worker; CronJob monitoring/dns-canary: what it found and what to do are under Warnings above.',
+      '     ✓ `kpx-check cluster` reports cluster/clusterip-ping passed',
+    ])
+    // Each fix step names its rule.
+    const fixes = lines.flatMap((line, index) => (/^ {2}\d+\. Fix: /.test(line) ? [lines[index + 1]] : []))
+    assert.deepEqual(fixes.map((line) => line.trim().split(' ', 1)[0]), ['cluster/clusterip-ping', 'cluster/external-ips', 'cluster/ipvs-lb-hijack', 'cluster/kubernetes-version', 'cluster/cni-version', 'cluster/nodeport-addresses'])
+  })
+
+  it('keeps a remediation line that only some nodes call for said for those nodes, under the finding (the example bundles)', async () => {
+    const text = renderText(await exampleNodeReport())
+    const lines = text.split('\n')
+    const rule = lines.findIndex((line) => line.startsWith('  ✗ node/kernel-version'))
+    const next = lines.findIndex((line, index) => index > rule && /^ {0,2}\S/.test(line))
+    const fix = lines.slice(rule, next).filter((line) => line.startsWith('      → '))
+    assert.deepEqual(fix, [
+      '      → For Red Hat Enterprise Linux 8.10 (Ootpa), kernel 4.18.0-553.el8_10.x86_64 (rhel8-worker-07.corp.example): Move to RHEL 9 or newer (kernel 5.14); RHEL 8\'s 4.18 kernel lacks the backports nftables mode needs.',
+      '      → Keep this node on iptables or IPVS mode until then: kube-proxy supports mixed modes, one node at a time.',
+      '      → Expert escape hatch, not recommended: `KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK=1` in kube-proxy\'s environment skips the check for kernels with backports. If a feature is missing, the first rule sync fails and the node is left with no Service rules at all.',
+      '      → For Ubuntu 20.04.4 LTS, kernel 5.4.0-204-generic (ip-10-0-1-23): Move to Ubuntu 22.04 or newer, or install the HWE kernel on 20.04 (linux-generic-hwe-20.04, 5.15).',
+    ])
+    assert.ok(lines.includes('     node/kernel-version on node(s) ip-10-0-1-23, rhel8-worker-07.corp.example: what it found and what to do are under Blockers above.'))
+    assert.equal(text.split('Move to RHEL 9 or newer').length - 1, 1)
   })
 })
