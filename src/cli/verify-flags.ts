@@ -23,7 +23,7 @@ export const verifyFlags = {
   }),
   watch: durationFlag({
     helpGroup: NODE_PROBES,
-    description: `With --kube-proxy-metrics (verify cluster): read each kube-proxy's metrics twice, DURATION apart (at most ${MAX_WATCH_SECONDS / 60}m), and fail a node whose failed nftables syncs grew in between, or whose last sync of an IP family did not move over more than 60s. Use at least 90s to see a whole sync period.`,
+    description: `Read each kube-proxy's metrics twice, DURATION apart (at most ${MAX_WATCH_SECONDS / 60}m), and fail a node whose failed nftables syncs grew in between, or whose last sync of an IP family did not move over more than 60s: verify node runs the collector twice (not with --facts), verify cluster needs --kube-proxy-metrics. Use at least 90s to see a whole sync period.`,
     min: 1,
     max: MAX_WATCH_SECONDS,
   }),
@@ -50,14 +50,19 @@ export function refuseConfigFile(flags: {config?: string}): void {
 
 /**
  * --watch where it cannot watch: refused (exit 2), never a run that silently read once. It compares two reads of
- * kube-proxy's metrics through the pod proxy; a bundle is one read, and verify node reads the node once.
+ * kube-proxy's metrics: two collector runs on the nodes (verify node), or two reads through the pod proxy (verify
+ * cluster --kube-proxy-metrics); a bundle is one read.
  */
 export function refuseWatch(flags: {facts?: string[]; 'kube-proxy-metrics'?: boolean; rollback: boolean; watch?: number}, command: 'cluster' | 'node'): void {
   if (flags.watch === undefined) return
-  if (command === 'node') throw new UsageError('--watch: verify node reads the node once and cannot watch it yet', ['Watch its kube-proxy with `kpx-check verify cluster --kube-proxy-metrics --node NAME --watch 90s`.'])
   if (flags.rollback) throw new UsageError('--watch watches kube-proxy\'s nftables syncs; with --rollback there are none to watch')
-  if (flags.facts) throw new UsageError('--watch with --facts: a bundle is one read of the node, and --watch compares two', ['Leave out --facts, and give --kube-proxy-metrics.'])
-  if (!flags['kube-proxy-metrics']) throw new UsageError('--watch needs --kube-proxy-metrics: it reads kube-proxy\'s metrics twice through the API server\'s pod proxy', ['Add --kube-proxy-metrics.'])
+  if (flags.facts) {
+    throw new UsageError('--watch with --facts: a bundle is one read of the node, and --watch compares two', [
+      command === 'node' ? 'Leave out --facts: verify node then runs the collector twice, on this machine or over --ssh/--inventory.' : 'Leave out --facts, and give --kube-proxy-metrics.',
+    ])
+  }
+
+  if (command === 'cluster' && !flags['kube-proxy-metrics']) throw new UsageError('--watch needs --kube-proxy-metrics: it reads kube-proxy\'s metrics twice through the API server\'s pod proxy', ['Add --kube-proxy-metrics.'])
 }
 
 export function verifyOptions(flags: {'allow-not-switched': boolean; rollback: boolean; watch?: number}): VerifyOptions {

@@ -4,19 +4,17 @@
  * kube-proxy's configuration serves them beyond the node's loopback. Where it does not (the default
  * 127.0.0.1:10249), nothing is asked and every node says why.
  */
-import {setTimeout as sleep} from 'node:timers/promises'
-
 import {podProxyPort} from '../derive/kube-proxy-config.js'
 import {deriveKubeProxyConfig} from '../derive/kube-proxy.js'
 import {KUBE_PROXY_METRIC_FAMILIES} from '../derive/node/node-facts.js'
 import {deriveKubeProxyEndpoints, type KubeProxyEndpointRead} from '../derive/node/probed-node.js'
-import {type MetricsRead, setSyncWatchFacts} from '../derive/node/sync-watch.js'
+import {kubeProxyMetricsRead, type MetricsRead, setSyncWatchFacts} from '../derive/node/sync-watch.js'
 import {isWindowsNode} from '../derive/nodes.js'
 import type {ClusterSnapshot} from '../sources/cluster/snapshot.js'
 import {type KubeProxyAnswers, readKubeProxyMetrics} from '../sources/node/kube-proxy-metrics.js'
-import {InterruptedError} from '../util/errors.js'
 import type {ConnectionOptions} from './cluster-reads.js'
 import {runSilently, type StepRunner} from './progress.js'
+import {waitForSecondRead} from './watch-wait.js'
 
 interface KubeProxyMetricsReads {
   /** verify: read /healthz too. */
@@ -51,11 +49,7 @@ export async function readClusterKubeProxyMetrics(
             // reach, where asking /healthz is what sends the read to the pods at all, and so decides what its /metrics say.
             first = await readAll(healthz && 'unreachable' in endpoint)
             task.title = `Watch kube-proxy's metrics of ${names.length} node(s) for ${watchSeconds}s`
-            await sleep(watchSeconds * 1000, undefined, signal ? {signal} : {}).catch(() => {
-              // The wait made nothing in the cluster: say what was stopped, not what a pod probe deletes.
-              const reason: unknown = signal?.reason
-              throw reason instanceof InterruptedError ? new InterruptedError(reason.signal, [], `the second read of kube-proxy's metrics (--watch ${watchSeconds}s)`) : reason
-            })
+            await waitForSecondRead(watchSeconds, signal, "the second read of kube-proxy's metrics")
           }
 
           const answers = await readAll(healthz)
@@ -74,7 +68,5 @@ export async function readClusterKubeProxyMetrics(
 
 /** A node's /metrics of one read, as the watch compares them. */
 function metricsRead(answers: KubeProxyAnswers | undefined): MetricsRead {
-  if (!answers) return {metrics: {reason: 'not-collected', detail: 'the node was not read'}, readAt: new Date()}
-  const metrics = answers.unavailable.get('kube-proxy-metrics') ?? answers.sections.get('kube-proxy-metrics') ?? {reason: 'not-collected', detail: '/metrics was not asked'}
-  return {metrics, readAt: answers.readAt}
+  return answers ? kubeProxyMetricsRead(answers, answers.readAt) : {reason: 'not-collected', detail: 'the node was not read'}
 }

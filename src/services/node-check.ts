@@ -1,22 +1,23 @@
 import type {Finding} from '../contract/finding.js'
 import type {Report} from '../contract/report.js'
 import {setBaselineFacts} from '../derive/node-baseline.js'
-import {type DerivedNode, deriveProbedNodes} from '../derive/node/probed-node.js'
+import {type DerivedNode, deriveProbedNodes, deriveWatchedNodes} from '../derive/node/probed-node.js'
 import {distinctNodes, nodeName, nodeSubjects, probedNodeReport} from '../derive/subjects.js'
 import {evaluateRules} from '../engine/evaluate.js'
 import type {LoadedRule} from '../engine/rule-lint.js'
 import type {Baseline} from '../planner/baseline.js'
 import {buildReport} from '../planner/gate.js'
 import {readFactsBundles} from '../sources/node/bundles.js'
-import {probeThisMachine} from '../sources/node/node-probes.js'
+import {type ProbedNode, probeThisMachine} from '../sources/node/node-probes.js'
 import type {SshProbeOptions} from '../sources/ssh/options.js'
 import type {SshTarget} from '../sources/ssh/target.js'
 import {type CheckOptions, PER_NODE} from './check-options.js'
 import {readGateFiles, refuseBaselineOfOtherNodes} from './gate-files.js'
-import {runSilently, type StepRunner} from './progress.js'
+import {type ProgressTask, runSilently, type StepRunner} from './progress.js'
 import {loadRuleCatalog, rulePlans, validateRuleSelection} from './rule-catalog.js'
 import {probeOverSshWithProgress} from './ssh-probe.js'
 import {switchedNodeChecks} from './switched-node-checks.js'
+import {throwIfInterrupted, waitForSecondRead} from './watch-wait.js'
 
 export interface NodeCheckOptions extends CheckOptions {
   /** Bundle files, folders of bundles, or `-` for standard input; empty (and no `ssh`) means this machine. */
@@ -27,11 +28,23 @@ export interface NodeCheckOptions extends CheckOptions {
   timeoutSeconds: number
   progress?: StepRunner
   readStdin?: () => Promise<string>
+  /** verify node --watch: run the collector twice, this many seconds apart (never on bundles: the command refuses it). */
+  watchSeconds?: number
+  /** Ends the watch's wait (Ctrl-C): the run then rejects with its reason. */
+  signal?: AbortSignal
 }
 
 /** `kpx-check node`: the node rules on this machine, on bundles, or on nodes probed over SSH. */
 export async function runNodeCheck(options: NodeCheckOptions): Promise<Report> {
   return (await evaluateNodes(options, {kind: 'node', select: (rule) => rule.scope !== 'cluster', adapt: (rules) => [...rules.filter((rule) => rule.scope === 'node'), ...switchedNodeChecks(rules, 'node')]})).report
+}
+
+/** One collector run on the nodes: this machine, or each SSH target (in the targets' order). */
+async function probeNodes(options: NodeCheckOptions, task: ProgressTask): Promise<ProbedNode[]> {
+  if (options.ssh) return probeOverSshWithProgress(options.ssh.targets, options.ssh.probe, task)
+  const node = await probeThisMachine(options.timeoutSeconds)
+  task.title = 'Collected facts on this machine'
+  return [node]
 }
 
 /** Which rules a node run evaluates, and what it calls them. */
@@ -68,11 +81,17 @@ export async function evaluateNodes(
           if (options.factsPaths.length > 0) {
             context.probed = distinctNodes(deriveProbedNodes(await readFactsBundles(options.factsPaths, options.readStdin)))
             task.title = `Read ${context.probed.length} facts bundle(s)`
-          } else if (options.ssh) {
-            context.probed = distinctNodes(deriveProbedNodes(await probeOverSshWithProgress(options.ssh.targets, options.ssh.probe, task)))
+          } else if (options.watchSeconds === undefined) {
+            context.probed = distinctNodes(deriveProbedNodes(await probeNodes(options, task)))
           } else {
-            context.probed = deriveProbedNodes([await probeThisMachine(options.timeoutSeconds)])
-            task.title = 'Collected facts on this machine'
+            const {signal, watchSeconds} = options
+            const first = await probeNodes(options, task)
+            task.title = `Watch kube-proxy's metrics for ${watchSeconds}s`
+            await waitForSecondRead(watchSeconds, signal, 'the second collector run')
+            const second = await probeNodes(options, task)
+            throwIfInterrupted(signal, `the second collector run (--watch ${watchSeconds}s)`)
+            context.probed = distinctNodes(deriveWatchedNodes(first, second))
+            task.title += `, twice ${watchSeconds}s apart`
           }
         },
       },

@@ -121,6 +121,19 @@ describe('verify node --facts on the captured kube-proxy 1.36.2 bundles', () => 
   })
 })
 
+describe('verify node --watch where it cannot watch', () => {
+  it('with --facts (a bundle is one read) or --rollback (no nftables syncs to watch): a usage error, exit 2, saying what to do', async () => {
+    const bundle = join(CAPTURES_DIR, 'bundle-nftables.facts')
+    const facts = await runCli(['verify', 'node', '--facts', bundle, '--watch', '90s'])
+    assert.equal(facts.code, 2)
+    assert.match(facts.stderr, /--watch with --facts: a bundle is one read of the node, and --watch compares two/)
+    assert.match(facts.stderr, /Leave out --facts: verify node then runs the collector twice, on this machine or over --ssh\/--inventory\./)
+    const rollback = await runCli(['verify', 'node', '--rollback', '--watch', '90s'])
+    assert.equal(rollback.code, 2)
+    assert.match(rollback.stderr, /with --rollback there are none to watch/)
+  })
+})
+
 describe('node --facts: a node already running nftables is judged on whether it works there (the verify rules of the switch)', () => {
   async function node(bundle: string): Promise<Report> {
     const file = join(workdir, `${Math.random().toString(36).slice(2)}.facts`)

@@ -11,14 +11,13 @@ import type {Finding, Status} from '../../src/contract/finding.js'
 import type {Report} from '../../src/contract/report.js'
 import {type ClusterModel, deriveClusterModel} from '../../src/derive/cluster-facts.js'
 import {type BaselineNode, setBaselineFacts} from '../../src/derive/node-baseline.js'
-import {deriveNodeFacts} from '../../src/derive/node/node-facts.js'
-import {type MetricsRead, setSyncWatchFacts} from '../../src/derive/node/sync-watch.js'
+import {bundleCollectedAt, deriveNodeFacts} from '../../src/derive/node/node-facts.js'
+import {kubeProxyMetricsRead, type MetricsRead, setSyncWatchFacts} from '../../src/derive/node/sync-watch.js'
 import {clusterSubjects} from '../../src/derive/subjects.js'
 import {celEnvironment} from '../../src/engine/cel.js'
 import type {LoadedRule} from '../../src/engine/rule-lint.js'
 import {type Bundle, parseBundle} from '../../src/facts/bundle.js'
 import {flagsNeeded} from '../../src/facts/catalog.js'
-import {parseCollectorInfo} from '../../src/facts/parsers/collector.js'
 import type {Subject} from '../../src/facts/subject.js'
 import {nodeChecksOf, nodeRecordsOf} from '../../src/services/gate-files.js'
 import {SWITCHED_NODE_SKIP} from '../../src/services/rule-catalog.js'
@@ -89,10 +88,9 @@ function baselineRecord(file: string): BaselineNode | undefined {
 export const FIRST_READ_SIDECAR = '.first-read'
 
 function metricsRead(bundle: Bundle): MetricsRead {
-  const time = bundle.sections.get('collector')
-  const readAt = time === undefined ? undefined : parseCollectorInfo(time)?.time
+  const readAt = bundleCollectedAt(bundle)
   assert.ok(readAt, 'a read bundle says when it was collected')
-  return {metrics: bundle.unavailable.get('kube-proxy-metrics') ?? bundle.sections.get('kube-proxy-metrics') ?? {reason: 'not-collected', detail: 'no kube-proxy-metrics section'}, readAt: new Date(readAt)}
+  return kubeProxyMetricsRead(bundle, readAt)
 }
 
 const STATUS_WEIGHT: Record<Status, number> = {fail: 0, unknown: 1, pass: 2, skip: 3}

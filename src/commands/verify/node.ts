@@ -1,4 +1,5 @@
 import {helpDescription} from '../../cli/help-text.js'
+import {withInterrupts} from '../../cli/interrupts.js'
 import {noConfigFile, refuseConfigFile, refuseWatch, VERIFY_DESCRIPTION, verifyFlags, verifyOptions} from '../../cli/verify-flags.js'
 import type {Report} from '../../contract/report.js'
 import {runVerifyNode} from '../../services/verify-check.js'
@@ -12,7 +13,8 @@ export default class VerifyNode extends Node {
     '(no failure counted, no requested sync left waiting), are its nftables tables and service-ips map there, and are the',
     "old mode's rules gone (kube-proxy's iptables Service chains in either backend and family; kube-ipvs0)? /proxyMode",
     'alone proves only that kube-proxy started. Sources as for `<%= config.bin %> node`: this machine, --facts bundles',
-    '(offline, no cluster needed), or --ssh/--inventory.',
+    '(offline, no cluster needed), or --ssh/--inventory. With --watch 90s, the collector runs twice, 90s apart, and a node',
+    'whose failed nftables syncs grew in between, or whose last sync of an IP family did not move, fails.',
     '',
     VERIFY_DESCRIPTION,
   ])
@@ -21,6 +23,7 @@ export default class VerifyNode extends Node {
     '<%= config.bin %> verify node',
     '<%= config.bin %> collect | ssh node-1 sudo sh > node-1.facts\n<%= config.bin %> verify node --facts node-1.facts',
     '<%= config.bin %> verify node --ssh root@10.0.0.11 --json',
+    '<%= config.bin %> verify node --ssh root@10.0.0.11 --watch 90s',
     '<%= config.bin %> verify node --rollback --facts node-1.facts',
   ]
 
@@ -31,6 +34,8 @@ export default class VerifyNode extends Node {
     const {flags} = parsed
     refuseConfigFile(flags)
     refuseWatch(flags, 'node')
-    return this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags)}))
+    if (flags.watch === undefined) return this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags)}))
+    // --watch waits between its two collector runs: a signal ends the wait (exit 130), as verify cluster's.
+    return withInterrupts((signal) => this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags), signal})))
   }
 }

@@ -517,6 +517,11 @@ function deriveKubeProxy(facts: FactSet, sections: Sections): KubeProxyRuntime |
   return runtime
 }
 
+/** When the collector that wrote this bundle ran, by its own clock; undefined when the bundle does not say. */
+export function bundleCollectedAt(bundle: Pick<Bundle, 'sections' | 'unavailable'>): Date | undefined {
+  return collectedAt(new Sections(bundle))
+}
+
 /** When the collector ran, by its own clock (the node's, which kube-proxy's timestamps are on too). */
 function collectedAt(sections: Sections): Date | undefined {
   const read = sections.read('collector')

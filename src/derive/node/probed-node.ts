@@ -8,7 +8,8 @@ import type {FactSet} from '../../facts/fact-set.js'
 import type {KubeProxyAnswers} from '../../sources/node/kube-proxy-metrics.js'
 import type {ProbedNode} from '../../sources/node/node-probes.js'
 import {describeFailure} from '../../sources/probe.js'
-import {deriveKubeProxyEndpointFacts, deriveNodeFacts, unknownNodeFacts} from './node-facts.js'
+import {bundleCollectedAt, deriveKubeProxyEndpointFacts, deriveNodeFacts, unknownNodeFacts} from './node-facts.js'
+import {kubeProxyMetricsRead, type MetricsRead, setSyncWatchFacts} from './sync-watch.js'
 
 /** One node's facts and where they came from. */
 export interface DerivedNode {
@@ -34,6 +35,27 @@ function deriveProbedNode(node: ProbedNode): DerivedNode {
 export function deriveProbedNodes(nodes: readonly ProbedNode[]): DerivedNode[] {
   const derived = new Map<ProbedNode, DerivedNode>()
   return nodes.map((node) => derived.get(node) ?? derived.set(node, deriveProbedNode(node)).get(node)!)
+}
+
+/**
+ * verify node --watch: the nodes of a second collector run, whose watch facts compare each one's kube-proxy metrics with
+ * those of the first run's node at the same place (both runs give their targets' nodes in order); every other fact is the
+ * second run's. A node the second run could not probe keeps its facts all unknown, with why.
+ */
+export function deriveWatchedNodes(first: readonly ProbedNode[], second: readonly ProbedNode[]): DerivedNode[] {
+  const derived = deriveProbedNodes(second)
+  for (const [index, node] of second.entries()) {
+    if ('bundle' in node) setSyncWatchFacts(derived[index].facts, collectedMetricsRead(first[index]), collectedMetricsRead(node))
+  }
+
+  return derived
+}
+
+/** A collector run's read of kube-proxy's /metrics, timed by the collector's own clock (the node's). */
+function collectedMetricsRead(node: ProbedNode): MetricsRead {
+  if ('failure' in node) return {reason: 'node-unreachable', detail: describeFailure(node.failure)}
+  if (node.bundle.cut) return {reason: 'truncated', detail: describeCut(node.bundle.cut)}
+  return kubeProxyMetricsRead(node.bundle, bundleCollectedAt(node.bundle))
 }
 
 /** Probed nodes by name, as facts. */
