@@ -25,7 +25,7 @@ describe('facts only a flag provides', () => {
   it('--watch: every fact setSyncWatchFacts sets, known or unknown, is marked watch', () => {
     const read = (seconds: number) => ({metrics: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1\n', readAt: new Date(seconds * 1000)})
     assert.deepEqual(sorted(factsProvidedBy('watch')), sorted(setSyncWatchFacts(new FactSet(), read(0), read(90)).ownPaths()))
-    const unreadable = setSyncWatchFacts(new FactSet(), read(0), {metrics: {reason: 'timeout', detail: 'no answer'}, readAt: new Date(90_000)})
+    const unreadable = setSyncWatchFacts(new FactSet(), read(0), {reason: 'timeout', detail: 'no answer'})
     assert.deepEqual(sorted(factsProvidedBy('watch')), sorted(unreadable.ownPaths()))
   })
 
