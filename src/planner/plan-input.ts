@@ -36,6 +36,8 @@ export interface ClusterPlanInput {
   unlistedNodes?: UnknownFact
   /** The CNIs: their dataplanes may have to switch with kube-proxy. */
   cnis: readonly Component[]
+  /** Why the DaemonSets could not be listed, when they could not: which CNI runs is then not known. */
+  unlistedDaemonSets?: UnknownFact
   /** Other node-level networking found (cluster.components: node-local-dns, metallb, …): some want a test of their own. */
   addons?: readonly string[]
   /** How each platform switches (platforms/, loadRecipes). */

@@ -35,9 +35,20 @@ interface RecipeStep {
   /** The step restarts kube-proxy on every node at once (one configuration for the cluster): left out while a node is blocked or not checked. */
   restartsEveryNode?: boolean
   /** One runnable command an element: a loop or a block over several lines stays one element. */
-  commands: string[]
-  verify?: string[]
-  undo?: string[]
+  commands: RecipeLine[]
+  verify?: RecipeLine[]
+  undo?: RecipeLine[]
+}
+
+/**
+ * A command, check or undo line; one for a CNI, a mode or a version carries the conditions it needs (the
+ * steps' RECIPE_CONDITIONS), and is left out where one of them is false, kept where one cannot be told.
+ */
+export type RecipeLine = string | {command: string; when: RecipeCondition[]}
+
+/** The text of a recipe line. */
+export function lineText(line: RecipeLine): string {
+  return typeof line === 'string' ? line : line.command
 }
 
 /** What a recipe step can depend on. */
@@ -75,7 +86,21 @@ export type PlanVariable = (typeof PLAN_VARIABLES)[number]
 export const WAVE_VARIABLES = ['waveName', 'waveCanary', 'waveNodes', 'waveFirst', 'waveOthers'] as const
 export type WaveVariable = (typeof WAVE_VARIABLES)[number]
 
-const lines = {type: 'array', items: {type: 'string', minLength: 1}}
+const lines = {
+  type: 'array',
+  items: {
+    oneOf: [
+      {type: 'string', minLength: 1},
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['when', 'command'],
+        properties: {when: {type: 'array', minItems: 1, items: {enum: [...RECIPE_CONDITIONS]}}, command: {type: 'string', minLength: 1}},
+        description: 'A line for a CNI, a mode or a version: left out where one of its conditions is false, kept where one cannot be told.',
+      },
+    ],
+  },
+}
 
 export const RECIPE_FILE_SCHEMA = {
   $schema: JSON_SCHEMA_DRAFT_07,

@@ -8,7 +8,7 @@ import type {Component} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import {someNames} from '../util/names.js'
 import {type ClusterPlanInput, needsStep, type RulePlan} from './plan-input.js'
-import {type PlanVariable, type PlatformRecipe, type RecipeCondition, recipeSnippets, recipeSteps, type WaveVariable} from './recipes.js'
+import {lineText, type PlanVariable, type PlatformRecipe, type RecipeCondition, type RecipeLine, recipeSnippets, recipeSteps, type WaveVariable} from './recipes.js'
 import {CONTROL_PLANE_WAVE, LABEL_VALUE} from './waves.js'
 
 /** The recipe's steps whose conditions hold, filled with the cluster's names and the new configuration. */
@@ -25,10 +25,13 @@ export function switchSteps(
   const {variables, refused} = planVariables(cluster, additions, {canary, held, ready})
   const recipe = recipeFor(cluster.summary, cluster.recipes)
   const snippets = recipeSnippets(cluster.recipes, recipe)
+  const holding = {held, canary}
+  // A step is taken where its conditions hold; a line of it is left out only where one of its own is false.
+  const applies = (line: RecipeLine) => typeof line === 'string' || line.when.every((condition) => holds(condition, cluster, holding) !== false)
   return recipeSteps(cluster.recipes, recipe)
-    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster, {held, canary})))
+    .filter((step) => (step.when ?? []).every((condition) => holds(condition, cluster, holding) === true))
     .flatMap((step): PlanStep[] => {
-      const [title, commands, verify, undo] = [[step.title], step.commands, step.verify ?? [], step.undo ?? []].map((texts) => texts.map((text) => fillText(text, snippets)))
+      const [title, commands, verify, undo] = [[step.title], step.commands, step.verify ?? [], step.undo ?? []].map((lines) => lines.filter((line) => applies(line)).map((line) => fillText(lineText(line), snippets)))
       const lines = [...title, ...commands, ...verify, ...undo]
       const filled = (values: Readonly<Record<string, string>>, notes: string[], subjects: PlanStep['subjects'], id = `${step.phase}/${step.id}`): PlanStep => {
         const fill = (texts: readonly string[]) => texts.filter((text) => !namesNothing(text, values)).map((text) => fillText(text, values))
@@ -125,7 +128,8 @@ interface Holding {
   canary: string | undefined
 }
 
-function holds(condition: RecipeCondition, cluster: ClusterPlanInput, {held, canary}: Holding): boolean {
+/** Whether the condition holds for this cluster; undefined where what it depends on could not be read. */
+function holds(condition: RecipeCondition, cluster: ClusterPlanInput, {held, canary}: Holding): boolean | undefined {
   const {kubeProxy} = cluster
   switch (condition) {
     case 'nodes-held': {
@@ -151,21 +155,31 @@ function holds(condition: RecipeCondition, cluster: ClusterPlanInput, {held, can
     }
 
     case 'calico-operator-iptables': {
-      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.daemonSet.namespace === 'calico-system')
+      return cniSwitches(cluster, 'calico', (cni) => cni.daemonSet.namespace === 'calico-system')
     }
 
     case 'calico-manifest-iptables': {
-      return cniToSwitch(cluster).some((cni) => cni.name === 'calico' && cni.daemonSet.namespace !== 'calico-system')
+      return cniSwitches(cluster, 'calico', (cni) => cni.daemonSet.namespace !== 'calico-system')
     }
 
     case 'flannel-iptables': {
-      return cniToSwitch(cluster).some((cni) => cni.name === 'flannel')
+      return cniSwitches(cluster, 'flannel', () => true)
     }
 
     case 'node-local-dns': {
       return (cluster.addons ?? []).includes('node-local-dns')
     }
   }
+}
+
+/**
+ * Whether the CNI (of that install) must switch its dataplane with kube-proxy; undefined where the
+ * DaemonSets could not be listed, or where it runs and its dataplane could not be read.
+ */
+function cniSwitches(cluster: ClusterPlanInput, name: string, install: (cni: Component) => boolean): boolean | undefined {
+  if (cniToSwitch(cluster).some((cni) => cni.name === name && install(cni))) return true
+  const unread = cluster.cnis.some((cni) => cni.name === name && install(cni) && cni.unread?.dataplane !== undefined)
+  return cluster.unlistedDaemonSets !== undefined || unread ? undefined : false
 }
 
 /**

@@ -2,7 +2,7 @@
 import {readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
-import {PLAN_VARIABLES, type PlatformRecipe, RECIPE_FILE_SCHEMA, recipeSnippets, WAVE_VARIABLES} from '../planner/recipes.js'
+import {lineText, PLAN_VARIABLES, type PlatformRecipe, RECIPE_FILE_SCHEMA, recipeSnippets, WAVE_VARIABLES} from '../planner/recipes.js'
 import {BUILTIN_PLATFORMS_DIR} from '../util/paths.js'
 import type {FileProblem, ValidYamlFile} from '../util/yaml-file.js'
 import {readBuildManifest} from './build-manifest.js'
@@ -66,7 +66,9 @@ function variableProblems(recipe: PlatformRecipe, file: ValidYamlFile<PlatformRe
       const known = step.forEachWave ? inWaveSteps : inSteps
       return [
         {where: ['steps', index, 'title'], text: step.title, known},
-        ...(['commands', 'verify', 'undo'] as const).flatMap((field) => (step[field] ?? []).map((text, line) => ({where: ['steps', index, field, line], text, known}))),
+        ...(['commands', 'verify', 'undo'] as const).flatMap((field) =>
+          (step[field] ?? []).map((line, at) => ({where: typeof line === 'string' ? ['steps', index, field, at] : ['steps', index, field, at, 'command'], text: lineText(line), known})),
+        ),
       ]
     }),
   ]

@@ -74,6 +74,15 @@ describe('every command of every recipe', () => {
     assert.ok(commands.length > 60, `${commands.length} commands`)
   })
 
+  it('hold every line of a recipe that carries conditions of its own: the two clusters between them meet each one\'s', () => {
+    const conditional = [...recipes.values()].flatMap((recipe) => recipe.steps.flatMap((step) => [...step.commands, ...(step.undo ?? [])]).flatMap((line) => (typeof line === 'string' ? [] : [line.command])))
+    assert.ok(conditional.length >= 3, `${conditional.length} conditional lines`)
+    for (const line of conditional) {
+      const filled = new RegExp(line.split(/{{\s*\w+\s*}}/).map((part) => part.replaceAll(/[$()*+.?[\\\]^{|}]/g, String.raw`\$&`)).join(String.raw`[\s\S]*`))
+      assert.ok(commands.some(({command}) => filled.test(command)), line)
+    }
+  })
+
   for (const shell of SHELLS) {
     it(`each parses on its own under ${shell} -n`, () => {
       for (const {step, command} of commands) {

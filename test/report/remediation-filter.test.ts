@@ -1,7 +1,8 @@
 /**
  * Advice for the cluster at hand: the example snapshot (kubeadm, flannel, Kubernetes 1.32.5, IPVS) is told
- * neither another platform's fix nor another version's. The rule fixtures show each conditional line kept
- * on its own platform or version, and kept where the platform could not be read (rule-fixture-expectations.ts).
+ * neither another platform's fix, nor another version's, nor another CNI's. The rule fixtures show each
+ * conditional line kept on its own platform or version, and kept where the platform could not be read
+ * (rule-fixture-expectations.ts); test/planner/recipe-lines.test.ts does the same for the recipes' CNI lines.
  */
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
@@ -23,6 +24,11 @@ describe('remediation for the detected platform, version, CNI and mode', () => {
     it(`leaves the 1.29–1.30 feature gate out of a 1.32.5 cluster's ${format} report, where the upgrade advice stays`, () => {
       assert.match(output, /Upgrade the control plane and kube-proxy to 1\.33\.6 or newer/)
       assert.doesNotMatch(output, /On 1\.29–1\.30|NFTablesProxyMode: true/)
+    })
+
+    it(`names no Calico backup or dataplane in a flannel cluster's ${format} plan, where flannel's rollback stays`, () => {
+      assert.match(output, /flannel's own switch, if it was made: kubectl replace -f kube-flannel-cfg\.backup\.yaml/)
+      assert.doesNotMatch(output, /calico-node-daemonset\.backup\.yaml|Calico (must move|on its iptables dataplane)/)
     })
   }
 })
