@@ -246,7 +246,14 @@ describe('test API server: Pods by node, deleted and brought back', () => {
     assert.deepEqual(pod.status.containerStatuses.map((status: {restartCount: number}) => status.restartCount), [0])
   })
 
-  it('allows no other write: POST and DELETE of anything but a Pod, a Namespace, a ConfigMap or a DaemonSet, and PUT or PATCH of anything but a ConfigMap, a DaemonSet or a Node, are 405', async () => {
+  it('registers a Node that joins, as its kubelet POSTs it; one of the same name already exists', async () => {
+    const node = {apiVersion: 'v1', kind: 'Node', metadata: {name: 'k8s-worker-09', labels: {'kubernetes.io/os': 'linux'}}, status: {nodeInfo: {kernelVersion: '6.8.0-45-generic'}}}
+    assert.equal((await get(server(), '/api/v1/nodes', {method: 'POST', body: node})).status, 201)
+    assert.equal((await get(server(), '/api/v1/nodes/k8s-worker-09')).body.status.nodeInfo.kernelVersion, '6.8.0-45-generic')
+    assert.equal((await get(server(), '/api/v1/nodes', {method: 'POST', body: node})).body.reason, 'AlreadyExists')
+  })
+
+  it('allows no other write: POST and DELETE of anything but a Pod, a Namespace, a ConfigMap or a DaemonSet (and POST of a Node), and PUT or PATCH of anything but a ConfigMap, a DaemonSet or a Node, are 405', async () => {
     for (const [method, path] of [['DELETE', '/api/v1/namespaces/default/services/kubernetes'], ['PATCH', '/api/v1/namespaces/default/services/kubernetes'], ['PUT', '/api/v1/namespaces/kube-system/pods/kube-proxy-kd9f4'], ['POST', '/api/v1/namespaces/kube-system/services'], ['POST', '/api/v1/pods']]) {
       assert.equal((await get(server(), path, {method})).status, 405, `${method} ${path}`)
     }

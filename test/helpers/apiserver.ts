@@ -18,7 +18,7 @@
  *   created Pod bound to a Node is run by that node's stand-in kubelet (apiserver-kubelet.ts), its log
  *   the command's output. For 300 ms after a namespace is created, pods in it are refused for want of
  *   its `default` service account, as the ServiceAccount admission refuses them until its controller has
- *   made one.
+ *   made one. POST of a Node, as a kubelet registers its node.
  * - PUT and PATCH (merge, JSON and strategic merge patch: apiserver-writes.ts) of ConfigMaps, DaemonSets and
  *   Nodes, with kube-apiserver's optimistic concurrency: a body whose `metadata.resourceVersion` is not the
  *   stored one is a 409 Conflict, and every write gives the object a new resourceVersion. POST and DELETE of
@@ -51,7 +51,7 @@
 import {createHash} from 'node:crypto'
 import {writeFileSync} from 'node:fs'
 import {type IncomingMessage, type ServerResponse, STATUS_CODES} from 'node:http'
-import {createServer} from 'node:https'
+import {createServer, type Server} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import type {Duplex} from 'node:stream'
@@ -105,8 +105,6 @@ export type Fault = {
 export interface ApiServerOptions {
   /** A folder of test/fixtures/clusters, or the objects themselves. Default: an empty cluster. */
   scenario?: Scenario | string
-  /** The port to listen on (default: a free one): a cluster served again, changed, at the same address is the same cluster to a --baseline. */
-  port?: number
   /** The one bearer token the server accepts. */
   token?: string
   /** Whom the token authenticates, as 403 messages name them. */
@@ -733,7 +731,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     const route: Route = document === undefined ? store.route(record.path) : {kind: 'document', body: document}
     const resource = route.kind === 'get' || route.kind === 'list' ? route.collection.type.resource : ''
     const deletes = request.method === 'DELETE' && route.kind === 'get' && WRITABLE.has(resource)
-    const creates = request.method === 'POST' && route.kind === 'list' && WRITABLE.has(resource) && (resource === 'namespaces' || route.namespace !== undefined)
+    const creates = request.method === 'POST' && route.kind === 'list' && (resource === 'nodes' || (WRITABLE.has(resource) && (resource === 'namespaces' || route.namespace !== undefined)))
     const updates = (request.method === 'PUT' || request.method === 'PATCH') && route.kind === 'get' && UPDATABLE.has(resource)
     if (request.method !== 'GET' && !deletes && !creates && !updates) return statusAnswer(405, 'the server does not allow this method on the requested resource', {})
     const body = creates || updates ? await readBody(request) : undefined
@@ -885,7 +883,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
 
   const namespacesMade = new Map<string, number>()
-  /** A created Pod (in an existing namespace, past Pod Security) goes to its node's kubelet; a Namespace is stored. */
+  /** A created Pod (in an existing namespace, past Pod Security) goes to its node's kubelet; a Namespace or a Node is stored. */
   const createObject = (collection: Collection, namespace: string | undefined, body: string): Answer => {
     let object: AnyObject
     try {
@@ -896,7 +894,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
     if (typeof object?.metadata?.name !== 'string') return statusAnswer(422, `${collection.type.kind} is invalid: metadata.name: Required value: name or generateName is required`)
     if (namespace === undefined) {
-      namespacesMade.set(object.metadata.name, Date.now())
+      if (collection.type.resource === 'namespaces') namespacesMade.set(object.metadata.name, Date.now())
       return store.create(collection, object)
     }
 
@@ -946,7 +944,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const hanging = new Set<Duplex>()
   const server = createServer({key: tls.key, cert: tls.cert}, handle)
   server.on('upgrade', upgrade)
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
+  try {
+    await listening(server)
+  } catch (error) {
+    await Promise.all([exec.close(), kubelets.close()])
+    throw error
+  }
+
   const {port} = server.address() as AddressInfo
   documents = discoveryDocuments(store.types, versionInfo(scenario.version, options.version), `127.0.0.1:${port}`)
   return {
@@ -964,6 +968,20 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return new Promise((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/**
+ * Listens on a free port of 127.0.0.1. A failure (no port left) rejects: without a listener, the 'error' would be an
+ * uncaught exception, and the caller would wait for ever for a 'listening' that never comes.
+ */
+function listening(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
 }
 
 /**

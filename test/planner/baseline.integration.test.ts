@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {request} from 'node:https'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {after, before, describe, it} from 'node:test'
+import {after, afterEach, before, beforeEach, describe, it} from 'node:test'
 
 import type {Report} from '../../src/contract/report.js'
-import {loadScenario, type Scenario} from '../helpers/apiserver-scenario.js'
-import {startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
+import {type ApiServer, startApiServer, writeKubeconfig} from '../helpers/apiserver.js'
 import {runCli} from '../helpers/cli.js'
 import {FIXTURES} from '../helpers/paths.js'
 
@@ -105,33 +105,46 @@ describe('kpx-check node --baseline', () => {
 })
 
 describe('kpx-check cluster --baseline: gates node by node', () => {
-  const NODES = '/api/v1/nodes'
-  /** kubeadm-calico's three nodes (kernel 4.18: kernel-version fails on each), and a fourth that joined later. */
-  function withNewWorker(): Scenario {
-    const scenario = loadScenario('kubeadm-calico')
-    const worker = structuredClone(scenario.objects[NODES].find((node) => node.metadata?.name === 'k8s-worker-02')!)
-    worker.metadata = {...worker.metadata, name: 'k8s-worker-03'}
-    return {...scenario, objects: {...scenario.objects, [NODES]: [...scenario.objects[NODES], worker]}}
+  /*
+   * One API server for a test's runs: the same cluster, at one address, as it changes (a --baseline of another is
+   * refused). Serving it again at the address of a server closed before would race: between the two, the kernel may
+   * give that port to another test file's client or server, and the second listen fails with EADDRINUSE.
+   */
+  let server: ApiServer
+  let kubeconfig: string
+  beforeEach(async () => {
+    server = await startApiServer({scenario: 'kubeadm-calico'})
+    kubeconfig = writeKubeconfig(mkdtempSync(join(workdir, 'cluster-')), server)
+  })
+  afterEach(() => server.close())
+
+  async function clusterRun(args: string[]): Promise<{code: null | number; report: Report; stdout: string}> {
+    const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', kubeconfig, ...args, '--json'])
+    assert.ok(stdout.startsWith('{'), stderr)
+    return {code, report: JSON.parse(stdout) as Report, stdout}
   }
 
-  /** One address for every run: the same cluster, as it changes (a --baseline of another is refused). */
-  let port: number | undefined
-  async function clusterRun(scenario: Scenario | string, args: string[]): Promise<{code: null | number; report: Report; stdout: string}> {
-    const server = await startApiServer({scenario, port})
-    port = Number(new URL(server.url).port)
-    try {
-      const {code, stdout, stderr} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(workdir, 'cluster-')), server), ...args, '--json'])
-      assert.ok(stdout.startsWith('{'), stderr)
-      return {code, report: JSON.parse(stdout) as Report, stdout}
-    } finally {
-      await server.close()
-    }
+  async function baselineRun(name: string): Promise<string> {
+    const path = join(workdir, name)
+    writeFileSync(path, (await clusterRun([])).stdout)
+    return path
+  }
+
+  /** kubeadm-calico's three nodes have kernel 4.18 (kernel-version fails on each); a fourth like them joins, as its kubelet registers its Node. */
+  async function joinWorker(): Promise<void> {
+    const worker = structuredClone(server.objects('/api/v1/nodes').find((node) => node.metadata?.name === 'k8s-worker-02')!)
+    worker.metadata = {...worker.metadata, name: 'k8s-worker-03', uid: undefined, resourceVersion: undefined, creationTimestamp: undefined}
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const registering = request(new URL('/api/v1/nodes', server.url), {method: 'POST', ca: server.ca, headers: {Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json'}})
+      registering.on('error', reject).on('response', (response) => resolve(response.resume().statusCode))
+      registering.end(JSON.stringify(worker))
+    })
+    assert.equal(status, 201)
   }
 
   it('the same cluster again: every check existing, exit 0 though the verdict is still no-go', async () => {
-    const path = join(workdir, 'cluster-baseline.json')
-    writeFileSync(path, (await clusterRun('kubeadm-calico', [])).stdout)
-    const {code, report} = await clusterRun('kubeadm-calico', ['--baseline', path])
+    const path = await baselineRun('cluster-baseline.json')
+    const {code, report} = await clusterRun(['--baseline', path])
     assert.equal(report.verdict, 'no-go')
     assert.equal(code, 0)
     assert.equal(report.baseline?.new, 0)
@@ -140,9 +153,9 @@ describe('kpx-check cluster --baseline: gates node by node', () => {
   })
 
   it('a node that joined since: its checks are new, the others existing, and its unknowns (summed up with the others\' in one finding) gate the run', async () => {
-    const path = join(workdir, 'cluster-baseline-3.json')
-    writeFileSync(path, (await clusterRun('kubeadm-calico', [])).stdout)
-    const {code, report} = await clusterRun(withNewWorker(), ['--baseline', path])
+    const path = await baselineRun('cluster-baseline-3.json')
+    await joinWorker()
+    const {code, report} = await clusterRun(['--baseline', path])
     assert.equal(code, 3, 'its kernel-version blocker is new')
     const fresh = report.nodes.find((node) => node.name === 'k8s-worker-03')!
     assert.equal(fresh.checks['node/kernel-version'].baseline, 'new')
@@ -153,27 +166,21 @@ describe('kpx-check cluster --baseline: gates node by node', () => {
   })
 
   it('its unknowns alone gate the run: with the new node\'s kernel blocker waived, exit 5 (incomplete)', async () => {
-    const path = join(workdir, 'cluster-baseline-unknowns.json')
-    writeFileSync(path, (await clusterRun('kubeadm-calico', [])).stdout)
+    const path = await baselineRun('cluster-baseline-unknowns.json')
+    await joinWorker()
     const waivers = join(workdir, 'new-worker-waivers.yaml')
     writeFileSync(waivers, ['waivers:', '  - rule: node/kernel-version', '    subject: node/k8s-worker-03', '    reason: Replaced next week (CHG-2001)', ''].join('\n'))
-    const {code} = await clusterRun(withNewWorker(), ['--baseline', path, '--waivers', waivers])
+    const {code} = await clusterRun(['--baseline', path, '--waivers', waivers])
     assert.equal(code, 5)
   })
 
   it('a baseline from a node run is refused for a cluster run (exit 2), and the other way round', async () => {
     const nodeBaseline = await baselineOf('node-run.json', [RHEL8])
-    const server = await startApiServer({scenario: 'kubeadm-calico'})
-    try {
-      const {code, stderr} = await runCli(['cluster', '--kubeconfig', writeKubeconfig(mkdtempSync(join(workdir, 'refuse-')), server), '--baseline', nodeBaseline])
-      assert.equal(code, 2)
-      assert.match(stderr, /--baseline .*node-run\.json: a report of `kpx-check node`, and this is `kpx-check cluster`/)
-    } finally {
-      await server.close()
-    }
+    const refused = await runCli(['cluster', '--kubeconfig', kubeconfig, '--baseline', nodeBaseline])
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, /--baseline .*node-run\.json: a report of `kpx-check node`, and this is `kpx-check cluster`/)
 
-    const clusterBaseline = join(workdir, 'cluster-for-node.json')
-    writeFileSync(clusterBaseline, (await clusterRun('kubeadm-calico', [])).stdout)
+    const clusterBaseline = await baselineRun('cluster-for-node.json')
     const {code, stderr} = await runCli(['node', '--facts', RHEL8, '--baseline', clusterBaseline])
     assert.equal(code, 2)
     assert.match(stderr, /a report of `kpx-check cluster`, and this is `kpx-check node`/)
