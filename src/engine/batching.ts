@@ -105,7 +105,10 @@ function siblingSets(subjects: readonly Subject[]): Siblings[] {
   const byParent = new Map<FactSet | undefined, Map<string, Siblings>>()
   // Each fact set's siblings and its own members: its paths are looked at once, however many subjects share it.
   const ofSet = new Map<FactSet, {siblings: Siblings; members: number[]}>()
-  for (const [index, {facts}] of subjects.entries()) {
+  // Not entries(): in code that runs once, cold, its pair for each of 35,000 subjects took 3 times as long.
+  // eslint-disable-next-line unicorn/no-for-loop -- the index is what is kept
+  for (let index = 0; index < subjects.length; index++) {
+    const {facts} = subjects[index]
     let set = ofSet.get(facts)
     if (!set) {
       const own = facts.ownPaths().toSorted()

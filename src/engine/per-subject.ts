@@ -43,7 +43,10 @@ export class PerSubjectFindings {
       }
 
       const maps: SharedFindings[] = []
-      for (const [index, subject] of subjects.entries()) {
+      // Not entries(), whose pair for each subject takes 3 times as long in code that runs once, cold.
+      // eslint-disable-next-line unicorn/no-for-loop -- the index is what is read
+      for (let index = 0; index < subjects.length; index++) {
+        const subject = subjects[index]
         let map = maps[classOf[index]]
         if (!map) maps[classOf[index]] = map = new Map(rules.map(({rule, findings, findingOf}) => [rule, findings[findingOf[index]]])) as unknown as SharedFindings
         bySubject.set(subjectPath(subject), map)
