@@ -33,14 +33,24 @@ const NOT_IN_API = 'the Kubernetes API does not show it; read it with --node-pro
 export function deriveNodeFacts(cluster: FactSet, resources: SnapshotReads): void {
   const nodes = resources.items('nodes')
   resources.derive(cluster, ['nodes'], ['cluster.bottlerocketNodes', 'cluster.nodes', 'cluster.windowsNodes', 'cluster.osLabelMismatches', 'cluster.multiAddressNodes'], () => {
-    cluster.set('cluster.bottlerocketNodes', nodes.filter((node) => String(node.status?.nodeInfo?.osImage ?? '').startsWith('Bottlerocket')).map((node) => node.metadata?.name ?? ''))
+    // One pass over what can be thousands of Nodes, each list in the Nodes' order.
+    const [bottlerocket, windows, mismatches, multiAddress]: string[][] = [[], [], [], []]
+    for (const node of nodes) {
+      const name = node.metadata?.name ?? ''
+      if (String(node.status?.nodeInfo?.osImage ?? '').startsWith('Bottlerocket')) bottlerocket.push(name)
+      if (isWindowsNode(node)) windows.push(name)
+      const mismatch = osLabelDisagreement(node)
+      if (mismatch) mismatches.push(mismatch)
+      if (hasSeveralAddressesPerFamily(node)) multiAddress.push(name)
+    }
+
+    cluster.set('cluster.bottlerocketNodes', bottlerocket)
     cluster.set('cluster.nodes', nodes.length)
-    cluster.set('cluster.windowsNodes', nodes.filter((node) => isWindowsNode(node)).map((node) => node.metadata?.name ?? ''))
+    cluster.set('cluster.windowsNodes', windows)
     // Set only when some disagree (the rule's message reads it with has()): agreeing labels are no evidence worth listing.
-    const mismatches = nodes.flatMap((node) => osLabelDisagreement(node) ?? [])
     if (mismatches.length > 0) cluster.set('cluster.osLabelMismatches', mismatches.slice(0, OBJECTS_LISTED))
     else cluster.unknown('cluster.osLabelMismatches', 'not-present', "every Node's kubernetes.io/os label agrees with its kubelet")
-    cluster.set('cluster.multiAddressNodes', nodes.filter((node) => hasSeveralAddressesPerFamily(node)).map((node) => node.metadata?.name ?? ''))
+    cluster.set('cluster.multiAddressNodes', multiAddress)
   })
   resources.derive(cluster, ['nodes'], ['cluster.oldestKernel'], () => {
     const oldest = oldestKernel(nodes)
@@ -182,9 +192,14 @@ function osLabelDisagreement(node: KeptNode): string | undefined {
   return `${node.metadata?.name ?? ''} (labelled kubernetes.io/os=${label}, its kubelet reports ${reported})`
 }
 
+/** Counted without the arrays filters would make: every Node is looked at. */
 function hasSeveralAddressesPerFamily(node: KeptNode): boolean {
-  const addresses = listed(node.status?.addresses).filter((address) => address?.type === 'InternalIP' || address?.type === 'ExternalIP')
-  const v4 = addresses.filter((address) => !String(address?.address).includes(':')).length
-  const v6 = addresses.length - v4
+  let [v4, v6] = [0, 0]
+  for (const address of listed(node.status?.addresses)) {
+    if (address?.type !== 'InternalIP' && address?.type !== 'ExternalIP') continue
+    if (String(address.address).includes(':')) v6++
+    else v4++
+  }
+
   return v4 > 1 || v6 > 1
 }
