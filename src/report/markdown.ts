@@ -2,6 +2,7 @@ import {type GatedFinding, groupByRule, isWaived, type SubjectRef} from '../cont
 import type {PlanStep, Report, StepFinding} from '../contract/report.js'
 import {type FindingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
 import {anchor, anchorLink, code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
+import {type SameFindings, sameFindings} from './same-findings.js'
 import {verifyHeadline} from './verify-headline.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
@@ -147,13 +148,14 @@ function findingPlace(report: Report, step: PlanStep, anchors: ReadonlySet<strin
 
 /**
  * A table of findings, rule by rule, each cause once: findings of a rule that say the same thing (message
- * and notes) share one row naming their objects, SUBJECTS_SHOWN of them and how many more; a rule's first
+ * and notes) share one row naming their objects, SUBJECTS_SHOWN of them and how many more, and the sentences
+ * all of a rule's rows end with are said in its first row only (see same-findings.ts); a rule's first
  * SUBJECTS_SHOWN rows, then how many more (a rule can fail on thousands of Services); the first ROWS_SHOWN rows.
  */
 export function findingRows(findings: GatedFinding[], marked?: RowAnchors): Markdown[] {
   const shown: FindingRow[] = []
   for (const [rule, ofRule] of groupByRule(findings)) {
-    const rows = rowsOfRule(ofRule)
+    const rows = sameFindings(ofRule, SUBJECTS_SHOWN)
     shown.push(...rows.slice(0, SUBJECTS_SHOWN))
     const hidden = rows.slice(SUBJECTS_SHOWN).reduce((count, row) => count + row.subjects.length, 0)
     if (hidden > 0) shown.push({rule, more: hidden})
@@ -161,7 +163,7 @@ export function findingRows(findings: GatedFinding[], marked?: RowAnchors): Mark
 
   const rows = shown.slice(0, ROWS_SHOWN).map((row) => {
     if ('more' in row) return tableRow([code(row.rule), prose(`… ${row.more} more`), md`see the JSON report`])
-    return tableRow([ruleCell(row.finding.rule, marked), joined(someOf(row.subjects, SUBJECTS_SHOWN, subjectName), md`, `), findingText(row.finding)])
+    return tableRow([ruleCell(row.finding.rule, marked), joined(someOf(row.subjects, SUBJECTS_SHOWN, subjectName), md`, `), findingText(row.finding, row.said)])
   })
   return [
     md`| Rule | Subject | Finding |`,
@@ -179,38 +181,17 @@ function ruleCell(rule: string, marked: RowAnchors | undefined): Markdown {
   return md`${anchor(place)}${code(rule)}`
 }
 
-/** Findings of one rule that say the same thing: the first of them, and the objects of them all. */
-interface SameFindings {
-  finding: GatedFinding
-  subjects: SubjectRef[]
-}
-
 /** A row of the findings table: findings that say the same thing, or how many more a rule has. */
 type FindingRow = SameFindings | {rule: string; more: number}
 
-/**
- * A rule's findings, those that say the same thing (message, reason, waiver, new since the baseline) together,
- * in the order they come; compared as they are in the report, so only the rows shown are rendered.
- */
-function rowsOfRule(findings: GatedFinding[]): SameFindings[] {
-  const rows = new Map<string, SameFindings>()
-  for (const finding of findings) {
-    const said = JSON.stringify([finding.message, finding.reason, finding.waiver && waiverNote(finding.waiver), finding.baseline === 'new'])
-    const row = rows.get(said)
-    if (row) row.subjects.push(finding.subject)
-    else rows.set(said, {finding, subjects: [finding.subject]})
-  }
-  return [...rows.values()]
-}
-
-/** What a finding says: its message (a command's output left to the JSON report) and its notes. */
-function findingText(finding: GatedFinding): Markdown {
+/** What a finding says (`said`: its message, or the part of it its rule's first row does not say) and its notes; a command's output is left to the JSON report. */
+function findingText(finding: GatedFinding, said: string): Markdown {
   const notes = [
     ...(finding.reason ? [md`(${finding.reason})`] : []),
     ...(finding.waiver ? [prose(waiverNote(finding.waiver))] : []),
     ...(finding.baseline === 'new' ? [md`**new**`] : []),
   ]
-  const {head, output} = splitOutput(finding.message)
+  const {head, output} = splitOutput(said)
   return joined([proseWithCode(head), ...(output.length > 0 ? [md`(output in the JSON report)`] : []), ...notes], md` `)
 }
 

@@ -8,6 +8,7 @@ import {leftBehindSentence} from '../util/errors.js'
 import {someNames} from '../util/names.js'
 import {type FindingSection, findingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
 import {printableReport} from './printable.js'
+import {sameFindings} from './same-findings.js'
 import {renderTable} from './table.js'
 import {verifyHeadline} from './verify-headline.js'
 
@@ -138,15 +139,16 @@ function findingReference(step: PlanStep, section: FindingSection): string {
   return `${step.finding?.rule} on ${stepObjects(step)}: ${what} under ${section} above.`
 }
 
-/** A step's objects by kind, a few named of each (`node(s) a, b`, `Service x, y and 3 more`, `the cluster`): its node groups' nodes are nodes. */
+/** A step's objects, its node groups' nodes as nodes. */
 function stepObjects(step: PlanStep): string {
-  const byKind = new Map<string, string[]>()
-  for (const {kind, name, members} of step.subjects) {
-    const key = members ? 'node(s)' : kind
-    byKind.set(key, [...(byKind.get(key) ?? []), ...(members ?? [name])])
-  }
+  return objectsByKind(step.subjects.map(({kind, name, members}) => (members ? {kind: 'Node', names: members} : {kind, names: [name]})), 'the cluster')
+}
 
-  return [...byKind].map(([kind, names]) => (kind === 'Cluster' ? 'the cluster' : `${kind} ${someNames(names)}`)).join('; ')
+/** Objects by kind, a few named of each: `Node a, b`, `Service x, y, z and 3 more; DaemonSet d`, and the cluster as `cluster` says. */
+function objectsByKind(objects: ReadonlyArray<{kind: string; names: string[]}>, cluster: string): string {
+  const byKind = new Map<string, string[]>()
+  for (const {kind, names} of objects) byKind.set(kind, [...(byKind.get(kind) ?? []), ...names])
+  return [...byKind].map(([kind, names]) => (kind === 'Cluster' ? cluster : `${kind} ${someNames(names)}`)).join('; ')
 }
 
 /** The waves in their order, each with its canary and how many of its nodes can switch now. */
@@ -286,14 +288,17 @@ interface RuleGroupStyle {
 
 function renderRuleGroup(rule: string, findings: GatedFinding[], {color, mark, fix}: RuleGroupStyle, chalk: ChalkInstance): string[] {
   const lines = [`  ${color(mark)} ${chalk.bold(rule)}  ${findings[0].title}${findings.length > 1 ? chalk.dim(` — ${findings.length} subjects`) : ''}`]
-  for (const finding of findings.slice(0, SUBJECTS_SHOWN)) {
+  // Each cause once: findings that say the same thing share a line naming their objects.
+  const rows = sameFindings(findings, SUBJECTS_SHOWN)
+  for (const {finding, subjects, said} of rows.slice(0, SUBJECTS_SHOWN)) {
     const reason = finding.reason ? chalk.dim(` [${finding.reason}]`) : ''
     const isNew = finding.baseline === 'new' ? chalk.bold(' new') : ''
-    lines.push(`    ${finding.subject.kind} ${subjectName(finding.subject)}${reason}${isNew}: ${finding.message}`)
+    lines.push(`    ${objectsByKind(subjects.map((subject) => ({kind: subject.kind, names: [subjectName(subject)]})), 'Cluster cluster')}${reason}${isNew}: ${said}`)
     if (finding.waiver) lines.push(chalk.dim(`      ${waiverNote(finding.waiver)}`))
   }
 
-  if (findings.length > SUBJECTS_SHOWN) lines.push(chalk.dim(`    … and ${findings.length - SUBJECTS_SHOWN} more (see --json)`))
+  const hidden = rows.slice(SUBJECTS_SHOWN).reduce((count, row) => count + row.subjects.length, 0)
+  if (hidden > 0) lines.push(chalk.dim(`    … and ${hidden} more (see --json)`))
   // Remediation is templated per subject (the distro upgrade differs by node): show each step once.
   const remediation = fix ?? [...new Set(findings.flatMap((finding) => finding.remediation))]
   if (remediation.length > 0) {

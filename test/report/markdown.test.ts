@@ -97,6 +97,9 @@ describe('Markdown that pastes into a change ticket', () => {
     const once = (text: string) => assert.equal(markdown.split(text).length - 1, 1, text)
     // The findings' messages are in the findings tables only, the remediation lines in the fix steps only.
     once('nodePortAddresses is unset and this LoadBalancer Service uses NodePorts')
+    // The two pings' messages end alike: the first ping's row says it.
+    once('In IPVS mode kube-ipvs0 answers them')
+    assert.ok(markdown.includes('| `-n monitoring cronjob/dns-canary` | 1 ping(s) of a Service\'s ClusterIP in its template: container canary, command: ping 10.233.0.3 (Service kube-system/coredns, 10.233.0.3). |'))
     once('It sets spec.externalIPs (10.10.10.50).')
     once('kube-proxy 1.32.5 has nftables mode before GA (1.33)')
     once('flannel 0.28.9 runs in iptables mode')

@@ -50,6 +50,11 @@ describe('the long form says each cause once', () => {
       assert.equal(count(remediation), 1, remediation)
     }
 
+    // Said once: the Services' shared message on one line naming them, the pings' shared last sentence on the first ping's line.
+    assert.equal(count('nodePortAddresses is unset and this LoadBalancer Service uses NodePorts'), 1)
+    assert.ok(text.includes('\n    Service dns/coredns-external, ingress-nginx/ingress-nginx-controller, monitoring/grafana: nodePortAddresses is unset '))
+    assert.equal(count('In IPVS mode kube-ipvs0 answers them'), 1)
+    assert.ok(text.includes('\n    CronJob monitoring/dns-canary: 1 ping(s) of a Service\'s ClusterIP in its template: container canary, command: ping 10.233.0.3 (Service kube-system/coredns, 10.233.0.3).\n'))
     assert.equal(count('It sets spec.externalIPs (10.10.10.50).'), 1)
     assert.equal(count('kube-proxy 1.32.5 has nftables mode before GA (1.33)'), 1)
     const lines = text.split('\n')
@@ -76,7 +81,7 @@ describe('the long form says each cause once', () => {
       '      → Expert escape hatch, not recommended: `KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK=1` in kube-proxy\'s environment skips the check for kernels with backports. If a feature is missing, the first rule sync fails and the node is left with no Service rules at all.',
       '      → For Ubuntu 20.04.4 LTS, kernel 5.4.0-204-generic (ip-10-0-1-23): Move to Ubuntu 22.04 or newer, or install the HWE kernel on 20.04 (linux-generic-hwe-20.04, 5.15).',
     ])
-    assert.ok(lines.includes('     node/kernel-version on node(s) ip-10-0-1-23, rhel8-worker-07.corp.example: what it found and what to do are under Blockers above.'))
+    assert.ok(lines.includes('     node/kernel-version on Node ip-10-0-1-23, rhel8-worker-07.corp.example: what it found and what to do are under Blockers above.'))
     assert.equal(text.split('Move to RHEL 9 or newer').length - 1, 1)
   })
 })
