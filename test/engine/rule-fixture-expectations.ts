@@ -25,9 +25,10 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'antrea-proxy-all/fail.antrea-2.4.9-proxy-all-nftables-host-network.json': {severity: 'warning', subject: 'DaemonSet/kube-system/antrea-agent', remediation: 'Upgrade Antrea to 2.5'},
   'antrea-proxy-all/unknown.antrea-config-forbidden.json': {reason: 'permission-denied'},
   // Felix in eBPF mode beside the kube-proxy DaemonSet deletes kube-proxy's tables: a blocker; nftables mode before v3.33: a warning.
-  'calico-kube-proxy-tables/fail.calico-ebpf-beside-kube-proxy.json': {severity: 'blocker', subject: 'DaemonSet/kube-system/calico-node', remediation: 'remove kube-proxy'},
-  'calico-kube-proxy-tables/fail.calico-3.32.9-nftables.json': {severity: 'warning', subject: 'DaemonSet/kube-system/calico-node', remediation: 'projectcalico/calico#13579'},
-  'calico-kube-proxy-tables/fail.calico-3.30.7-nftables.json': {severity: 'warning', subject: 'DaemonSet/kube-system/calico-node', remediation: 'projectcalico/calico#13579'},
+  // Each dataplane gets its own fix: eBPF removes kube-proxy, nftables upgrades Calico.
+  'calico-kube-proxy-tables/fail.calico-ebpf-beside-kube-proxy.json': {severity: 'blocker', subject: 'DaemonSet/kube-system/calico-node', remediation: 'remove kube-proxy', without: 'projectcalico/calico#13579'},
+  'calico-kube-proxy-tables/fail.calico-3.32.9-nftables.json': {severity: 'warning', subject: 'DaemonSet/kube-system/calico-node', remediation: 'projectcalico/calico#13579', without: 'remove kube-proxy'},
+  'calico-kube-proxy-tables/fail.calico-3.30.7-nftables.json': {severity: 'warning', subject: 'DaemonSet/kube-system/calico-node', remediation: 'projectcalico/calico#13579', without: 'remove kube-proxy'},
   'calico-kube-proxy-tables/unknown.installation-forbidden.json': {reason: 'permission-denied'},
   // 99,999 endpoints pass, 100,000 on kernel 4.18 fail.
   'endpoints-kernel/fail.100000-endpoints-kernel-4.18.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'kernel 6.12 or later'},
@@ -111,10 +112,12 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
   'kube-proxy-mode/unknown.daemonsets-forbidden.json': {reason: 'permission-denied'},
   // Boundaries: an unset mode is a finding (info) from kube-proxy 1.37, which warns about it, and a warning from 1.40,
   // whose default is nftables (1.36.9 passes, 1.39.9 is still info).
-  'kube-proxy-mode-implicit/fail.kube-proxy-1.37.0-from-1.34.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'mode: iptables keeps what runs today'},
-  'kube-proxy-mode-implicit/fail.kube-proxy-1.39.9-from-1.34.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'mode: iptables keeps what runs today'},
+  // The nodes are EKS's: kubeadm's own behaviour is not said, but it is where the platform cannot be read (Nodes forbidden).
+  'kube-proxy-mode-implicit/fail.kube-proxy-1.37.0-from-1.34.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'mode: iptables keeps what runs today', without: 'kubeadm 1.37'},
+  'kube-proxy-mode-implicit/fail.kube-proxy-1.37.0-nodes-forbidden.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'kubeadm 1.37 and later write mode: iptables'},
+  'kube-proxy-mode-implicit/fail.kube-proxy-1.39.9-from-1.34.json': {severity: 'info', subject: 'Cluster/cluster', remediation: 'mode: iptables keeps what runs today', without: 'kubeadm 1.37'},
   // kube-proxy 1.40 already runs nftables by default: the mode is to be written down, not pinned before an upgrade.
-  'kube-proxy-mode-implicit/fail.kube-proxy-1.40.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'mode: nftables keeps what runs now'},
+  'kube-proxy-mode-implicit/fail.kube-proxy-1.40.0-from-1.34.json': {severity: 'warning', subject: 'Cluster/cluster', remediation: 'mode: nftables keeps what runs now', without: 'kubeadm 1.37'},
   'kube-proxy-mode-implicit/unknown.configmaps-forbidden.json': {reason: 'permission-denied'},
   // The image is pinned by digest: no tag tells kube-proxy's version, which decides what an unset mode means.
   'kube-proxy-mode-implicit/unknown.kube-proxy-image-by-digest.json': {reason: 'unparseable'},
@@ -162,7 +165,9 @@ export const FIXTURE_EXPECTATIONS: Record<string, FixtureExpectation> = {
 
   // --- node rules (a node fixture's subject is the node named after its file) ---
   // What breaks after the switch (field reports of 2025–2026) and rollback readiness: each fail has a pass twin differing in one line.
-  'nft-json/fail.kube-proxy-on-host-nft-without-json.facts': {severity: 'blocker', subject: 'Node/fail.kube-proxy-on-host-nft-without-json.facts', remediation: 'k3s-root bump'},
+  // k3s and RKE2 need a release with the k3s-root bump; another kube-proxy an nft built with JSON.
+  'nft-json/fail.kube-proxy-on-host-nft-without-json.facts': {severity: 'blocker', subject: 'Node/fail.kube-proxy-on-host-nft-without-json.facts', remediation: 'nft is built with JSON', without: 'k3s-root bump'},
+  'nft-json/fail.k3s-nft-without-json.facts': {severity: 'blocker', subject: 'Node/fail.k3s-nft-without-json.facts', remediation: 'k3s-root bump', without: 'nft is built with JSON'},
   // kube-proxy in a container, the collector on the host: the nft on the path is not the one kube-proxy runs.
   'nft-json/unknown.containerised-kube-proxy-host-run.facts': {reason: 'not-present'},
   'nft-json/unknown.not-collected.facts': {reason: 'not-collected'},
