@@ -2,7 +2,8 @@
  * `kpx-check verify node --watch` through bin/run.js with the real collector, run twice on a node of its own: namespaces
  * holding the captured kube-proxy 1.36.2 nftables node's ruleset and a process named kube-proxy (node-namespace.ts), where
  * a stand-in answers /proxyMode, /metrics and /healthz on kube-proxy's ports as the captured kube-proxy did. The second
- * answer of /metrics is the captured page, or it with the series kube-proxy adds at its first failures.
+ * answer of /metrics is the captured page, or it with the series kube-proxy adds at its first failures. Over SSH, a real
+ * sshd runs in that node.
  */
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
@@ -20,6 +21,7 @@ import {type EndpointAnswers, nodeNamespaceUnavailable, startNodeNamespace} from
 import {RUN_JS} from '../helpers/paths.js'
 import {RULE_FIXTURES} from '../helpers/rule-fixtures.js'
 import {validateReport} from '../helpers/schemas.js'
+import {allowSudo, sshdUnavailable, startSshd, TEST_USER} from '../helpers/sshd.js'
 
 const CAPTURE = join(CAPTURES_DIR, 'capture-2-nftables')
 const METRICS = readFileSync(join(CAPTURE, 'metrics.all'), 'utf8')
@@ -36,18 +38,25 @@ before(() => {
 })
 after(() => rmSync(dir, {recursive: true, force: true}))
 
-/** `verify node` with these flags in a node whose kube-proxy answers `metrics` to successive /metrics requests. */
-async function verifyIn(metrics: string[], flags: string[]): Promise<{asked: string[]; code: null | number; report: Report; stderr: string}> {
+/**
+ * `verify node` with these flags in a node whose kube-proxy answers `metrics` to successive /metrics requests: on this
+ * machine (the node), or `overSsh`, through a real sshd in the node (TEST_USER, the collector run with sudo).
+ */
+async function verifyIn(metrics: string[], flags: string[], overSsh = false): Promise<{asked: string[]; code: null | number; report: Report}> {
   const node = await startNodeNamespace(dir, join(CAPTURE, 'nft-ruleset'), answers(metrics))
+  const sshd = overSsh ? await startSshd({enter: node.enter}) : undefined
   try {
-    const {code, stdout, stderr} = await runProgram(node.enter[0], [...node.enter.slice(1), process.execPath, RUN_JS, 'verify', 'node', ...flags, '--json'], {env: {...process.env, NO_COLOR: '1'}})
+    if (sshd) allowSudo('nopasswd')
+    const ssh = sshd ? ['--ssh', `${TEST_USER}@127.0.0.1:${sshd.port}`, '--identity', sshd.clientKey, '--known-hosts', sshd.knownHosts, '--sudo'] : []
+    const {code, stdout, stderr} = await runProgram(node.enter[0], [...node.enter.slice(1), process.execPath, RUN_JS, 'verify', 'node', ...ssh, ...flags, '--json'], {env: {...process.env, NO_COLOR: '1'}})
     assert.ok(stdout.startsWith('{'), stderr)
     const report = JSON.parse(stdout) as Report
     assert.ok(validateReport(report), JSON.stringify(validateReport.errors))
     assert.equal(report.exitCode, code)
-    return {asked: node.asked, code, report, stderr}
+    return {asked: node.asked, code, report}
   } finally {
     node.stop()
+    await sshd?.stop()
   }
 }
 
@@ -75,6 +84,17 @@ describe('verify node --watch: the collector run twice on the node, DURATION apa
     const watch = report.nodes[0].checks['verify/sync-watch']
     assert.match(watch.message, /^kube-proxy's failed nftables syncs grew over \d+ s \(IPv4 0 → 2\): its syncs are failing now/)
     assert.deepEqual(watch.evidence?.['kubeProxy.syncFailuresGrown'], ['IPv4 0 → 2'])
+  })
+
+  it('over SSH (a real sshd in the node, --sudo): the second collector run saw 2 failed IPv4 syncs the first had not: failed, exit 3', {skip: sshdUnavailable()}, async () => {
+    const {asked, code, report} = await verifyIn([METRICS, FAILING_METRICS], ['--watch', '1s'], true)
+    assert.equal(asked.filter((path) => path === '10249/metrics').length, 2, asked.join(' '))
+    assert.equal(code, 3)
+    assert.equal(report.nodes[0].source, 'ssh')
+    assert.equal(report.nodes[0].state, 'failed')
+    // As root through sudo, the node's tables were read: only the sync checks fail.
+    assert.deepEqual(failedChecks(report), ['verify/nftables-sync-failures', 'verify/sync-watch'])
+    assert.deepEqual(report.nodes[0].checks['verify/sync-watch'].evidence?.['kubeProxy.syncFailuresGrown'], ['IPv4 0 → 2'])
   })
 
   it('SIGINT during the wait ends the run at once with exit 130, saying what it was waiting for', {timeout: 60_000}, async () => {

@@ -72,7 +72,11 @@ export function removeSudo(): void {
   rmSync(SUDOERS_DROP_IN, {force: true})
 }
 
-export async function startSshd(options: {addresses?: number} = {}): Promise<TestSshd> {
+/**
+ * `enter`: a command prefix sshd runs under (`nsenter` into a node of its own, node-namespace.ts), so its sessions, and the
+ * collector they run, are in that node; its ports and addresses are then that node's.
+ */
+export async function startSshd(options: {addresses?: number; enter?: string[]} = {}): Promise<TestSshd> {
   if (serversRunning === 0) ensureTestUser()
   serversRunning++
   // The folder holds authorized_keys, which sshd reads as TEST_USER.
@@ -103,7 +107,8 @@ export async function startSshd(options: {addresses?: number} = {}): Promise<Tes
       const group = addresses.slice(first, first + MAX_LISTEN_ADDRESSES)
       const config = join(dir, `sshd_config.${first}`)
       writeFileSync(config, sshdConfig(dir, hostKey, port, group, `sshd.${first}.pid`))
-      const server = spawn(SSHD, ['-D', '-e', '-f', config], {stdio: ['ignore', 'ignore', 'pipe']})
+      const [program, ...args] = [...(options.enter ?? []), SSHD, '-D', '-e', '-f', config]
+      const server = spawn(program, args, {stdio: ['ignore', 'ignore', 'pipe']})
       servers.push(server)
       await listening(server, group.length)
     }
