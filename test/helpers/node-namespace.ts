@@ -1,15 +1,16 @@
 /**
  * A node of its own for the real collector on this machine: network, PID and mount namespaces (its own loopback,
- * nftables and iptables, and its own /proc) holding a captured node's nftables ruleset, a process named kube-proxy, and a
- * stand-in for kube-proxy's HTTP servers answering on 127.0.0.1 as the captured kube-proxy did. Programs run in it through
- * `nsenter`. Nothing of it is seen outside it, so the collector runs of other tests on this machine find no kube-proxy
- * process or endpoint of it, and its collector runs find none of theirs. Needs root, unshare and nsenter.
+ * nftables and iptables, its own /proc) holding a captured node's nftables ruleset and a stand-in for kube-proxy: a
+ * process answering on kube-proxy's ports of 127.0.0.1 as the captured kube-proxy did, whose command line in that node's
+ * /proc is kube-proxy's. Programs run in it through `nsenter`.
  *
- * Everything in it ends with its first process, which ends with the process that started it (its stdin is a pipe from
- * it), however that ends.
+ * Other tests' collector runs on this machine do not take it for a kube-proxy: they cannot reach its ports, and outside
+ * its mount namespace its command line is node's (processes of a PID namespace are seen from the one above). Nor do its
+ * collector runs see any process outside it. Everything in it ends with its first process, which ends with the process
+ * that started it (its stdin is a pipe from it), however that ends. Needs root, unshare, nsenter, nft and ip.
  */
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
-import {readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 /** What each of kube-proxy's ports answers, by path: one answer for every request, or a list for successive ones (the last repeats). */
@@ -29,12 +30,17 @@ export function nodeNamespaceUnavailable(): string | undefined {
   return undefined
 }
 
+/** kube-proxy's command line as kubeadm's DaemonSet gives it (NUL-separated, as /proc/PID/cmdline holds it). */
+const KUBE_PROXY_CMDLINE = 'kube-proxy\0--config=/var/lib/kube-proxy/config.conf\0'
+
 /**
- * The first process of the namespaces: loopback up, the ruleset loaded, kube-proxy started (node under that name: the
- * collector knows a process by its argv[0]'s base name, and reads its flags), then `cat` until its stdin ends.
+ * The first process of the namespaces: loopback up, the ruleset loaded ($0), the endpoints served (node $1 running $2 on
+ * the answers $3) with kube-proxy's command line ($4) bound over theirs in this mount namespace's /proc (the collector
+ * knows kube-proxy by its argv[0] and reads its flags there), then `cat` until its stdin ends.
  */
 const FIRST_PROCESS = `ip link set lo up && nft -f "$0" || exit 1
-"$1" -e 'setInterval(() => {}, 1 << 30)' -- --config=/var/lib/kube-proxy/config.conf &
+"$1" -e "$2" -- "$3" &
+mount --bind "$4" "/proc/$!/cmdline" || exit 1
 echo ready
 exec cat`
 
@@ -56,50 +62,51 @@ Promise.all(Object.entries(answers).map(([port, paths]) => new Promise((resolve)
 }))).then(() => process.stdout.write('listening\n'))
 `
 
-/** Namespaces with `ruleset` (an `nft -f` file) loaded and `answers` served; `dir` holds the answers' file and kube-proxy's name. */
+/** Namespaces with `ruleset` (an `nft -f` file) loaded and `answers` served; `dir` holds the answers and the command line. */
 export async function startNodeNamespace(dir: string, ruleset: string, answers: EndpointAnswers): Promise<NodeNamespace> {
-  const kubeProxy = join(dir, 'kube-proxy')
-  try {
-    symlinkSync(process.execPath, kubeProxy)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-  }
-
+  const answersFile = join(dir, 'endpoint-answers.json')
+  writeFileSync(answersFile, JSON.stringify(answers))
+  const cmdline = join(dir, 'proxy-cmdline')
+  writeFileSync(cmdline, KUBE_PROXY_CMDLINE)
   // --kill-child: the first process (PID 1 there) dies with unshare, and every other process there with it.
-  const holder = spawn('unshare', ['--net', '--pid', '--fork', '--mount-proc', '--kill-child', 'sh', '-c', FIRST_PROCESS, ruleset, kubeProxy], {stdio: ['pipe', 'pipe', 'pipe']})
+  const holder = spawn('unshare', ['--net', '--pid', '--fork', '--mount-proc', '--kill-child', 'sh', '-c', FIRST_PROCESS, ruleset, process.execPath, ENDPOINTS, answersFile, cmdline], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   const stop = () => holder.kill('SIGKILL')
   try {
-    await lineFrom(holder, 'ready')
+    const lines = await linesFrom(holder, ['ready', 'listening'])
     const first = readFileSync(`/proc/${holder.pid}/task/${holder.pid}/children`, 'utf8').trim()
-    const enter = ['nsenter', `--target=${first}`, '--net', '--pid', '--mount']
-    const answersFile = join(dir, 'kube-proxy-answers.json')
-    writeFileSync(answersFile, JSON.stringify(answers))
-    const endpoints = spawn(enter[0], [...enter.slice(1), process.execPath, '-e', ENDPOINTS, '--', answersFile], {stdio: ['ignore', 'pipe', 'pipe']})
-    await lineFrom(endpoints, 'listening')
-    const asked: string[] = []
-    endpoints.stdout!.setEncoding('utf8').on('data', (chunk: string) => asked.push(...chunk.split('\n').filter(Boolean)))
-    return {asked, enter, stop}
+    return {
+      get asked() {
+        return lines.filter((line) => /^\d+\//.test(line))
+      },
+      enter: ['nsenter', `--target=${first}`, '--net', '--pid', '--mount'],
+      stop,
+    }
   } catch (error) {
     stop()
     throw error
   }
 }
 
-/** Resolves once `child` prints `line`; rejects with what it said on stderr when it exits first. */
-async function lineFrom(child: ChildProcess, line: string): Promise<void> {
+/**
+ * The lines `child` prints, kept up to date, once it has printed every one of `awaited`; rejects with what it said on
+ * stderr when it exits first.
+ */
+async function linesFrom(child: ChildProcess, awaited: string[]): Promise<string[]> {
   let stderr = ''
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  let stdout = ''
+  const lines: string[] = []
+  let partial = ''
   await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      stdout += chunk.toString('utf8')
-      if (!stdout.split('\n').includes(line)) return
-      child.stdout!.off('data', onData)
-      resolve()
-    }
-
-    child.stdout!.on('data', onData)
-    // Once it said the line, its exit (stop) is no error: a settled promise ignores the rejection.
-    child.once('exit', (code) => reject(new Error(`${child.spawnargs.join(' ')} exited ${code} before saying "${line}": ${stderr}`)))
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      const split = (partial + chunk).split('\n')
+      partial = split.pop()!
+      lines.push(...split)
+      if (awaited.every((line) => lines.includes(line))) resolve()
+    })
+    // Once it said them, its exit (stop) is no error: a settled promise ignores the rejection.
+    child.once('exit', (code) => reject(new Error(`${child.spawnargs.slice(0, 8).join(' ')} exited ${code} before saying ${awaited.join(', ')}: ${stderr}`)))
   })
+  return lines
 }
