@@ -103,11 +103,23 @@ function waveVariables(wave: Wave, planCanary: string | undefined): {refused: Re
   return {values: {waveName: name, waveCanary: canary, waveNodes: nodes, waveFirst: first, waveOthers: others}, refused}
 }
 
-/** Which of the wave's nodes cannot switch yet, and why: a few names, then how many more. */
+/**
+ * Which of the wave's nodes cannot switch yet, and why: nodes held back by the same rules together, a few
+ * named with a few of their rules (the findings name them all, and plan.waves lists each node's), then how many more.
+ */
 function waveNotes(wave: Wave): string[] {
   const listed = (entries: Wave['blocked']) => {
-    const shown = entries.slice(0, 5).map(({node, rules}) => `${node} (${rules.join(', ')})`)
-    return `${shown.join('; ')}${entries.length > shown.length ? `; and ${entries.length - shown.length} more` : ''}`
+    const alike = new Map<string, {nodes: string[]; rules: string[]}>()
+    for (const {node, rules} of entries) {
+      const key = rules.join(' ')
+      if (alike.has(key)) alike.get(key)!.nodes.push(node)
+      else alike.set(key, {nodes: [node], rules})
+    }
+
+    const groups = [...alike.values()]
+    const shown = groups.slice(0, 5)
+    const more = groups.slice(5).reduce((count, group) => count + group.nodes.length, 0)
+    return `${shown.map(({nodes, rules}) => `${someNames(nodes, 5)} (${someNames(rules)})`).join('; ')}${more > 0 ? `; and ${more} more` : ''}`
   }
 
   const notes: string[] = []

@@ -64,6 +64,9 @@ describe('the long form says each cause once', () => {
       '     cluster/clusterip-ping on Deployment legacy/billing-worker; CronJob monitoring/dns-canary: what it found and what to do are under Warnings above.',
       '     ✓ `kpx-check cluster` reports cluster/clusterip-ping passed',
     ])
+    // A wave names its unchecked nodes held back by the same checks together, and a few of those checks.
+    assert.ok(lines.includes('     → Not checked, probe before this wave: node1.taikang1.local, node2.taikang1.local (node/ipvs-other-users, node/nf-tables-kernel, verify/iptables-leftovers and 7 more).'))
+    assert.equal(count('node1.taikang1.local (node/'), 0)
     // Each fix step names its rule.
     const fixes = lines.flatMap((line, index) => (/^ {2}\d+\. Fix: /.test(line) ? [lines[index + 1]] : []))
     assert.deepEqual(fixes.map((line) => line.trim().split(' ', 1)[0]), ['cluster/clusterip-ping', 'cluster/external-ips', 'cluster/ipvs-lb-hijack', 'cluster/kubernetes-version', 'cluster/cni-version', 'cluster/nodeport-addresses'])
