@@ -106,17 +106,23 @@ function readyShare(draft: Draft): number {
 }
 
 function waveOf(draft: Draft, selector: null | string, blockersOf: (node: WaveNode) => BlockerRules): Wave {
-  const nodes = draft.nodes.toSorted((a, b) => a.name.localeCompare(b.name))
-  // A node seen running nftables has switched: no command of the plan restarts it again.
-  const switched = nodes.filter((node) => node.proxyMode?.running === 'nftables').map((node) => node.name)
-  const ready = nodes.filter((node) => node.verdict === 'go' && node.proxyMode?.running !== 'nftables').map((node) => node.name)
-  const blocked = nodes.filter((node) => node.verdict === 'no-go').map((node) => ({node: node.name, rules: blockersOf(node).fail}))
-  const undecided = nodes.filter((node) => node.verdict === 'incomplete').map((node) => ({node: node.name, rules: blockersOf(node).unknown}))
+  const [names, switched, ready]: string[][] = [[], [], []]
+  const [blocked, undecided]: Wave['blocked'][] = [[], []]
+  // One pass over what can be thousands of nodes, each list in the nodes' name order.
+  for (const node of draft.nodes.toSorted((a, b) => a.name.localeCompare(b.name))) {
+    names.push(node.name)
+    // A node seen running nftables has switched: no command of the plan restarts it again.
+    if (node.proxyMode?.running === 'nftables') switched.push(node.name)
+    else if (node.verdict === 'go') ready.push(node.name)
+    if (node.verdict === 'no-go') blocked.push({node: node.name, rules: blockersOf(node).fail})
+    else if (node.verdict === 'incomplete') undecided.push({node: node.name, rules: blockersOf(node).unknown})
+  }
+
   return {
     name: draft.name,
     pool: draft.pool,
     selector,
-    nodes: nodes.map((node) => node.name),
+    nodes: names,
     // Only a node whose checks all passed switches: an unchecked one may be as blocked as any.
     canary: ready[0] ?? null,
     ready,
