@@ -49,7 +49,7 @@ export function renderMarkdown(report: Report): string {
     md``,
     proseWithCode(report.plan.summary),
     ...(note ? [md``, md`> ${note}`] : []),
-    ...report.plan.steps.flatMap((step, index) => stepLines(step, index + 1, findingPlace(report, step, anchors))),
+    ...report.plan.steps.flatMap((step, index) => stepLines(step, index + 1, findingPlace(report, step, anchors), anchors)),
     ...(report.plan.references.length > 0 ? [md``, md`### Sources`, md``, ...report.plan.references.map((reference) => md`- ${link(reference.title, reference.url)}`)] : []),
     md``,
   ]
@@ -224,6 +224,12 @@ function runningModeTable(report: Report): Markdown[] {
   ]
 }
 
+/** A rule a step not made from its findings answers (the probe step, rollback readiness), linked to their row where a findings table has one. */
+function linkedRule(rule: string, anchors: ReadonlySet<string>): Markdown {
+  const section = (['Blockers', 'Warnings', 'Unknown'] as const).find((each) => anchors.has(`${each} ${rule}`))
+  return section ? anchorLink(code(rule), `${section} ${rule}`) : code(rule)
+}
+
 function ruleList(rules: string[]): Markdown {
   return rules.length > 0 ? joined(rules.map((rule) => code(rule)), md`, `) : md`–`
 }
@@ -266,7 +272,7 @@ function waveTable(report: Report): Markdown[] {
  * a fix keeps its actions (the rule's remediation, each line for the objects that call for it), so that the
  * change ticket has what to do in the step; a way to find out has none but the finding's message.
  */
-function stepLines(step: PlanStep, number: number, found: FindingPlace | undefined): Markdown[] {
+function stepLines(step: PlanStep, number: number, found: FindingPlace | undefined, anchors: ReadonlySet<string>): Markdown[] {
   const subjects = someOf(step.subjects, SUBJECTS_SHOWN, (subject) => (subject.members ? md`${subject.name} (${sample(subject.members)})` : subjectName(subject)))
   const actions = found?.status === 'unknown' ? [] : step.actions
   return [
@@ -276,7 +282,7 @@ function stepLines(step: PlanStep, number: number, found: FindingPlace | undefin
     ...(found
       ? [md`*${step.phase}* · ${found.status === 'fail' ? 'What it found' : 'Why it is not known'}: ${anchorLink(md`${found.section}, ${code(found.rule)}`, `${found.section} ${found.rule}`)}.`]
       : withOutput(step.why, (head) => md`*${step.phase}* · ${head}`)),
-    ...(step.rules.length > 0 ? [md``, md`Answers: ${ruleList(step.rules)}. Applies to: ${joined(subjects, md`; `)}.`] : []),
+    ...(step.rules.length > 0 ? [md``, md`Answers: ${found ? ruleList(step.rules) : joined(step.rules.map((rule) => linkedRule(rule, anchors)), md`, `)}. Applies to: ${joined(subjects, md`; `)}.`] : []),
     ...(actions.length > 0 ? [md``, ...actions.flatMap((action) => actionLines(action))] : []),
     ...shellBlock(step.commands),
     ...(step.verify.length > 0 ? [md``, md`**Verify**`, md``, ...step.verify.map((line) => md`- ${verifyLine(line)}`)] : []),
