@@ -107,7 +107,7 @@ describe('kpx-check cluster: one run, JSON, JUnit, SARIF and Markdown that agree
     assert.equal(cni.locations[0].logicalLocations[0].fullyQualifiedName, 'daemonset/kube-system/aws-node')
     assert.equal(outputs.junit('string(//testsuite[@name="cluster/cni-version"]/testcase[failure]/@name)'), 'daemonset/kube-system/aws-node')
     const {markdown} = outputs
-    assert.match(markdown, /\| `cluster\/cni-version` \| `-n kube-system daemonset\/aws-node` \| .*1\.23\.0/, 'the blockers table names the DaemonSet as kubectl does')
+    assert.match(markdown, /\| <a id="blockers-cluster-cni-version"><\/a>`cluster\/cni-version` \| `-n kube-system daemonset\/aws-node` \| .*1\.23\.0/, 'the blockers table names the DaemonSet as kubectl does, under the anchor its plan step links to')
     // The add-on restarts kube-proxy on every node at once, and no node is checked from the API alone: the switch is withheld.
     assert.ok(markdown.includes('Not yet: this restarts kube-proxy on every node at once, and ip-10-0-10-170.ec2.internal, ip-10-0-11-23.ec2.internal, ip-10-0-12-88.ec2.internal are blocked or not checked'))
     assert.ok(!markdown.includes(`'{"mode":"nftables"}'`), 'no switch command while nodes are not checked')
