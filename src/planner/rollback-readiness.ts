@@ -1,5 +1,5 @@
 import type {GatedFinding} from '../contract/finding.js'
-import type {PlanStep, PlanSubject} from '../contract/report.js'
+import type {NodeReport, PlanStep, PlanSubject} from '../contract/report.js'
 import type {NamespacedName} from '../derive/components.js'
 import type {KubeProxyConfig} from '../derive/kube-proxy-config.js'
 import type {PlanInput} from './plan-input.js'
@@ -44,7 +44,7 @@ export function rollbackReadinessStep(input: PlanInput): PlanStep {
     rules: open.map(([rule]) => rule),
     subjects: subjects.length > 0 ? subjects : [{kind: cluster ? 'Cluster' : 'Node', name: cluster ? 'cluster' : 'all'}],
     actions: [
-      ...[...byRule].map(([rule, findings]) => outcome(rule, findings, cluster)),
+      ...[...byRule].map(([rule, findings]) => outcome(rule, findings, input.nodes, cluster)),
       'Keep, before the switch: this report; on every node a facts bundle (nft list tables, KUBE- rule counts per iptables backend, the IPVS virtual servers with ' +
         "other components' ones, the sysctls); kube-proxy's configuration and image (with its digest).",
     ],
@@ -59,19 +59,27 @@ export function rollbackReadinessStep(input: PlanInput): PlanStep {
   }
 }
 
-/** `node/rollback-target: fails on 2 (a, b); passes on 3 (…)`, or that it was not evaluated. */
-function outcome(rule: string, findings: readonly GatedFinding[], cluster: boolean): string {
+/**
+ * `node/rollback-target: fails on 2 (a, b); passes on 3 (…)`, `cluster/rollback-config: passes`, or that it was not
+ * evaluated. A node check is counted on the nodes themselves: a cluster run sums nodes alike up in one finding on the cluster.
+ */
+function outcome(rule: string, findings: readonly GatedFinding[], nodes: readonly NodeReport[], cluster: boolean): string {
   if (findings.length === 0) return `${rule}: not evaluated in this run${!cluster && rule.startsWith('cluster/') ? ' (kpx-check cluster checks it)' : ''}.`
+  const checkedNodes = nodes.filter((node) => node.checks[rule] !== undefined)
+  const results =
+    checkedNodes.length > 0
+      ? checkedNodes.map((node) => ({name: node.name, status: node.checks[rule].status}))
+      : findings.map((finding) => ({name: finding.subject.kind === 'Cluster' ? undefined : finding.subject.name, status: finding.status}))
   const parts: string[] = []
   for (const [status, said] of [
-    ['fail', 'fails on'],
-    ['unknown', 'could not be checked on'],
-    ['pass', 'passes on'],
+    ['fail', 'fails'],
+    ['unknown', 'could not be checked'],
+    ['pass', 'passes'],
   ] as const) {
-    const names = findings.filter((finding) => finding.status === status).map((finding) => finding.subject.name)
-    if (names.length === 0) continue
-    const shown = names.slice(0, NAMED).join(', ')
-    parts.push(`${said} ${names.length} (${shown}${names.length > NAMED ? ', …' : ''})`)
+    const matching = results.filter((result) => result.status === status)
+    if (matching.length === 0) continue
+    const names = matching.flatMap((result) => (result.name === undefined ? [] : [result.name]))
+    parts.push(names.length === 0 ? said : `${said} on ${names.length} (${names.slice(0, NAMED).join(', ')}${names.length > NAMED ? ', …' : ''})`)
   }
 
   return `${rule}: ${parts.length > 0 ? parts.join('; ') : 'skipped'}.`
