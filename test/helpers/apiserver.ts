@@ -49,9 +49,10 @@
  * are made for every namespace the scenario uses, unless it lists namespaces itself.
  */
 import {createHash} from 'node:crypto'
+import {once} from 'node:events'
 import {writeFileSync} from 'node:fs'
 import {type IncomingMessage, type ServerResponse, STATUS_CODES} from 'node:http'
-import {createServer, type Server} from 'node:https'
+import {createServer} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import type {Duplex} from 'node:stream'
@@ -945,7 +946,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const server = createServer({key: tls.key, cert: tls.cert}, handle)
   server.on('upgrade', upgrade)
   try {
-    await listening(server)
+    // On a free port of 127.0.0.1. once() rejects on an 'error' (no port left), which would otherwise be an uncaught
+    // exception, the caller waiting for ever for a 'listening' that never comes.
+    await once(server.listen(0, '127.0.0.1'), 'listening')
   } catch (error) {
     await Promise.all([exec.close(), kubelets.close()])
     throw error
@@ -968,20 +971,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return new Promise((resolve) => server.close(() => resolve()))
     },
   }
-}
-
-/**
- * Listens on a free port of 127.0.0.1. A failure (no port left) rejects: without a listener, the 'error' would be an
- * uncaught exception, and the caller would wait for ever for a 'listening' that never comes.
- */
-function listening(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
 }
 
 /**
