@@ -34,8 +34,8 @@ export default class VerifyNode extends Node {
     const {flags} = parsed
     refuseConfigFile(flags)
     refuseWatch(flags, 'node')
-    if (flags.watch === undefined) return this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags)}))
+    const check = (signal?: AbortSignal) => this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags), ...(signal ? {signal} : {})}))
     // --watch waits between its two collector runs: a signal ends the wait (exit 130), as verify cluster's.
-    return withInterrupts((signal) => this.checkNodes(parsed, (options) => runVerifyNode({...options, ...verifyOptions(flags), signal})))
+    return flags.watch === undefined ? check() : withInterrupts(check)
   }
 }
