@@ -89,7 +89,7 @@ export async function evaluateNodes(
             task.title = `Watch kube-proxy's metrics for ${watchSeconds}s`
             await waitForSecondRead(watchSeconds, signal, 'the second collector run')
             const second = await probeNodes(options, task)
-            throwIfInterrupted(signal, `the second collector run (--watch ${watchSeconds}s)`)
+            throwIfInterrupted(signal, watchSeconds, 'the second collector run')
             context.probed = distinctNodes(deriveWatchedNodes(first, second))
             task.title += `, twice ${watchSeconds}s apart`
           }

@@ -9,16 +9,16 @@ import {InterruptedError} from '../util/errors.js'
  */
 export async function waitForSecondRead(seconds: number, signal: AbortSignal | undefined, what: string): Promise<void> {
   await sleep(seconds * 1000, undefined, signal ? {signal} : {}).catch(() => {
-    throw interruption(signal, `${what} (--watch ${seconds}s)`)
+    throw interruption(signal, seconds, what)
   })
 }
 
 /** After the second read: a signal that came while it ran ends the command, not a report of half a watch. */
-export function throwIfInterrupted(signal: AbortSignal | undefined, what: string): void {
-  if (signal?.aborted) throw interruption(signal, what)
+export function throwIfInterrupted(signal: AbortSignal | undefined, seconds: number, what: string): void {
+  if (signal?.aborted) throw interruption(signal, seconds, what)
 }
 
-function interruption(signal: AbortSignal | undefined, what: string): unknown {
+function interruption(signal: AbortSignal | undefined, seconds: number, what: string): unknown {
   const reason: unknown = signal?.reason
-  return reason instanceof InterruptedError ? new InterruptedError(reason.signal, [], what) : reason
+  return reason instanceof InterruptedError ? new InterruptedError(reason.signal, [], `${what} (--watch ${seconds}s)`) : reason
 }
