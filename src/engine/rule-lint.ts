@@ -134,7 +134,6 @@ export function lintRule(text: string, file: string, displayName = file): {cost?
     }
   }
 
-
   const total = costs.reduce((sum, {cost}) => sum + cost, 0)
   if (total > RULE_COST_BUDGET) {
     const [costliest] = costs.toSorted((a, b) => b.cost - a.cost)
