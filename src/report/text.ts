@@ -147,7 +147,12 @@ function stepObjects(step: PlanStep): string {
 /** Objects by kind, a few named of each: `Node a, b`, `Service x, y, z and 3 more; DaemonSet d`, and the cluster as `cluster` says. */
 function objectsByKind(objects: ReadonlyArray<{kind: string; names: string[]}>, cluster: string): string {
   const byKind = new Map<string, string[]>()
-  for (const {kind, names} of objects) byKind.set(kind, [...(byKind.get(kind) ?? []), ...names])
+  for (const {kind, names} of objects) {
+    const known = byKind.get(kind)
+    if (known) known.push(...names)
+    else byKind.set(kind, [...names])
+  }
+
   return [...byKind].map(([kind, names]) => (kind === 'Cluster' ? cluster : `${kind} ${someNames(names)}`)).join('; ')
 }
 
