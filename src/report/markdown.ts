@@ -1,6 +1,6 @@
-import {type GatedFinding, groupByRule, isWaived, type SubjectRef} from '../contract/finding.js'
+import {type GatedFinding, groupByRule, type SubjectRef} from '../contract/finding.js'
 import type {PlanStep, Report, StepFinding} from '../contract/report.js'
-import {type FindingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
+import {type FindingSection, findingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
 import {anchor, anchorLink, code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
 import {type SameFindings, sameFindings} from './same-findings.js'
 import {verifyHeadline} from './verify-headline.js'
@@ -22,7 +22,6 @@ export function renderMarkdown(report: Report): string {
   const verdict = VERDICT_TITLE[report.verdict]
   const note = planConfidenceNote(report.plan)
   const waived = summary.waived > 0 ? md` · ${summary.waived} waived` : md``
-  const failed = (severity: GatedFinding['severity']) => report.findings.filter((finding) => finding.status === 'fail' && finding.severity === severity && !isWaived(finding))
   const headline = report.verify && verifyHeadline(report, report.verify)
   // Where each rule's findings are listed (`Warnings cluster/x`), for the plan steps that point there.
   const anchors = new Set<string>()
@@ -36,10 +35,7 @@ export function renderMarkdown(report: Report): string {
     ...checklist(report.plan.steps),
     ...clusterLines(report),
     ...(report.plan.deadline ? [md``, md`> **Deadline:** ${report.plan.deadline}`] : []),
-    ...findingTable('Blockers', failed('blocker'), anchors),
-    ...findingTable('Warnings', failed('warning'), anchors),
-    ...findingTable('Unknown', report.findings.filter((finding) => finding.status === 'unknown' && !isWaived(finding)), anchors),
-    ...findingTable('Waived', report.findings.filter((finding) => isWaived(finding)), anchors),
+    ...(['Blockers', 'Warnings', 'Unknown', 'Waived'] as const).flatMap((section) => findingTable(section, report.findings, anchors)),
     ...baselineLines(report),
     ...runningModeTable(report),
     ...nodeGroupTable(report),
@@ -94,7 +90,7 @@ function changeSummary(report: Report): Markdown[] {
 
 /** Whether a failed, unwaived blocker of this rule is in the report. */
 function failingBlocker(report: Report, rule: string): boolean {
-  return report.findings.some((finding) => finding.rule === rule && finding.status === 'fail' && finding.severity === 'blocker' && !isWaived(finding))
+  return report.findings.some((finding) => finding.rule === rule && findingSection(finding) === 'Blockers')
 }
 
 /** `step 3`, `steps 2, 4, 5`. */
@@ -123,7 +119,9 @@ export function clusterLines(report: Report): Markdown[] {
   ]
 }
 
-function findingTable(title: FindingSection, findings: GatedFinding[], anchors: Set<string>): Markdown[] {
+/** The findings a section of the report lists (findingSection, as the text report and the plan steps' links have it). */
+function findingTable(title: FindingSection, all: readonly GatedFinding[], anchors: Set<string>): Markdown[] {
+  const findings = all.filter((finding) => findingSection(finding) === title)
   if (findings.length === 0) return []
   return [md``, md`## ${title} (${findings.length})`, md``, ...findingRows(findings, {section: title, anchors})]
 }
