@@ -144,7 +144,7 @@ export const RULE_FILE_SCHEMA = {
           },
         ],
       },
-      description: 'What to do about a failure, a line each. At least one line has no condition.',
+      description: 'What to do about a failure, a line each; a rule whose fixes all depend on the case may have only conditional lines (each failing fixture must still be left some advice).',
     },
     references: {...REFERENCES_SCHEMA, minItems: 1},
   },
