@@ -2,7 +2,7 @@ import {type GatedFinding, groupByRule, type SubjectRef} from '../contract/findi
 import type {PlanStep, Report, StepFinding} from '../contract/report.js'
 import {type FindingSection, findingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
 import {anchor, anchorLink, code, codeBlock, joined, link, type Markdown, md, prose, proseWithCode, tableRow} from './markdown-safe.js'
-import {type SameFindings, sameFindings} from './same-findings.js'
+import {objectsPast, type SameFindings, sameFindings} from './same-findings.js'
 import {verifyHeadline} from './verify-headline.js'
 
 /** Table rows before the rest is summed up: a change ticket for 5,000 nodes must stay readable. */
@@ -155,7 +155,7 @@ export function findingRows(findings: GatedFinding[], marked?: RowAnchors): Mark
   for (const [rule, ofRule] of groupByRule(findings)) {
     const rows = sameFindings(ofRule, SUBJECTS_SHOWN)
     shown.push(...rows.slice(0, SUBJECTS_SHOWN))
-    const hidden = rows.slice(SUBJECTS_SHOWN).reduce((count, row) => count + row.subjects.length, 0)
+    const hidden = objectsPast(rows, SUBJECTS_SHOWN)
     if (hidden > 0) shown.push({rule, more: hidden})
   }
 

@@ -31,6 +31,11 @@ export function sameFindings(findings: readonly GatedFinding[], shown: number): 
   return lines
 }
 
+/** How many objects the lines past the first `shown` name: the report says "and N more" for them. */
+export function objectsPast(lines: readonly SameFindings[], shown: number): number {
+  return lines.slice(shown).reduce((count, line) => count + line.subjects.length, 0)
+}
+
 /**
  * Messages without the whole sentences they all end with (`1 ping of … (Service a). In IPVS mode kube-ipvs0
  * answers them; …`): each keeps at least its first sentence. Messages of one line only (command output is

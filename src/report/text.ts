@@ -8,7 +8,7 @@ import {leftBehindSentence} from '../util/errors.js'
 import {someNames} from '../util/names.js'
 import {type FindingSection, findingSection, planConfidenceNote, stepFindingSection, waiverNote} from './finding-notes.js'
 import {printableReport} from './printable.js'
-import {sameFindings} from './same-findings.js'
+import {objectsPast, sameFindings} from './same-findings.js'
 import {renderTable} from './table.js'
 import {verifyHeadline} from './verify-headline.js'
 
@@ -302,7 +302,7 @@ function renderRuleGroup(rule: string, findings: GatedFinding[], {color, mark, f
     if (finding.waiver) lines.push(chalk.dim(`      ${waiverNote(finding.waiver)}`))
   }
 
-  const hidden = rows.slice(SUBJECTS_SHOWN).reduce((count, row) => count + row.subjects.length, 0)
+  const hidden = objectsPast(rows, SUBJECTS_SHOWN)
   if (hidden > 0) lines.push(chalk.dim(`    … and ${hidden} more (see --json)`))
   // Remediation is templated per subject (the distro upgrade differs by node): show each step once.
   const remediation = fix ?? [...new Set(findings.flatMap((finding) => finding.remediation))]
